@@ -1,0 +1,183 @@
+//! The agent-array engine: one state per agent, any graph, exact step counts.
+//!
+//! The hot loop draws a pair, applies the transition, and only when a state changed writes it
+//! back, updates the monitor and tests the safe set. Pairs are drawn in blocks of [`BLOCK`]; when
+//! the agent array is larger than the cache, the engine prefetches the agents of a whole block
+//! before it touches them, so the memory latency of random access overlaps instead of adding up.
+//! Blocks are a private detail: the sequence of pairs, and so every result, is the same whether a
+//! run stops mid-block, is split by observer events, or is observed at all.
+
+use super::{Ending, Observer, Outcome, Steps};
+use crate::graph::{Graph, Scheduler};
+use crate::protocol::{Monitor, Protocol};
+use crate::rng::PopRng;
+
+/// Pairs drawn ahead of use.
+const BLOCK: usize = 64;
+
+/// Agent arrays larger than this (bytes) are prefetched block by block.
+const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
+
+/// A run in progress on the agent-array engine.
+pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
+    protocol: &'p P,
+    graph: &'p Graph,
+    agents: Vec<P::State>,
+    monitor: P::Monitor,
+    scheduler: S,
+    rng: PopRng,
+    step: u64,
+    pairs: [(u32, u32); BLOCK],
+    next_pair: usize,
+    pairs_len: usize,
+    prefetch: bool,
+}
+
+impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
+    /// A run of `protocol` from `agents`, pairs chosen by `scheduler` drawing from `rng`.
+    pub fn new(protocol: &'p P, graph: &'p Graph, agents: Vec<P::State>, scheduler: S, rng: PopRng) -> Self {
+        let monitor = protocol.monitor(&agents, graph);
+        let prefetch = std::mem::size_of_val(agents.as_slice()) > PREFETCH_ABOVE_BYTES;
+        Self {
+            protocol,
+            graph,
+            agents,
+            monitor,
+            scheduler,
+            rng,
+            step: 0,
+            pairs: [(0, 0); BLOCK],
+            next_pair: 0,
+            pairs_len: 0,
+            prefetch,
+        }
+    }
+
+    /// Steps taken so far.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The current configuration.
+    pub fn agents(&self) -> &[P::State] {
+        &self.agents
+    }
+
+    /// The safe-set monitor.
+    pub fn monitor(&self) -> &P::Monitor {
+        &self.monitor
+    }
+
+    /// How many more pairs the scheduler can give (`u64::MAX`: unlimited), counting drawn ones.
+    pub fn pairs_left(&self) -> u64 {
+        let buffered = (self.pairs_len - self.next_pair) as u64;
+        self.scheduler.limit().map_or(u64::MAX, |left| left + buffered)
+    }
+
+    /// Lets `observer` act now; rebuilds the monitor if it changed agents.
+    pub fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
+        if observer.observe(self.step, self.protocol, &mut self.agents, faults_rng) {
+            self.monitor = self.protocol.monitor(&self.agents, self.graph);
+        }
+    }
+
+    fn refill(&mut self) {
+        let len = self.scheduler.limit().map_or(BLOCK, |left| (left as usize).min(BLOCK));
+        for slot in &mut self.pairs[..len] {
+            *slot = self.scheduler.next_pair(&mut self.rng);
+        }
+        if self.prefetch {
+            for &(u, v) in &self.pairs[..len] {
+                prefetch(self.agents.as_ptr().wrapping_add(u as usize));
+                prefetch(self.agents.as_ptr().wrapping_add(v as usize));
+            }
+        }
+        self.next_pair = 0;
+        self.pairs_len = len;
+    }
+
+    /// Runs until `until` steps have been taken or, if `STOP_WHEN_SAFE`, the safe set is entered.
+    /// Returns whether it stopped in the safe set. The caller keeps `until <= step + pairs_left()`.
+    #[inline(never)]
+    pub fn advance<const STOP_WHEN_SAFE: bool>(&mut self, until: u64) -> bool {
+        while self.step < until {
+            if self.next_pair == self.pairs_len {
+                self.refill();
+            }
+            let (u, v) = self.pairs[self.next_pair];
+            self.next_pair += 1;
+            self.step += 1;
+            let (u, v) = (u as usize, v as usize);
+            let (a, b) = (self.agents[u], self.agents[v]);
+            let (a2, b2) = self.protocol.transition(a, b);
+            if a2 != a || b2 != b {
+                self.agents[u] = a2;
+                self.agents[v] = b2;
+                self.monitor.record_at(&self.agents, (u, v), [a, b]);
+                if STOP_WHEN_SAFE && self.monitor.is_safe() {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+#[inline(always)]
+fn prefetch<T>(ptr: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, even for an address outside the array.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
+}
+
+/// When a run stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunPlan {
+    /// The horizon: the run is censored after this many steps.
+    pub max_steps: u64,
+    /// The safe set is only watched from this step on (after the last fault).
+    pub watch_from: u64,
+}
+
+/// Runs `run` with its `observers` until the safe set is entered at or after `plan.watch_from`,
+/// or the horizon (or the end of a replayed schedule) is reached.
+pub fn drive<P: Protocol, S: Scheduler>(
+    run: &mut AgentRun<'_, P, S>,
+    plan: RunPlan,
+    observers: &mut [&mut dyn Observer<P>],
+    faults_rng: &mut PopRng,
+) -> Ending {
+    let horizon = plan.max_steps.min(run.step().saturating_add(run.pairs_left()));
+    let ending = loop {
+        for observer in observers.iter_mut() {
+            while observer.next_at().is_some_and(|at| at <= run.step()) {
+                run.observe(&mut **observer, faults_rng);
+            }
+        }
+        let watching = run.step() >= plan.watch_from;
+        if watching && run.monitor().is_safe() {
+            break Outcome::Converged;
+        }
+        if run.step() >= horizon {
+            break Outcome::Censored;
+        }
+        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
+        let until = horizon.min(next_event);
+        let safe = if watching {
+            run.advance::<true>(until)
+        } else {
+            run.advance::<false>(until.min(plan.watch_from))
+        };
+        if safe {
+            break Outcome::Converged;
+        }
+    };
+    for observer in observers.iter_mut() {
+        observer.finish(run.step(), run.protocol, run.agents());
+    }
+    Ending { outcome: ending, steps: Steps(run.step()) }
+}

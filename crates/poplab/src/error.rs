@@ -1,0 +1,38 @@
+//! Typed errors. Every message says what was wrong and how to fix the input.
+
+use thiserror::Error;
+
+/// Everything the library refuses, with a message meant for the person who typed the input.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// The protocol name is not in the registry.
+    #[error("unknown protocol '{name}'; known protocols: {known} (see `poplab list`)")]
+    UnknownProtocol { name: String, known: String },
+
+    /// The population is too small or too large for the model or engine.
+    #[error("n = {n} is out of range: {reason}")]
+    PopulationSize { n: u64, reason: String },
+
+    /// A protocol parameter has a value outside its domain, or cannot be parsed.
+    #[error("parameter {name} = '{value}' is invalid: {reason}")]
+    Parameter { name: String, value: String, reason: String },
+
+    /// `--set KEY=VALUE` named a parameter the protocol does not have.
+    #[error("protocol {protocol} has no parameter '{name}'; its parameters: {known}")]
+    UnknownParameter { protocol: String, name: String, known: String },
+
+    /// The initial configuration cannot be built (bad family name, bad file contents, wrong length).
+    #[error("initial configuration: {0}")]
+    Init(String),
+
+    /// The interaction graph is malformed or does not fit the protocol.
+    #[error("interaction graph: {0}")]
+    Graph(String),
+
+    /// A run setting (horizon, trial count, observer) is invalid.
+    #[error("{0}")]
+    Setting(String),
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

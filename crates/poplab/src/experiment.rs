@@ -1,0 +1,188 @@
+//! Experiments: independent trials of one protocol, run in parallel, summarised.
+//!
+//! Trial `i` depends only on the master seed and `i` (see [`crate::rng`]); trials run on a rayon
+//! pool and are collected in index order, so a run's results are identical for any thread count.
+
+use crate::engine::{AgentRun, Ending, Fault, FaultStates, Observer, Outcome, ParallelTime, RunPlan, Steps, TimeSeries, TracePoint, drive};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::init::{InitSpec, check_family};
+use crate::protocol::Protocol;
+use crate::rng::{TrialStreams, trial_seed};
+use crate::stats;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The default horizon: 10^12 steps (minutes to hours per trial on one core).
+pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000_000;
+
+/// Everything about a run except the protocol.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub graph: Graph,
+    pub init: InitSpec,
+    pub trials: u64,
+    pub seed: u64,
+    /// The horizon in steps; a trial that reaches it is censored.
+    pub max_steps: u64,
+    /// Worker threads (`None`: one per core). Results do not depend on it.
+    pub threads: Option<usize>,
+    /// Transient faults; the safe set is watched only after the last one.
+    pub faults: Vec<Fault>,
+    /// Record the number of leaders every this many steps.
+    pub trace_every: Option<u64>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            graph: Graph::Complete,
+            init: InitSpec::Default,
+            trials: 1,
+            seed: 0,
+            max_steps: DEFAULT_MAX_STEPS,
+            threads: None,
+            faults: Vec::new(),
+            trace_every: None,
+        }
+    }
+}
+
+/// The result of one trial.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrialRecord {
+    pub index: u64,
+    pub seed: u64,
+    pub outcome: Outcome,
+    /// Steps from the start to the end of the trial (exact; a lower bound if censored).
+    pub steps: Steps,
+    pub parallel_time: ParallelTime,
+    /// With faults: steps from the last fault to the end of the trial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery_steps: Option<Steps>,
+    #[serde(skip)]
+    pub trace: Vec<TracePoint>,
+}
+
+/// Checks that `settings` can run `protocol` (graph, initial configuration, faults, counts).
+pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<()> {
+    if settings.trials == 0 {
+        return Err(Error::Setting("--trials must be at least 1".into()));
+    }
+    if settings.trace_every == Some(0) {
+        return Err(Error::Setting("--trace-every must be at least 1 step".into()));
+    }
+    settings.graph.scheduler(protocol.n())?;
+    protocol.check_graph(&settings.graph)?;
+    settings.init.validate(protocol)?;
+    for fault in &settings.faults {
+        if fault.count == 0 || fault.count > protocol.n() {
+            return Err(Error::Setting(format!(
+                "a fault must hit from 1 to n = {} agents, not {}",
+                protocol.n(),
+                fault.count
+            )));
+        }
+        if let FaultStates::Family(name) = &fault.states {
+            check_family(protocol, name)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs trial `index` of `settings`.
+pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) -> Result<TrialRecord> {
+    let seed = trial_seed(settings.seed, index);
+    let TrialStreams { schedule, mut init, mut faults } = TrialStreams::new(seed);
+    let agents = settings.init.build(protocol, &mut init)?;
+    let scheduler = settings.graph.scheduler(protocol.n())?;
+    let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
+
+    let mut fault_observers = settings.faults.clone();
+    let mut series = settings.trace_every.map(TimeSeries::new);
+    let mut observers: Vec<&mut dyn Observer<P>> = fault_observers.iter_mut().map(|f| f as &mut dyn Observer<P>).collect();
+    if let Some(series) = series.as_mut() {
+        observers.push(series);
+    }
+    let last_fault = settings.faults.iter().map(|f| f.step).max();
+    let plan = RunPlan { max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
+    let Ending { outcome, steps } = drive(&mut run, plan, &mut observers, &mut faults);
+    Ok(TrialRecord {
+        index,
+        seed,
+        outcome,
+        steps,
+        parallel_time: steps.parallel_time(protocol.n()),
+        recovery_steps: last_fault.map(|at| Steps(steps.0.saturating_sub(at))),
+        trace: series.map(|s| s.points).unwrap_or_default(),
+    })
+}
+
+/// Runs every trial of `settings` in parallel; `on_done` is called once per finished trial.
+pub fn run_trials<P: Protocol>(
+    protocol: &P,
+    settings: &RunSettings,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Vec<TrialRecord>> {
+    validate(protocol, settings)?;
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(threads) = settings.threads {
+        pool = pool.num_threads(threads);
+    }
+    let pool = pool.build().map_err(|e| Error::Setting(format!("cannot start worker threads: {e}")))?;
+    pool.install(|| {
+        (0..settings.trials)
+            .into_par_iter()
+            .map(|index| {
+                let record = run_trial(protocol, settings, index);
+                on_done();
+                record
+            })
+            .collect()
+    })
+}
+
+/// Summary statistics of a run's trials. Means are over converged trials only and are omitted
+/// (with a lower bound given instead) when any trial was censored.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub trials: u64,
+    pub converged: u64,
+    pub censored: u64,
+    pub mean_steps: Option<f64>,
+    /// With censored trials: the mean with each censored trial counted at its horizon.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_steps_lower_bound: Option<f64>,
+    pub median_steps: Option<f64>,
+    pub mean_parallel_time: Option<f64>,
+    pub median_parallel_time: Option<f64>,
+    pub ci95_parallel_time: Option<[f64; 2]>,
+    pub min_steps: Option<u64>,
+    pub max_steps: Option<u64>,
+}
+
+impl Summary {
+    /// Summarises the trials of a run with `n` agents.
+    pub fn of(records: &[TrialRecord], n: usize) -> Self {
+        let converged: Vec<u64> =
+            records.iter().filter(|r| r.outcome == Outcome::Converged).map(|r| r.steps.0).collect();
+        let censored = records.len() - converged.len();
+        let steps: Vec<f64> = converged.iter().map(|&s| s as f64).collect();
+        let times: Vec<f64> = steps.iter().map(|s| s / n as f64).collect();
+        let uncensored = censored == 0 && !steps.is_empty();
+        let all_steps: Vec<f64> = records.iter().map(|r| r.steps.0 as f64).collect();
+        Self {
+            trials: records.len() as u64,
+            converged: converged.len() as u64,
+            censored: censored as u64,
+            mean_steps: uncensored.then(|| stats::mean(&steps)),
+            mean_steps_lower_bound: (censored > 0).then(|| stats::mean(&all_steps)),
+            median_steps: stats::censored_quantile(&steps, censored, 0.5),
+            mean_parallel_time: uncensored.then(|| stats::mean(&times)),
+            median_parallel_time: stats::censored_quantile(&times, censored, 0.5),
+            ci95_parallel_time: if uncensored { stats::mean_ci95(&times) } else { None },
+            min_steps: converged.iter().copied().min(),
+            max_steps: if censored == 0 { converged.iter().copied().max() } else { None },
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! Interaction graphs and the uniformly random scheduler on each (PROTOCOLS.md section 1).
+//!
+//! A [`Graph`] names the arcs along which agents may interact; a [`Scheduler`] picks one ordered
+//! pair (initiator, responder) per step. The random schedulers pick each arc with equal
+//! probability; [`Replay`] plays a given list of pairs, so that a paper's hand-made execution
+//! becomes a deterministic test.
+
+use crate::error::{Error, Result};
+use crate::rng::{Below32, PopRng};
+use rand_core::Rng;
+
+/// The interaction graph: which ordered pairs (initiator, responder) can meet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Graph {
+    /// Every ordered pair `(u, v)`, `u != v`, with probability `1 / (n (n - 1))`.
+    Complete,
+    /// Arcs `(u_i, u_{i+1 mod n})`: the initiator is the left agent, the responder the right one.
+    DirectedRing,
+    /// Edges `{u_i, u_{i+1 mod n}}`, each step one edge and a fair orientation.
+    UndirectedRing,
+    /// Any directed graph, each step one listed arc uniformly.
+    Arcs(Vec<(u32, u32)>),
+}
+
+impl Graph {
+    /// The name used in outputs and on the command line.
+    pub fn name(&self) -> String {
+        match self {
+            Graph::Complete => "complete".into(),
+            Graph::DirectedRing => "ring".into(),
+            Graph::UndirectedRing => "undirected-ring".into(),
+            Graph::Arcs(arcs) => format!("arcs({})", arcs.len()),
+        }
+    }
+
+    /// Parses `complete`, `ring` (alias `directed-ring`) or `undirected-ring`.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "complete" => Ok(Graph::Complete),
+            "ring" | "directed-ring" => Ok(Graph::DirectedRing),
+            "undirected-ring" => Ok(Graph::UndirectedRing),
+            other => Err(Error::Graph(format!(
+                "unknown graph '{other}'; use complete, ring, undirected-ring or @FILE with one arc 'u v' per line"
+            ))),
+        }
+    }
+
+    /// Reads an arc list: one `u v` pair (initiator, responder) per line; `#` starts a comment.
+    pub fn parse_arcs(text: &str) -> Result<Self> {
+        let mut arcs = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let fields: Vec<&str> = line.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
+            let parsed: Option<Vec<u32>> = fields.iter().map(|f| f.parse().ok()).collect();
+            match parsed.as_deref() {
+                Some(&[u, v]) => arcs.push((u, v)),
+                _ => {
+                    return Err(Error::Graph(format!(
+                        "line {}: expected two agent indices 'u v', found '{line}'",
+                        index + 1
+                    )));
+                }
+            }
+        }
+        Ok(Graph::Arcs(arcs))
+    }
+
+    /// Checks that the graph is usable for `n` agents.
+    pub fn validate(&self, n: usize) -> Result<()> {
+        if let Graph::Arcs(arcs) = self {
+            if arcs.is_empty() {
+                return Err(Error::Graph("the arc list is empty; give at least one arc 'u v'".into()));
+            }
+            for (i, &(u, v)) in arcs.iter().enumerate() {
+                if u as usize >= n || v as usize >= n {
+                    return Err(Error::Graph(format!(
+                        "arc {} ({u}, {v}) names an agent outside 0..{n}; agents are numbered from 0 to n - 1",
+                        i + 1
+                    )));
+                }
+                if u == v {
+                    return Err(Error::Graph(format!("arc {} ({u}, {v}) is a self-loop; an agent cannot meet itself", i + 1)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The uniformly random scheduler on this graph for `n` agents (validated first).
+    pub fn scheduler(&self, n: usize) -> Result<RandomScheduler> {
+        self.validate(n)?;
+        let n32 = u32::try_from(n).map_err(|_| Error::PopulationSize {
+            n: n as u64,
+            reason: "the agent-array engine supports at most 4294967295 agents".into(),
+        })?;
+        if n32 < 2 {
+            return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents".into() });
+        }
+        Ok(match self {
+            Graph::Complete => RandomScheduler::Complete { first: Below32::new(n32), second: Below32::new(n32 - 1) },
+            Graph::DirectedRing => RandomScheduler::DirectedRing { arc: Below32::new(n32), n: n32 },
+            Graph::UndirectedRing => RandomScheduler::UndirectedRing { edge: Below32::new(n32), n: n32 },
+            Graph::Arcs(arcs) => RandomScheduler::Arcs { arc: Below32::new(arcs.len() as u32), arcs: arcs.clone() },
+        })
+    }
+}
+
+/// Chooses who interacts at each step. Engines are generic over it, so the choice is inlined.
+pub trait Scheduler: Send {
+    /// The next (initiator, responder) pair.
+    fn next_pair(&mut self, rng: &mut PopRng) -> (u32, u32);
+
+    /// How many pairs this scheduler can produce at most (`None`: unlimited).
+    fn limit(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// The uniformly random scheduler of each [`Graph`].
+#[derive(Clone, Debug)]
+pub enum RandomScheduler {
+    /// Both agents from one 64-bit draw: the initiator from the high half, the responder from the
+    /// low half among the other `n - 1` agents.
+    Complete { first: Below32, second: Below32 },
+    /// One arc `i`, pair `(i, i + 1 mod n)`.
+    DirectedRing { arc: Below32, n: u32 },
+    /// One edge `i` from the high half, its orientation from the lowest bit.
+    UndirectedRing { edge: Below32, n: u32 },
+    /// One listed arc.
+    Arcs { arc: Below32, arcs: Vec<(u32, u32)> },
+}
+
+impl Scheduler for RandomScheduler {
+    #[inline(always)]
+    fn next_pair(&mut self, rng: &mut PopRng) -> (u32, u32) {
+        match self {
+            RandomScheduler::Complete { first, second } => loop {
+                let bits = rng.next_u64();
+                if let (Some(u), Some(v)) = (first.map((bits >> 32) as u32), second.map(bits as u32)) {
+                    return (u, v + u32::from(v >= u));
+                }
+            },
+            RandomScheduler::DirectedRing { arc, n } => {
+                let i = arc.sample(rng);
+                (i, if i + 1 == *n { 0 } else { i + 1 })
+            }
+            RandomScheduler::UndirectedRing { edge, n } => loop {
+                let bits = rng.next_u64();
+                if let Some(i) = edge.map((bits >> 32) as u32) {
+                    let j = if i + 1 == *n { 0 } else { i + 1 };
+                    return if bits & 1 == 0 { (i, j) } else { (j, i) };
+                }
+            },
+            RandomScheduler::Arcs { arc, arcs } => arcs[arc.sample(rng) as usize],
+        }
+    }
+}
+
+/// Plays a fixed list of (initiator, responder) pairs, then stops the run.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    pairs: Vec<(u32, u32)>,
+    next: usize,
+}
+
+impl Replay {
+    /// A replay of `pairs` for `n` agents; every index must be below `n` and no pair a self-loop.
+    pub fn new(pairs: Vec<(u32, u32)>, n: usize) -> Result<Self> {
+        if !pairs.is_empty() {
+            Graph::Arcs(pairs.clone()).validate(n).map_err(|e| Error::Setting(format!("replay schedule: {e}")))?;
+        }
+        Ok(Self { pairs, next: 0 })
+    }
+}
+
+impl Scheduler for Replay {
+    fn next_pair(&mut self, _rng: &mut PopRng) -> (u32, u32) {
+        let pair = self.pairs[self.next];
+        self.next += 1;
+        pair
+    }
+
+    fn limit(&self) -> Option<u64> {
+        Some((self.pairs.len() - self.next) as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::SeedableRng;
+
+    fn frequencies(graph: &Graph, n: usize, draws: usize) -> std::collections::HashMap<(u32, u32), usize> {
+        let mut scheduler = graph.scheduler(n).unwrap();
+        let mut rng = PopRng::seed_from_u64(5);
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..draws {
+            *counts.entry(scheduler.next_pair(&mut rng)).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Chi-square statistic of observed counts against equal expected counts over `cells` cells.
+    fn chi_square(counts: &std::collections::HashMap<(u32, u32), usize>, cells: usize, draws: usize) -> f64 {
+        let expected = draws as f64 / cells as f64;
+        assert_eq!(counts.len(), cells, "some pair never appeared or an impossible pair appeared");
+        counts.values().map(|&c| (c as f64 - expected).powi(2) / expected).sum()
+    }
+
+    #[test]
+    fn complete_graph_pairs_are_uniform_over_ordered_pairs() {
+        // n = 5: 20 ordered pairs, 19 degrees of freedom, critical value 43.82 at alpha = 0.001.
+        let counts = frequencies(&Graph::Complete, 5, 200_000);
+        assert!(counts.keys().all(|&(u, v)| u != v && u < 5 && v < 5));
+        let chi2 = chi_square(&counts, 20, 200_000);
+        assert!(chi2 < 43.82, "chi2 = {chi2}");
+    }
+
+    #[test]
+    fn directed_ring_uses_left_initiator() {
+        let counts = frequencies(&Graph::DirectedRing, 6, 60_000);
+        assert!(counts.keys().all(|&(u, v)| v == (u + 1) % 6));
+        // 6 arcs, 5 degrees of freedom, critical value 20.52.
+        assert!(chi_square(&counts, 6, 60_000) < 20.52);
+    }
+
+    #[test]
+    fn undirected_ring_uses_both_orientations() {
+        let counts = frequencies(&Graph::UndirectedRing, 5, 100_000);
+        assert!(counts.keys().all(|&(u, v)| v == (u + 1) % 5 || u == (v + 1) % 5));
+        // 10 arcs, 9 degrees of freedom, critical value 27.88.
+        assert!(chi_square(&counts, 10, 100_000) < 27.88);
+    }
+
+    #[test]
+    fn arc_lists_parse_and_validate() {
+        let graph = Graph::parse_arcs("# star\n0 1\n0,2\n\n1 2 # last\n").unwrap();
+        assert_eq!(graph, Graph::Arcs(vec![(0, 1), (0, 2), (1, 2)]));
+        assert!(graph.validate(3).is_ok());
+        assert!(graph.validate(2).unwrap_err().to_string().contains("outside 0..2"));
+        assert!(Graph::parse_arcs("0 1 2").is_err());
+        assert!(Graph::Arcs(vec![(1, 1)]).validate(3).unwrap_err().to_string().contains("self-loop"));
+        assert!(Graph::Arcs(vec![]).validate(3).is_err());
+    }
+
+    #[test]
+    fn replay_plays_its_pairs_then_reports_its_limit() {
+        let mut replay = Replay::new(vec![(0, 1), (2, 0)], 3).unwrap();
+        let mut rng = PopRng::seed_from_u64(0);
+        assert_eq!(replay.limit(), Some(2));
+        assert_eq!(replay.next_pair(&mut rng), (0, 1));
+        assert_eq!(replay.next_pair(&mut rng), (2, 0));
+        assert_eq!(replay.limit(), Some(0));
+        assert!(Replay::new(vec![(0, 3)], 3).is_err());
+    }
+}

@@ -1,0 +1,146 @@
+//! Initial configurations: the protocol's own, uniformly random, a named family, or explicit.
+
+use crate::error::{Error, Result};
+use crate::protocol::Protocol;
+use crate::rng::PopRng;
+use serde_json::{Map, Value};
+
+/// Which initial configuration a run starts from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InitSpec {
+    /// The protocol's own initial configuration.
+    Default,
+    /// Every agent's state drawn uniformly from the whole state space.
+    Random,
+    /// A named family of the protocol (`poplab list` shows them).
+    Family(String),
+    /// One JSON object per agent, keyed by the protocol's variable names.
+    Explicit(Vec<Map<String, Value>>),
+}
+
+impl InitSpec {
+    /// `default`, `random`, or a family name (`@FILE` is read by the caller, see [`InitSpec::from_json`]).
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "default" => InitSpec::Default,
+            "random" => InitSpec::Random,
+            family => InitSpec::Family(family.to_string()),
+        }
+    }
+
+    /// An explicit configuration from JSON text: an array with one state object per agent.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| Error::Init(format!("the file is not valid JSON ({e})")))?;
+        let Value::Array(items) = value else {
+            return Err(Error::Init("expected a JSON array with one state object per agent".into()));
+        };
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::Object(object) => Ok(object),
+                other => Err(Error::Init(format!("agent {i}: expected a JSON object, found {other}"))),
+            })
+            .collect::<Result<_>>()
+            .map(InitSpec::Explicit)
+    }
+
+    /// The name written into outputs.
+    pub fn name(&self) -> String {
+        match self {
+            InitSpec::Default => "default".into(),
+            InitSpec::Random => "random".into(),
+            InitSpec::Family(name) => name.clone(),
+            InitSpec::Explicit(states) => format!("explicit({} agents)", states.len()),
+        }
+    }
+
+    /// Checks, without drawing anything, that this spec can build a configuration for `protocol`.
+    pub fn validate<P: Protocol>(&self, protocol: &P) -> Result<()> {
+        match self {
+            InitSpec::Default | InitSpec::Random => Ok(()),
+            InitSpec::Family(name) => check_family(protocol, name),
+            InitSpec::Explicit(objects) => explicit_states(protocol, objects).map(drop),
+        }
+    }
+
+    /// The configuration for `protocol`, drawing from `rng` where the spec is random.
+    pub fn build<P: Protocol>(&self, protocol: &P, rng: &mut PopRng) -> Result<Vec<P::State>> {
+        match self {
+            InitSpec::Default => Ok(protocol.initial_configuration()),
+            InitSpec::Random => Ok((0..protocol.n()).map(|_| protocol.random_state(rng)).collect()),
+            InitSpec::Family(name) => {
+                check_family(protocol, name)?;
+                protocol.family_configuration(name, rng).ok_or_else(|| unknown_family(protocol, name))
+            }
+            InitSpec::Explicit(objects) => explicit_states(protocol, objects),
+        }
+    }
+}
+
+/// Reads one state per agent; refuses a list whose length is not `n`.
+fn explicit_states<P: Protocol>(protocol: &P, objects: &[Map<String, Value>]) -> Result<Vec<P::State>> {
+        if objects.len() != protocol.n() {
+            return Err(Error::Init(format!(
+                "the file has {} agent states but n = {}; give exactly one state per agent",
+                objects.len(),
+                protocol.n()
+            )));
+        }
+        objects
+            .iter()
+            .enumerate()
+            .map(|(i, object)| protocol.state_from_json(object).map_err(|e| Error::Init(format!("agent {i}: {e}"))))
+            .collect()
+}
+
+/// Refuses a family name the protocol does not list.
+pub fn check_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
+    if name == "random" || protocol.info().families.iter().any(|f| f.name == name) {
+        Ok(())
+    } else {
+        Err(unknown_family(protocol, name))
+    }
+}
+
+fn unknown_family<P: Protocol>(protocol: &P, name: &str) -> Error {
+    let mut known = vec!["default", "random"];
+    known.extend(protocol.info().families.iter().map(|f| f.name));
+    Error::Init(format!(
+        "{} has no initial configuration '{name}'; use one of {} or @FILE.json",
+        protocol.info().name,
+        known.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Params;
+    use crate::protocols::angluin::Angluin;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn explicit_configurations_are_checked() {
+        let p = Angluin::new(3, &Params::default()).unwrap();
+        let mut rng = PopRng::seed_from_u64(0);
+        let spec = InitSpec::from_json(r#"[{"leader": true}, {"leader": false}, {"leader": true}]"#).unwrap();
+        assert_eq!(spec.build(&p, &mut rng).unwrap(), vec![true, false, true]);
+
+        let short = InitSpec::from_json(r#"[{"leader": true}]"#).unwrap();
+        assert!(short.validate(&p).unwrap_err().to_string().contains("has 1 agent states but n = 3"));
+        let wrong = InitSpec::from_json(r#"[{"leader": true}, {"leader": 2}, {"leader": true}]"#).unwrap();
+        assert!(wrong.validate(&p).unwrap_err().to_string().contains("agent 1"));
+        assert!(InitSpec::from_json("{").is_err());
+        assert!(InitSpec::from_json("[1]").is_err());
+    }
+
+    #[test]
+    fn families_are_checked_by_name() {
+        let p = Angluin::new(3, &Params::default()).unwrap();
+        assert!(InitSpec::from_name("all-leaders").validate(&p).is_ok());
+        let err = InitSpec::from_name("nope").validate(&p).unwrap_err().to_string();
+        assert!(err.contains("use one of default, random, all-leaders"), "{err}");
+    }
+}

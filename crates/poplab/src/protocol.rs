@@ -1,0 +1,282 @@
+//! The population-protocol model: the [`Protocol`] trait and what engines need from a protocol.
+//!
+//! A protocol is a deterministic transition function on pairs of states (initiator first), an
+//! output map, and the knowledge a simulator needs to measure it: its default initial
+//! configuration, its named families of initial configurations, uniform random states (for
+//! stabilizing protocols started anywhere), a JSON form of a state keyed by the paper's variable
+//! names, and its safe set, tracked incrementally by a [`Monitor`].
+//!
+//! Design: protocols never draw random numbers inside `transition` (the papers' coin flips are read
+//! off the initiator/responder roles); every random choice is the scheduler's or the initial
+//! configuration's, drawn from streams the caller passes in. A protocol value is built for one
+//! population size `n` and one parameter set, so derived constants (timer lengths, `m`) are
+//! computed once.
+
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::rng::PopRng;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// What an agent outputs: leader/follower for elections, yes/no for predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Output {
+    Leader,
+    Follower,
+    Yes,
+    No,
+}
+
+impl Output {
+    /// Whether this output is the distinguished one (leader, or yes), counted in time series.
+    pub fn is_marked(self) -> bool {
+        matches!(self, Output::Leader | Output::Yes)
+    }
+}
+
+/// Tracks whether a configuration lies in the protocol's safe set, updated per interaction.
+///
+/// Engines call [`Monitor::record`] after every interaction that changed a state and ask
+/// [`Monitor::is_safe`] afterwards, so both must be cheap: keep counters, not scans. Protocols whose
+/// safe set depends on positions (rings) override [`Monitor::record_at`], which also sees the agent
+/// array and the pair's indices.
+pub trait Monitor<S: Copy>: Clone + Send {
+    /// An interaction turned the pair's states `before` into `after` (initiator first).
+    fn record(&mut self, before: [S; 2], after: [S; 2]);
+
+    /// Like [`Monitor::record`], with the agent array (already updated) and the pair's positions.
+    #[inline]
+    fn record_at(&mut self, agents: &[S], pair: (usize, usize), before: [S; 2]) {
+        self.record(before, [agents[pair.0], agents[pair.1]]);
+    }
+
+    /// Whether the configuration is in the safe set.
+    fn is_safe(&self) -> bool;
+}
+
+/// A named parameter of a protocol, as `poplab list` shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    /// The default, in words when it depends on `n` (for example "n").
+    pub default: &'static str,
+    pub doc: &'static str,
+}
+
+/// A named family of initial configurations.
+#[derive(Clone, Copy, Debug)]
+pub struct FamilyInfo {
+    pub name: &'static str,
+    pub doc: &'static str,
+}
+
+/// The static description of a protocol: its registry entry.
+#[derive(Clone, Copy, Debug)]
+pub struct ProtocolInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Paper and section the protocol comes from.
+    pub source: &'static str,
+    pub params: &'static [ParamInfo],
+    pub families: &'static [FamilyInfo],
+}
+
+/// A population protocol, built for one population size and parameter set.
+pub trait Protocol: Send + Sync + Sized {
+    /// One agent's state: small and `Copy`, since engines keep one per agent.
+    type State: Copy + Eq + Hash + Debug + Send + Sync;
+    /// The safe-set tracker.
+    type Monitor: Monitor<Self::State>;
+
+    /// The registry entry.
+    fn info(&self) -> &'static ProtocolInfo;
+
+    /// The population size this instance was built for.
+    fn n(&self) -> usize;
+
+    /// The effective parameters, derived constants included, as written into outputs.
+    fn params(&self) -> Map<String, Value>;
+
+    /// The transition function: (initiator, responder) -> (initiator', responder').
+    fn transition(&self, initiator: Self::State, responder: Self::State) -> (Self::State, Self::State);
+
+    /// The output of a state.
+    fn output(&self, state: Self::State) -> Output;
+
+    /// The protocol's own initial configuration.
+    fn initial_configuration(&self) -> Vec<Self::State>;
+
+    /// A state drawn uniformly from the whole state space.
+    fn random_state(&self, rng: &mut PopRng) -> Self::State;
+
+    /// The initial configuration of the named family (one of `info().families`), or `None` if the
+    /// protocol has no family of that name. `random` is handled by the caller.
+    fn family_configuration(&self, name: &str, rng: &mut PopRng) -> Option<Vec<Self::State>>;
+
+    /// A monitor of the safe set, set up for this configuration on this graph.
+    fn monitor(&self, agents: &[Self::State], graph: &Graph) -> Self::Monitor;
+
+    /// The state as a JSON object keyed by the paper's variable names.
+    fn state_to_json(&self, state: Self::State) -> Map<String, Value>;
+
+    /// Reads a state from a JSON object keyed by the paper's variable names.
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<Self::State, String>;
+
+    /// Refuses graphs the protocol is not meant for (the default accepts every graph).
+    fn check_graph(&self, _graph: &Graph) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Parameters from `--set KEY=VALUE`, read by a protocol's constructor.
+///
+/// Every getter marks its key as used; [`Params::finish`] then refuses keys nobody read, so a typo
+/// is an error rather than a silently ignored setting.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    values: BTreeMap<String, String>,
+    used: std::cell::RefCell<Vec<String>>,
+}
+
+impl Params {
+    /// Parameters from `KEY=VALUE` strings; a key given twice is refused.
+    pub fn parse<S: AsRef<str>>(items: &[S]) -> Result<Self> {
+        let mut values = BTreeMap::new();
+        for item in items {
+            let item = item.as_ref();
+            let (key, value) = item.split_once('=').ok_or_else(|| Error::Parameter {
+                name: item.to_string(),
+                value: String::new(),
+                reason: "write parameters as KEY=VALUE, for example --set k=10".into(),
+            })?;
+            let key = key.trim().to_string();
+            if values.insert(key.clone(), value.trim().to_string()).is_some() {
+                return Err(Error::Parameter { name: key, value: value.into(), reason: "given twice; give it once".into() });
+            }
+        }
+        Ok(Self { values, used: Default::default() })
+    }
+
+    /// Whether `key` was given.
+    pub fn has(&self, key: &str) -> bool {
+        self.used.borrow_mut().push(key.to_string());
+        self.values.contains_key(key)
+    }
+
+    fn raw(&self, key: &str) -> Option<&str> {
+        self.used.borrow_mut().push(key.to_string());
+        self.values.get(key).map(String::as_str)
+    }
+
+    /// An integer parameter in `min..=max`, or `default` when absent.
+    pub fn int(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64> {
+        let Some(raw) = self.raw(key) else { return Ok(default) };
+        let bad = |reason: String| Error::Parameter { name: key.into(), value: raw.into(), reason };
+        let value: u64 = raw.parse().map_err(|_| bad(format!("expected a whole number from {min} to {max}")))?;
+        if value < min || value > max {
+            return Err(bad(format!("must be from {min} to {max}")));
+        }
+        Ok(value)
+    }
+
+    /// A real parameter greater than `min_exclusive`, or `default` when absent.
+    pub fn real_above(&self, key: &str, default: f64, min_exclusive: f64) -> Result<f64> {
+        let Some(raw) = self.raw(key) else { return Ok(default) };
+        let bad = |reason: String| Error::Parameter { name: key.into(), value: raw.into(), reason };
+        let value: f64 = raw.parse().map_err(|_| bad("expected a number".into()))?;
+        if !value.is_finite() || value <= min_exclusive {
+            return Err(bad(format!("must be a finite number greater than {min_exclusive}")));
+        }
+        Ok(value)
+    }
+
+    /// Refuses every given key that no getter asked for.
+    pub fn finish(&self, info: &ProtocolInfo) -> Result<()> {
+        let used = self.used.borrow();
+        match self.values.keys().find(|key| !used.contains(key)) {
+            None => Ok(()),
+            Some(key) => Err(Error::UnknownParameter {
+                protocol: info.name.into(),
+                name: key.clone(),
+                known: if info.params.is_empty() {
+                    "none".into()
+                } else {
+                    info.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                },
+            }),
+        }
+    }
+}
+
+/// Reads a boolean field of a JSON state object.
+pub fn json_bool(object: &Map<String, Value>, key: &str) -> Result<bool, String> {
+    match object.get(key) {
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(format!("\"{key}\" must be true or false, found {other}")),
+        None => Err(format!("missing key \"{key}\"")),
+    }
+}
+
+/// Reads an integer field of a JSON state object, in `0..=max`.
+pub fn json_uint(object: &Map<String, Value>, key: &str, max: u64) -> Result<u64, String> {
+    match object.get(key) {
+        Some(value) => value
+            .as_u64()
+            .filter(|&v| v <= max)
+            .ok_or_else(|| format!("\"{key}\" must be a whole number from 0 to {max}, found {value}")),
+        None => Err(format!("missing key \"{key}\"")),
+    }
+}
+
+/// Refuses keys of a JSON state object that the protocol does not have.
+pub fn json_expect_keys(object: &Map<String, Value>, keys: &[&str]) -> Result<(), String> {
+    match object.keys().find(|k| !keys.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(extra) => Err(format!("unknown key \"{extra}\"; a state has the keys {}", keys.join(", "))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INFO: ProtocolInfo = ProtocolInfo {
+        name: "demo",
+        summary: "",
+        source: "",
+        params: &[ParamInfo { name: "k", default: "10", doc: "" }],
+        families: &[],
+    };
+
+    #[test]
+    fn params_read_validate_and_refuse_unknown_keys() {
+        let p = Params::parse(&["k=12", "x=1.5"]).unwrap();
+        assert_eq!(p.int("k", 10, 1, 100).unwrap(), 12);
+        assert_eq!(p.int("absent", 7, 1, 100).unwrap(), 7);
+        assert_eq!(p.real_above("x", 1.0, 0.0).unwrap(), 1.5);
+        assert!(p.finish(&INFO).is_ok());
+
+        let p = Params::parse(&["k=0"]).unwrap();
+        assert!(p.int("k", 10, 1, 100).unwrap_err().to_string().contains("from 1 to 100"));
+        let p = Params::parse(&["kk=3"]).unwrap();
+        p.int("k", 10, 1, 100).unwrap();
+        assert!(p.finish(&INFO).unwrap_err().to_string().contains("no parameter 'kk'"));
+        assert!(Params::parse(&["k"]).is_err());
+        assert!(Params::parse(&["k=1", "k=2"]).is_err());
+        let p = Params::parse(&["x=-1"]).unwrap();
+        assert!(p.real_above("x", 1.0, 0.0).is_err());
+    }
+
+    #[test]
+    fn json_readers_check_types_and_ranges() {
+        let object: Map<String, Value> = serde_json::from_str(r#"{"a": true, "b": 3}"#).unwrap();
+        assert!(json_bool(&object, "a").unwrap());
+        assert!(json_bool(&object, "b").is_err());
+        assert_eq!(json_uint(&object, "b", 3).unwrap(), 3);
+        assert!(json_uint(&object, "b", 2).is_err());
+        assert!(json_uint(&object, "c", 2).unwrap_err().contains("missing"));
+        assert!(json_expect_keys(&object, &["a"]).unwrap_err().contains("unknown key \"b\""));
+    }
+}

@@ -1,0 +1,71 @@
+//! The protocols, one file each, and the registry that builds them by name.
+//!
+//! Protocols have different state types, so code that works on "a protocol named at run time"
+//! implements [`ProtocolVisitor`]: [`with_protocol`] builds the named protocol and hands it to the
+//! visitor's generic `visit`, which is monomorphised per protocol (no dynamic dispatch in engines).
+
+pub mod angluin;
+mod leader_count;
+pub mod threshold;
+
+pub use leader_count::LeaderCount;
+
+use crate::error::{Error, Result};
+use crate::protocol::{Params, Protocol, ProtocolInfo};
+
+/// Every protocol, in the order `poplab list` shows them.
+pub const PROTOCOLS: &[&ProtocolInfo] = &[&threshold::INFO, &angluin::INFO];
+
+/// Code that is generic over the protocol type.
+pub trait ProtocolVisitor {
+    type Output;
+    fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Self::Output;
+}
+
+/// The registry entry of `name`.
+pub fn find(name: &str) -> Result<&'static ProtocolInfo> {
+    PROTOCOLS.iter().copied().find(|info| info.name == name).ok_or_else(|| Error::UnknownProtocol {
+        name: name.into(),
+        known: PROTOCOLS.iter().map(|info| info.name).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// Builds protocol `name` for `n` agents with `params` and passes it to `visitor`.
+pub fn with_protocol<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, visitor: V) -> Result<V::Output> {
+    let info = find(name)?;
+    if n < 2 {
+        return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents; use --n 2 or more".into() });
+    }
+    Ok(match info.name {
+        "threshold" => visitor.visit(threshold::Threshold::new(n, params)?),
+        "angluin" => visitor.visit(angluin::Angluin::new(n, params)?),
+        other => unreachable!("protocol {other} is registered but not built"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Name;
+    impl ProtocolVisitor for Name {
+        type Output = &'static str;
+        fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> &'static str {
+            protocol.info().name
+        }
+    }
+
+    #[test]
+    fn every_registered_protocol_builds_with_defaults() {
+        for info in PROTOCOLS {
+            assert_eq!(with_protocol(info.name, 10, &Params::default(), Name).unwrap(), info.name);
+        }
+    }
+
+    #[test]
+    fn unknown_names_and_tiny_populations_are_refused() {
+        let err = with_protocol("nope", 10, &Params::default(), Name).unwrap_err();
+        assert!(err.to_string().contains("known protocols: threshold, angluin"));
+        assert!(matches!(with_protocol("angluin", 1, &Params::default(), Name), Err(Error::PopulationSize { .. })));
+    }
+}
