@@ -1,0 +1,86 @@
+//! The agent-array engine against the exact law of the 2-state election (000 section 3).
+//!
+//! With `i` leaders a step removes one with probability `p_i = i (i - 1) / (n (n - 1))`, so the
+//! number of steps to one leader is a sum of independent geometric variables: mean `(n - 1)^2`,
+//! variance `sum (1 - p_i) / p_i^2`, and a distribution computable exactly.
+
+use poplab::experiment::{RunSettings, run_trials};
+use poplab::protocol::Params;
+use poplab::protocols::angluin::Angluin;
+use poplab::stats::{ks_critical, ks_integer_sample, mean};
+
+fn removal_probability(n: usize, leaders: usize) -> f64 {
+    (leaders * (leaders - 1)) as f64 / (n * (n - 1)) as f64
+}
+
+fn exact_variance(n: usize) -> f64 {
+    (2..=n).map(|i| removal_probability(n, i)).map(|p| (1.0 - p) / (p * p)).sum()
+}
+
+fn steps_to_one_leader(n: usize, trials: u64, seed: u64) -> Vec<u64> {
+    let protocol = Angluin::new(n, &Params::default()).unwrap();
+    let settings = RunSettings { trials, seed, ..RunSettings::default() };
+    let records = run_trials(&protocol, &settings, &|| {}).unwrap();
+    assert!(records.iter().all(|r| r.outcome == poplab::engine::Outcome::Converged));
+    records.iter().map(|r| r.steps.0).collect()
+}
+
+/// z-test of the mean against `(n - 1)^2` at alpha = 0.001 (|z| < 3.29), with enough trials that
+/// the acceptance region is at most +-2.5% of the mean: a scheduler whose pair probabilities are
+/// off by 5% shifts the mean by about 5% and fails this test with probability above 0.999.
+fn check_mean(n: usize, seed: u64) {
+    let exact_mean = ((n - 1) * (n - 1)) as f64;
+    let sd = exact_variance(n).sqrt();
+    let trials = ((3.29 * sd / (0.025 * exact_mean)).powi(2)).ceil() as u64;
+    let samples: Vec<f64> = steps_to_one_leader(n, trials, seed).iter().map(|&s| s as f64).collect();
+    let z = (mean(&samples) - exact_mean) / (sd / (trials as f64).sqrt());
+    assert!(z.abs() < 3.29, "n = {n}, {trials} trials: mean {} vs exact {exact_mean}, z = {z}", mean(&samples));
+}
+
+#[test]
+fn mean_steps_match_n_minus_one_squared_at_n_50() {
+    check_mean(50, 50);
+}
+
+#[test]
+fn mean_steps_match_n_minus_one_squared_at_n_200() {
+    check_mean(200, 200);
+}
+
+/// The exact distribution function of the number of steps to one leader, up to `t_max`.
+fn exact_cdf(n: usize, t_max: usize) -> Vec<f64> {
+    // probability[i] = P(i leaders after t steps)
+    let mut probability = vec![0.0; n + 1];
+    probability[n] = 1.0;
+    let mut cdf = Vec::with_capacity(t_max + 1);
+    cdf.push(probability[1]);
+    for _ in 0..t_max {
+        for i in 2..=n {
+            let moved = probability[i] * removal_probability(n, i);
+            probability[i] -= moved;
+            probability[i - 1] += moved;
+        }
+        cdf.push(probability[1]);
+    }
+    cdf
+}
+
+#[test]
+fn distribution_of_steps_matches_the_exact_law_ks() {
+    let n = 20;
+    let trials = 20_000;
+    let samples = steps_to_one_leader(n, trials, 2020);
+    let t_max = *samples.iter().max().unwrap() as usize;
+    let cdf = exact_cdf(n, t_max);
+    let distance = ks_integer_sample(&samples, |t| cdf[t as usize]);
+    let critical = ks_critical(0.001, trials as usize, None);
+    assert!(distance < critical, "KS distance {distance} >= critical {critical}");
+}
+
+#[test]
+fn exact_cdf_has_the_closed_form_mean() {
+    // Sanity check of the reference itself: sum of P(T > t) = E[T] = (n - 1)^2.
+    let cdf = exact_cdf(10, 20_000);
+    let expectation: f64 = cdf.iter().map(|f| 1.0 - f).sum();
+    assert!((expectation - 81.0).abs() < 1e-6, "{expectation}");
+}
