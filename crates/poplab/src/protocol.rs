@@ -124,6 +124,17 @@ pub trait Protocol: Send + Sync + Sized {
     /// Reads a state from a JSON object keyed by the paper's variable names.
     fn state_from_json(&self, object: &Map<String, Value>) -> Result<Self::State, String>;
 
+    /// Names of protocol-specific time-series columns (for example virus carriers), written after
+    /// the generic step and leader columns of a trace.
+    fn trace_columns(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The values of [`Protocol::trace_columns`] for a configuration, in the same order.
+    fn trace_values(&self, _agents: &[Self::State]) -> Vec<f64> {
+        Vec::new()
+    }
+
     /// Refuses graphs the protocol is not meant for (the default accepts every graph).
     fn check_graph(&self, _graph: &Graph) -> Result<()> {
         Ok(())

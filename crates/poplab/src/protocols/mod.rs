@@ -6,6 +6,10 @@
 
 pub mod angluin;
 mod leader_count;
+pub mod ls_timer;
+pub mod pll;
+pub mod ppl;
+pub mod prl;
 pub mod threshold;
 
 pub use leader_count::LeaderCount;

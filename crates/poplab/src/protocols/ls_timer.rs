@@ -1,0 +1,1 @@
+//! Placeholder: this protocol is being written (see the issue tracker).
