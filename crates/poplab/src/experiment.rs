@@ -3,7 +3,10 @@
 //! Trial `i` depends only on the master seed and `i` (see [`crate::rng`]); trials run on a rayon
 //! pool and are collected in index order, so a run's results are identical for any thread count.
 
-use crate::engine::{AgentRun, Ending, Fault, FaultStates, Observer, Outcome, ParallelTime, RunPlan, Steps, TimeSeries, TracePoint, drive};
+use crate::engine::{
+    AgentRun, Ending, Fault, FaultStates, Observer, Outcome, ParallelTime, RunPlan, Steps, TimeSeries, TracePoint,
+    drive,
+};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::init::{InitSpec, check_family};
@@ -100,7 +103,8 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
 
     let mut fault_observers = settings.faults.clone();
     let mut series = settings.trace_every.map(TimeSeries::new);
-    let mut observers: Vec<&mut dyn Observer<P>> = fault_observers.iter_mut().map(|f| f as &mut dyn Observer<P>).collect();
+    let mut observers: Vec<&mut dyn Observer<P>> =
+        fault_observers.iter_mut().map(|f| f as &mut dyn Observer<P>).collect();
     if let Some(series) = series.as_mut() {
         observers.push(series);
     }

@@ -53,7 +53,8 @@ impl Graph {
             if line.is_empty() {
                 continue;
             }
-            let fields: Vec<&str> = line.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
+            let fields: Vec<&str> =
+                line.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
             let parsed: Option<Vec<u32>> = fields.iter().map(|f| f.parse().ok()).collect();
             match parsed.as_deref() {
                 Some(&[u, v]) => arcs.push((u, v)),
@@ -82,7 +83,10 @@ impl Graph {
                     )));
                 }
                 if u == v {
-                    return Err(Error::Graph(format!("arc {} ({u}, {v}) is a self-loop; an agent cannot meet itself", i + 1)));
+                    return Err(Error::Graph(format!(
+                        "arc {} ({u}, {v}) is a self-loop; an agent cannot meet itself",
+                        i + 1
+                    )));
                 }
             }
         }

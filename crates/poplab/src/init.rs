@@ -81,18 +81,18 @@ impl InitSpec {
 
 /// Reads one state per agent; refuses a list whose length is not `n`.
 fn explicit_states<P: Protocol>(protocol: &P, objects: &[Map<String, Value>]) -> Result<Vec<P::State>> {
-        if objects.len() != protocol.n() {
-            return Err(Error::Init(format!(
-                "the file has {} agent states but n = {}; give exactly one state per agent",
-                objects.len(),
-                protocol.n()
-            )));
-        }
-        objects
-            .iter()
-            .enumerate()
-            .map(|(i, object)| protocol.state_from_json(object).map_err(|e| Error::Init(format!("agent {i}: {e}"))))
-            .collect()
+    if objects.len() != protocol.n() {
+        return Err(Error::Init(format!(
+            "the file has {} agent states but n = {}; give exactly one state per agent",
+            objects.len(),
+            protocol.n()
+        )));
+    }
+    objects
+        .iter()
+        .enumerate()
+        .map(|(i, object)| protocol.state_from_json(object).map_err(|e| Error::Init(format!("agent {i}: {e}"))))
+        .collect()
 }
 
 /// Refuses a family name the protocol does not list.

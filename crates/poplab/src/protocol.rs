@@ -164,7 +164,11 @@ impl Params {
             })?;
             let key = key.trim().to_string();
             if values.insert(key.clone(), value.trim().to_string()).is_some() {
-                return Err(Error::Parameter { name: key, value: value.into(), reason: "given twice; give it once".into() });
+                return Err(Error::Parameter {
+                    name: key,
+                    value: value.into(),
+                    reason: "given twice; give it once".into(),
+                });
             }
         }
         Ok(Self { values, used: Default::default() })

@@ -16,7 +16,8 @@ fn below_the_threshold_no_agent_ever_reaches_k() {
         let p = protocol(8, 5, f);
         let graph = Graph::Complete;
         let streams = TrialStreams::new(seed);
-        let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), graph.scheduler(8).unwrap(), streams.schedule);
+        let mut run =
+            AgentRun::new(&p, &graph, p.initial_configuration(), graph.scheduler(8).unwrap(), streams.schedule);
         for step in 1..=5_000 {
             run.advance::<false>(step);
             let sum: u32 = run.agents().iter().map(|&v| u32::from(v)).sum();
@@ -31,7 +32,8 @@ fn at_or_above_the_threshold_every_agent_ends_at_k() {
     for (seed, f, graph) in [(1u64, 5usize, Graph::Complete), (2, 7, Graph::Complete), (3, 5, Graph::DirectedRing)] {
         let p = protocol(9, 5, f);
         let mut streams = TrialStreams::new(seed);
-        let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), graph.scheduler(9).unwrap(), streams.schedule);
+        let mut run =
+            AgentRun::new(&p, &graph, p.initial_configuration(), graph.scheduler(9).unwrap(), streams.schedule);
         let plan = RunPlan { max_steps: 1_000_000, watch_from: 0 };
         let ending = drive(&mut run, plan, &mut [], &mut streams.faults);
         assert_eq!(ending.outcome, Outcome::Converged);

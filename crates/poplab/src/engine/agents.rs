@@ -167,11 +167,7 @@ pub fn drive<P: Protocol, S: Scheduler>(
         }
         let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
         let until = horizon.min(next_event);
-        let safe = if watching {
-            run.advance::<true>(until)
-        } else {
-            run.advance::<false>(until.min(plan.watch_from))
-        };
+        let safe = if watching { run.advance::<true>(until) } else { run.advance::<false>(until.min(plan.watch_from)) };
         if safe {
             break Outcome::Converged;
         }

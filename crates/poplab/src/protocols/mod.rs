@@ -38,7 +38,10 @@ pub fn find(name: &str) -> Result<&'static ProtocolInfo> {
 pub fn with_protocol<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, visitor: V) -> Result<V::Output> {
     let info = find(name)?;
     if n < 2 {
-        return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents; use --n 2 or more".into() });
+        return Err(Error::PopulationSize {
+            n: n as u64,
+            reason: "a population needs at least 2 agents; use --n 2 or more".into(),
+        });
     }
     Ok(match info.name {
         "threshold" => visitor.visit(threshold::Threshold::new(n, params)?),
