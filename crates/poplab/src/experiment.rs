@@ -4,8 +4,8 @@
 //! pool and are collected in index order, so a run's results are identical for any thread count.
 
 use crate::engine::{
-    AgentRun, Ending, Fault, FaultStates, Observer, Outcome, ParallelTime, RunPlan, Steps, TimeSeries, TracePoint,
-    drive,
+    AgentRun, Ending, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps, TimeSeries,
+    TracePoint, drive,
 };
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -22,6 +22,7 @@ pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000_000;
 /// Everything about a run except the protocol.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
+    pub measure: Measure,
     pub graph: Graph,
     pub init: InitSpec,
     pub trials: u64,
@@ -39,6 +40,7 @@ pub struct RunSettings {
 impl Default for RunSettings {
     fn default() -> Self {
         Self {
+            measure: Measure::Convergence,
             graph: Graph::Complete,
             init: InitSpec::Default,
             trials: 1,
@@ -78,6 +80,11 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<()>
     settings.graph.scheduler(protocol.n())?;
     protocol.check_graph(&settings.graph)?;
     settings.init.validate(protocol)?;
+    if settings.measure == Measure::Holding && !settings.faults.is_empty() {
+        return Err(Error::Setting(
+            "faults go with convergence runs; a holding run measures an undisturbed safe run".into(),
+        ));
+    }
     for fault in &settings.faults {
         if fault.count == 0 || fault.count > protocol.n() {
             return Err(Error::Setting(format!(
@@ -109,8 +116,9 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
         observers.push(series);
     }
     let last_fault = settings.faults.iter().map(|f| f.step).max();
-    let plan = RunPlan { max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
-    let Ending { outcome, steps } = drive(&mut run, plan, &mut observers, &mut faults);
+    let plan =
+        RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
+    let Ending { outcome, steps } = drive(&mut run, plan, &mut observers, &mut faults)?;
     Ok(TrialRecord {
         index,
         seed,
@@ -146,12 +154,16 @@ pub fn run_trials<P: Protocol>(
     })
 }
 
-/// Summary statistics of a run's trials. Means are over converged trials only and are omitted
-/// (with a lower bound given instead) when any trial was censored.
+/// Summary statistics of a run's trials. A trial *ended* if it converged (or, in a holding run,
+/// broke) before its horizon. Means and intervals are over ended trials and are omitted, with a
+/// lower bound given instead, when any trial was censored; quantiles are given where they fall on
+/// an ended trial.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub trials: u64,
     pub converged: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broken: Option<u64>,
     pub censored: u64,
     pub mean_steps: Option<f64>,
     /// With censored trials: the mean with each censored trial counted at its horizon.
@@ -168,16 +180,18 @@ pub struct Summary {
 impl Summary {
     /// Summarises the trials of a run with `n` agents.
     pub fn of(records: &[TrialRecord], n: usize) -> Self {
-        let converged: Vec<u64> =
-            records.iter().filter(|r| r.outcome == Outcome::Converged).map(|r| r.steps.0).collect();
-        let censored = records.len() - converged.len();
-        let steps: Vec<f64> = converged.iter().map(|&s| s as f64).collect();
+        let count = |outcome: Outcome| records.iter().filter(|r| r.outcome == outcome).count() as u64;
+        let ended: Vec<u64> = records.iter().filter(|r| r.outcome != Outcome::Censored).map(|r| r.steps.0).collect();
+        let censored = records.len() - ended.len();
+        let steps: Vec<f64> = ended.iter().map(|&s| s as f64).collect();
         let times: Vec<f64> = steps.iter().map(|s| s / n as f64).collect();
         let uncensored = censored == 0 && !steps.is_empty();
         let all_steps: Vec<f64> = records.iter().map(|r| r.steps.0 as f64).collect();
+        let broken = count(Outcome::Broken);
         Self {
             trials: records.len() as u64,
-            converged: converged.len() as u64,
+            converged: count(Outcome::Converged),
+            broken: (broken > 0).then_some(broken),
             censored: censored as u64,
             mean_steps: uncensored.then(|| stats::mean(&steps)),
             mean_steps_lower_bound: (censored > 0).then(|| stats::mean(&all_steps)),
@@ -185,8 +199,8 @@ impl Summary {
             mean_parallel_time: uncensored.then(|| stats::mean(&times)),
             median_parallel_time: stats::censored_quantile(&times, censored, 0.5),
             ci95_parallel_time: if uncensored { stats::mean_ci95(&times) } else { None },
-            min_steps: converged.iter().copied().min(),
-            max_steps: if censored == 0 { converged.iter().copied().max() } else { None },
+            min_steps: ended.iter().copied().min(),
+            max_steps: if censored == 0 { ended.iter().copied().max() } else { None },
         }
     }
 }

@@ -1,6 +1,6 @@
 //! A hand-computed execution of angluin on 4 agents, played by the Replay scheduler.
 
-use poplab::engine::{AgentRun, Outcome, RunPlan, drive};
+use poplab::engine::{AgentRun, Measure, Outcome, RunPlan, Watch, drive};
 use poplab::graph::{Graph, Replay};
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
@@ -27,14 +27,20 @@ fn hand_computed_angluin_execution() {
     let replay = Replay::new(schedule.clone(), 4).unwrap();
     let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), replay, streams.schedule.clone());
     for (step, configuration) in expected.iter().enumerate() {
-        run.advance::<false>(step as u64 + 1);
+        run.advance(step as u64 + 1, Watch::Nothing);
         assert_eq!(run.agents(), configuration, "after step {}", step + 1);
     }
 
     let mut faults_rng = streams.faults.clone();
     let replay = Replay::new(schedule, 4).unwrap();
     let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), replay, streams.schedule);
-    let ending = drive(&mut run, RunPlan { max_steps: u64::MAX, watch_from: 0 }, &mut [], &mut faults_rng);
+    let ending = drive(
+        &mut run,
+        RunPlan { measure: Measure::Convergence, max_steps: u64::MAX, watch_from: 0 },
+        &mut [],
+        &mut faults_rng,
+    )
+    .unwrap();
     assert_eq!((ending.outcome, ending.steps.0), (Outcome::Converged, 5));
 }
 
@@ -45,7 +51,13 @@ fn a_schedule_that_ends_before_the_safe_set_is_censored_at_its_length() {
     let mut streams = TrialStreams::new(0);
     let replay = Replay::new(vec![(0, 1), (2, 3)], 4).unwrap();
     let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), replay, streams.schedule);
-    let ending = drive(&mut run, RunPlan { max_steps: u64::MAX, watch_from: 0 }, &mut [], &mut streams.faults);
+    let ending = drive(
+        &mut run,
+        RunPlan { measure: Measure::Convergence, max_steps: u64::MAX, watch_from: 0 },
+        &mut [],
+        &mut streams.faults,
+    )
+    .unwrap();
     assert_eq!((ending.outcome, ending.steps.0), (Outcome::Censored, 2));
     assert_eq!(run.agents(), [L, F, L, F]);
 }

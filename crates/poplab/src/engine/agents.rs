@@ -8,6 +8,7 @@
 //! run stops mid-block, is split by observer events, or is observed at all.
 
 use super::{Ending, Observer, Outcome, Steps};
+use crate::error::{Error, Result};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -96,10 +97,18 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
         self.pairs_len = len;
     }
 
-    /// Runs until `until` steps have been taken or, if `STOP_WHEN_SAFE`, the safe set is entered.
-    /// Returns whether it stopped in the safe set. The caller keeps `until <= step + pairs_left()`.
+    /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
+    /// it happened (at exactly the current step). The caller keeps `until <= step + pairs_left()`.
+    pub fn advance(&mut self, until: u64, watch: Watch) -> bool {
+        match watch {
+            Watch::Nothing => self.advance_watching::<false, false>(until),
+            Watch::SafeSet => self.advance_watching::<true, false>(until),
+            Watch::OutputChange => self.advance_watching::<false, true>(until),
+        }
+    }
+
     #[inline(never)]
-    pub fn advance<const STOP_WHEN_SAFE: bool>(&mut self, until: u64) -> bool {
+    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
         while self.step < until {
             if self.next_pair == self.pairs_len {
                 self.refill();
@@ -114,13 +123,32 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
                 self.agents[u] = a2;
                 self.agents[v] = b2;
                 self.monitor.record_at(&self.agents, (u, v), [a, b]);
-                if STOP_WHEN_SAFE && self.monitor.is_safe() {
+                if SAFE_SET && self.monitor.is_safe() {
+                    return true;
+                }
+                if OUTPUT_CHANGE
+                    && (self.protocol.output(a2) != self.protocol.output(a)
+                        || self.protocol.output(b2) != self.protocol.output(b))
+                {
                     return true;
                 }
             }
         }
         false
     }
+}
+
+/// What ends [`AgentRun::advance`] before its step limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Watch {
+    /// Nothing: run to the limit.
+    Nothing,
+    /// The first step inside the safe set.
+    SafeSet,
+    /// The first interaction that changes some agent's output. From a safe configuration of an
+    /// election this is exactly when the specification breaks: the leader count leaves 1, or the
+    /// leadership moves to another agent.
+    OutputChange,
 }
 
 #[inline(always)]
@@ -134,46 +162,68 @@ fn prefetch<T>(ptr: *const T) {
     let _ = ptr;
 }
 
+/// What a run measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Measure {
+    /// Steps until the safe set is first entered (after the last fault, if any).
+    #[default]
+    Convergence,
+    /// Steps from a safe configuration until the specification breaks (some output changes).
+    Holding,
+}
+
 /// When a run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunPlan {
+    pub measure: Measure,
     /// The horizon: the run is censored after this many steps.
     pub max_steps: u64,
-    /// The safe set is only watched from this step on (after the last fault).
+    /// The stop rule is only watched from this step on (after the last fault).
     pub watch_from: u64,
 }
 
-/// Runs `run` with its `observers` until the safe set is entered at or after `plan.watch_from`,
-/// or the horizon (or the end of a replayed schedule) is reached.
+/// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
+/// or the horizon (or the end of a replayed schedule) is reached. A holding run must start in the
+/// safe set; otherwise it is refused.
 pub fn drive<P: Protocol, S: Scheduler>(
     run: &mut AgentRun<'_, P, S>,
     plan: RunPlan,
     observers: &mut [&mut dyn Observer<P>],
     faults_rng: &mut PopRng,
-) -> Ending {
+) -> Result<Ending> {
+    if plan.measure == Measure::Holding && !run.monitor().is_safe() {
+        return Err(Error::Init(
+            "a holding-time run starts from a safe configuration and this one is not safe; use --init safe".into(),
+        ));
+    }
     let horizon = plan.max_steps.min(run.step().saturating_add(run.pairs_left()));
-    let ending = loop {
+    let (watch, met) = match plan.measure {
+        Measure::Convergence => (Watch::SafeSet, Outcome::Converged),
+        Measure::Holding => (Watch::OutputChange, Outcome::Broken),
+    };
+    let outcome = loop {
         for observer in observers.iter_mut() {
             while observer.next_at().is_some_and(|at| at <= run.step()) {
                 run.observe(&mut **observer, faults_rng);
             }
         }
         let watching = run.step() >= plan.watch_from;
-        if watching && run.monitor().is_safe() {
-            break Outcome::Converged;
+        if watching && plan.measure == Measure::Convergence && run.monitor().is_safe() {
+            break met;
         }
         if run.step() >= horizon {
             break Outcome::Censored;
         }
         let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
         let until = horizon.min(next_event);
-        let safe = if watching { run.advance::<true>(until) } else { run.advance::<false>(until.min(plan.watch_from)) };
-        if safe {
-            break Outcome::Converged;
+        let happened =
+            if watching { run.advance(until, watch) } else { run.advance(until.min(plan.watch_from), Watch::Nothing) };
+        if happened {
+            break met;
         }
     };
     for observer in observers.iter_mut() {
         observer.finish(run.step(), run.protocol, run.agents());
     }
-    Ending { outcome: ending, steps: Steps(run.step()) }
+    Ok(Ending { outcome, steps: Steps(run.step()) })
 }

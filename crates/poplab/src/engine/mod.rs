@@ -7,7 +7,7 @@
 mod agents;
 mod observer;
 
-pub use agents::{AgentRun, RunPlan, drive};
+pub use agents::{AgentRun, Measure, RunPlan, Watch, drive};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint};
 
 use serde::Serialize;
@@ -33,9 +33,11 @@ impl Steps {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
-    /// The stop rule held at exactly the reported step.
+    /// The safe set was entered at exactly the reported step.
     Converged,
-    /// The horizon was reached first: the reported step count is a lower bound.
+    /// A holding run: the specification broke at exactly the reported step.
+    Broken,
+    /// The horizon was reached first: the reported step count is a lower bound on the measure.
     Censored,
 }
 
