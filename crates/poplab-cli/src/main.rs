@@ -1,1 +1,43 @@
-fn main() {}
+//! `poplab`: the command-line face of the poplab library. `main` only maps `run`'s result to an
+//! exit code: 0 on success, 2 for input the user can fix, 1 for anything else.
+
+mod cli;
+mod commands;
+mod input;
+mod output;
+mod progress;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            if input::is_input_error(&error) { ExitCode::from(2) } else { ExitCode::FAILURE }
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    use clap::Parser;
+    let cli = cli::Cli::try_parse().map_err(|error| {
+        use clap::error::ErrorKind;
+        if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            error.exit();
+        }
+        input::InputError(one_line(&error.to_string()))
+    })?;
+    commands::dispatch(cli)
+}
+
+/// Clap's usage error on one line, without its "error:" prefix and its pointers to --help.
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .collect();
+    let joined = lines.join(" ");
+    joined.strip_prefix("error: ").unwrap_or(&joined).to_string() + " (see poplab --help)"
+}

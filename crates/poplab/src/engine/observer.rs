@@ -26,9 +26,12 @@ pub struct TracePoint {
     pub step: u64,
     /// Agents whose output is leader (or yes).
     pub leaders: u64,
+    /// The protocol's own columns ([`Protocol::trace_columns`]).
+    pub values: Vec<f64>,
 }
 
-/// Records the number of leaders (or yes-agents) every `every` steps and at the end.
+/// Records the number of leaders (or yes-agents) and the protocol's trace columns every `every`
+/// steps and at the end.
 #[derive(Clone, Debug)]
 pub struct TimeSeries {
     every: u64,
@@ -44,7 +47,7 @@ impl TimeSeries {
 
     fn record<P: Protocol>(&mut self, step: u64, protocol: &P, agents: &[P::State]) {
         let leaders = agents.iter().filter(|&&s| protocol.output(s).is_marked()).count() as u64;
-        self.points.push(TracePoint { step, leaders });
+        self.points.push(TracePoint { step, leaders, values: protocol.trace_values(agents) });
     }
 }
 

@@ -1,0 +1,103 @@
+//! The command line: every subcommand and option, with the help text users read.
+
+use crate::input::parse_count;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// poplab: run population protocols, measure what the papers claim.
+#[derive(Debug, Parser)]
+#[command(name = "poplab", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the protocols, their parameters with defaults, and their named initial configurations.
+    List(ListArgs),
+    /// Run independent trials of a protocol and report when each reached its safe set.
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MeasureArg {
+    /// Steps until the safe set is first entered (after the last fault, if any).
+    Convergence,
+    /// Steps from a safe configuration until the leader changes or the leader count leaves 1.
+    Holding,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The protocol (see `poplab list`).
+    pub protocol: String,
+
+    /// Number of agents (accepts 1000, 10^5, 1e5).
+    #[arg(long, value_parser = parse_count)]
+    pub n: u64,
+
+    /// A protocol parameter, KEY=VALUE (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+
+    /// Initial configuration: default, random, a named family, or @FILE.json (an array of agent states).
+    #[arg(long, default_value = "default", value_name = "SPEC")]
+    pub init: String,
+
+    /// Interaction graph: complete, ring (directed), undirected-ring, or @FILE with one arc "u v" per line.
+    #[arg(long, default_value = "complete", value_name = "GRAPH")]
+    pub graph: String,
+
+    /// What to measure.
+    #[arg(long, value_enum, default_value_t = MeasureArg::Convergence)]
+    pub measure: MeasureArg,
+
+    /// Independent trials.
+    #[arg(long, default_value = "1", value_parser = parse_count)]
+    pub trials: u64,
+
+    /// Master seed; trial i uses the i-th SplitMix64 output of it.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+
+    /// Horizon in steps: a trial that reaches it is reported as censored (a lower bound).
+    #[arg(long, default_value = "10^12", value_parser = parse_count)]
+    pub max_steps: u64,
+
+    /// A transient fault STEP:K[:FAMILY]: at STEP, K agents chosen uniformly get states drawn from
+    /// FAMILY (default random). Repeatable; the safe set is watched after the last fault.
+    #[arg(long = "fault", value_name = "STEP:K[:FAMILY]")]
+    pub faults: Vec<String>,
+
+    /// Write a time series (trial, step, parallel time, leaders, protocol columns) to this CSV file.
+    #[arg(long, value_name = "FILE.csv")]
+    pub trace: Option<PathBuf>,
+
+    /// Steps between two rows of the time series.
+    #[arg(long, value_parser = parse_count, requires = "trace")]
+    pub trace_every: Option<u64>,
+
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// Print one JSON document.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+
+    /// Print one CSV row per trial.
+    #[arg(long)]
+    pub csv: bool,
+
+    /// Write the output to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}

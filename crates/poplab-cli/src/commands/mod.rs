@@ -1,0 +1,14 @@
+//! One module per subcommand.
+
+mod list;
+mod run;
+
+use crate::cli::{Cli, Command};
+
+/// Runs the chosen subcommand.
+pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::List(args) => list::list(&args),
+        Command::Run(args) => run::run(&args),
+    }
+}

@@ -1,0 +1,100 @@
+//! `poplab run`: independent trials of one protocol.
+
+use crate::cli::{MeasureArg, RunArgs};
+use crate::input::{InputError, parse_count, read_user_file};
+use crate::output::{self, RunReport};
+use crate::progress::Progress;
+use anyhow::{Context, Result};
+use poplab::engine::{Fault, FaultStates, Measure};
+use poplab::experiment::{RunSettings, Summary, run_trials, validate};
+use poplab::graph::Graph;
+use poplab::init::InitSpec;
+use poplab::protocol::{Params, Protocol};
+use poplab::protocols::{ProtocolVisitor, with_protocol};
+use std::path::Path;
+
+pub fn run(args: &RunArgs) -> Result<()> {
+    let n = usize::try_from(args.n).map_err(|_| InputError(format!("n = {} is too large for this machine", args.n)))?;
+    let params = Params::parse(&args.set)?;
+    let settings = RunSettings {
+        measure: match args.measure {
+            MeasureArg::Convergence => Measure::Convergence,
+            MeasureArg::Holding => Measure::Holding,
+        },
+        graph: parse_graph(&args.graph)?,
+        init: parse_init(&args.init)?,
+        trials: args.trials,
+        seed: args.seed,
+        max_steps: args.max_steps,
+        threads: args.threads,
+        faults: args.faults.iter().map(|f| parse_fault(f)).collect::<Result<_>>()?,
+        trace_every: args.trace.as_ref().map(|_| args.trace_every.unwrap_or(args.n)),
+    };
+    let report = with_protocol(&args.protocol, n, &params, Trials(settings))??;
+    if let Some(path) = &args.trace {
+        output::write_trace(&report, path)?;
+    }
+    let text = if args.json {
+        output::json_document(&report)
+    } else if args.csv {
+        output::csv_rows(&report)?
+    } else {
+        output::human(&report)
+    };
+    output::write_text(args.out.as_deref(), &text)
+}
+
+/// Runs the trials of whichever protocol the registry builds.
+struct Trials(RunSettings);
+
+impl ProtocolVisitor for Trials {
+    type Output = Result<RunReport>;
+
+    fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Result<RunReport> {
+        let settings = self.0;
+        validate(&protocol, &settings)?;
+        let progress = Progress::new(settings.trials, protocol.info().name);
+        let records = run_trials(&protocol, &settings, &|| progress.inc())?;
+        drop(progress);
+        let summary = Summary::of(&records, protocol.n());
+        Ok(RunReport {
+            protocol: protocol.info().name.to_string(),
+            n: protocol.n(),
+            params: protocol.params(),
+            trace_columns: protocol.trace_columns().iter().map(|c| c.to_string()).collect(),
+            settings,
+            records,
+            summary,
+        })
+    }
+}
+
+fn parse_graph(spec: &str) -> Result<Graph> {
+    match spec.strip_prefix('@') {
+        Some(path) => Ok(Graph::parse_arcs(&read_user_file(Path::new(path), "arc list")?)
+            .with_context(|| format!("in arc list '{path}'"))?),
+        None => Ok(Graph::from_name(spec)?),
+    }
+}
+
+fn parse_init(spec: &str) -> Result<InitSpec> {
+    match spec.strip_prefix('@') {
+        Some(path) => Ok(InitSpec::from_json(&read_user_file(Path::new(path), "initial configuration")?)
+            .with_context(|| format!("in '{path}'"))?),
+        None => Ok(InitSpec::from_name(spec)),
+    }
+}
+
+/// `STEP:K[:FAMILY]`.
+fn parse_fault(spec: &str) -> Result<Fault> {
+    let bad =
+        |why: String| InputError(format!("--fault {spec}: {why}; write STEP:K[:FAMILY], for example 1e6:5:random"));
+    let mut parts = spec.splitn(3, ':');
+    let step = parse_count(parts.next().unwrap_or("")).map_err(bad)?;
+    let count = parse_count(parts.next().ok_or_else(|| bad("K is missing".into()))?).map_err(bad)?;
+    let states = match parts.next() {
+        None | Some("random") => FaultStates::Random,
+        Some(family) => FaultStates::Family(family.to_string()),
+    };
+    Ok(Fault::new(step, count as usize, states))
+}

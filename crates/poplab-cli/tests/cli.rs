@@ -1,0 +1,149 @@
+//! The command-line contract: outputs, determinism across thread counts, and clean errors.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn poplab() -> Command {
+    Command::cargo_bin("poplab").unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("poplab-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let output = poplab().arg("run").args(args).arg("--json").output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Runs `args`, expects exit code 2 and a one-line error containing `needle`.
+fn fails_with(args: &[&str], needle: &str) {
+    let output = poplab().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "args {args:?}: stderr {stderr}");
+    assert!(stderr.contains(needle), "args {args:?}: expected '{needle}' in: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "the error should be one line: {stderr}");
+}
+
+#[test]
+fn json_document_has_the_contract_fields() {
+    let doc = run_json(&["angluin", "--n", "50", "--trials", "5", "--seed", "3"]);
+    for key in ["protocol", "n", "params", "graph", "engine", "rng", "seed", "trials", "summary"] {
+        assert!(doc.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(doc["rng"], "Xoshiro256PlusPlus");
+    assert_eq!(doc["engine"], "agents");
+    let trials = doc["trials"].as_array().unwrap();
+    assert_eq!(trials.len(), 5);
+    for trial in trials {
+        assert_eq!(trial["outcome"], "converged");
+        let steps = trial["steps"].as_u64().unwrap();
+        assert!((trial["parallel_time"].as_f64().unwrap() - steps as f64 / 50.0).abs() < 1e-9);
+    }
+    let summary = &doc["summary"];
+    assert_eq!(summary["trials"], 5);
+    assert_eq!(summary["converged"], 5);
+    let [lo, hi] =
+        [summary["ci95_parallel_time"][0].as_f64().unwrap(), summary["ci95_parallel_time"][1].as_f64().unwrap()];
+    let mean = summary["mean_parallel_time"].as_f64().unwrap();
+    assert!(lo < mean && mean < hi);
+}
+
+#[test]
+fn json_is_identical_across_thread_counts() {
+    let args = ["threshold", "--n", "200", "--set", "k=5", "--trials", "12", "--seed", "17"];
+    let one = poplab().arg("run").args(args).args(["--json", "--threads", "1"]).output().unwrap();
+    let two = poplab().arg("run").args(args).args(["--json", "--threads", "2"]).output().unwrap();
+    assert!(one.status.success() && two.status.success());
+    assert_eq!(one.stdout, two.stdout);
+}
+
+#[test]
+fn censored_trials_report_no_mean() {
+    let doc = run_json(&["angluin", "--n", "1000", "--trials", "3", "--max-steps", "100"]);
+    assert_eq!(doc["summary"]["censored"], 3);
+    assert!(doc["summary"]["mean_steps"].is_null());
+    assert!(doc["summary"]["median_steps"].is_null());
+    assert_eq!(doc["summary"]["mean_steps_lower_bound"], 100.0);
+    assert_eq!(doc["trials"][0]["outcome"], "censored");
+}
+
+#[test]
+fn explicit_initial_configuration_from_a_file() {
+    let path = scratch("init.json");
+    std::fs::write(&path, r#"[{"leader": true}, {"leader": false}, {"leader": true}]"#).unwrap();
+    let doc = run_json(&["angluin", "--n", "3", "--init", &format!("@{}", path.display()), "--trials", "4"]);
+    assert_eq!(doc["summary"]["converged"], 4);
+}
+
+#[test]
+fn csv_trace_and_out_files() {
+    let out = scratch("trials.csv");
+    let trace = scratch("trace.csv");
+    poplab()
+        .args(["run", "angluin", "--n", "30", "--trials", "2", "--csv", "--out"])
+        .arg(&out)
+        .arg("--trace")
+        .arg(&trace)
+        .args(["--trace-every", "10"])
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(csv.lines().count(), 3);
+    assert!(
+        csv.starts_with("protocol,n,params,graph,init,measure,engine,rng,master_seed,trial,trial_seed,outcome,steps")
+    );
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    assert!(trace.starts_with("trial,step,parallel_time,leaders\n0,0,0,30\n0,10,"), "{trace}");
+}
+
+#[test]
+fn list_shows_protocols_parameters_and_families() {
+    let output = poplab().arg("list").output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("threshold") && text.contains("angluin") && text.contains("all-leaders"));
+    assert!(text.contains("default 10"));
+    let json: Value = serde_json::from_slice(&poplab().args(["list", "--json"]).output().unwrap().stdout).unwrap();
+    assert!(json["protocols"].as_array().unwrap().len() >= 2);
+}
+
+#[test]
+fn bad_input_is_a_one_line_error_with_exit_code_2() {
+    fails_with(&["run", "nosuch", "--n", "10"], "unknown protocol 'nosuch'");
+    fails_with(&["run", "angluin", "--n", "1"], "at least 2 agents");
+    fails_with(&["run", "threshold", "--n", "10", "--set", "k=0"], "parameter k = '0' is invalid");
+    fails_with(&["run", "threshold", "--n", "10", "--set", "f=11"], "choose f <= n");
+    fails_with(&["run", "threshold", "--n", "10", "--set", "z=1"], "has no parameter 'z'");
+    fails_with(&["run", "angluin", "--n", "10", "--init", "nope"], "no initial configuration 'nope'");
+    fails_with(&["run", "angluin", "--n", "10", "--graph", "torus"], "unknown graph 'torus'");
+    fails_with(&["run", "angluin", "--n", "10", "--trials", "0"], "at least 1");
+    fails_with(&["run", "angluin", "--n", "ten"], "not a whole number");
+    fails_with(&["run", "angluin", "--n", "10", "--init", "@/nonexistent/file.json"], "cannot read");
+    fails_with(&["run", "angluin", "--n", "10", "--fault", "5"], "K is missing");
+
+    let malformed = scratch("malformed.json");
+    std::fs::write(&malformed, "[{\"leader\": true},").unwrap();
+    fails_with(&["run", "angluin", "--n", "2", "--init", &format!("@{}", malformed.display())], "not valid JSON");
+    let short = scratch("short.json");
+    std::fs::write(&short, r#"[{"leader": true}, {"leader": false}]"#).unwrap();
+    fails_with(
+        &["run", "angluin", "--n", "3", "--init", &format!("@{}", short.display())],
+        "has 2 agent states but n = 3",
+    );
+    let wrong_type = scratch("wrong-type.json");
+    std::fs::write(&wrong_type, r#"[{"leader": true}, {"value": 1}]"#).unwrap();
+    fails_with(&["run", "angluin", "--n", "2", "--init", &format!("@{}", wrong_type.display())], "agent 1");
+    let arcs = scratch("arcs.txt");
+    std::fs::write(&arcs, "0 1\n1 7\n").unwrap();
+    fails_with(&["run", "angluin", "--n", "3", "--graph", &format!("@{}", arcs.display())], "outside 0..3");
+}
+
+#[test]
+fn holding_from_an_unsafe_start_is_refused() {
+    fails_with(&["run", "angluin", "--n", "10", "--measure", "holding"], "use --init safe");
+}
