@@ -48,13 +48,15 @@ pub struct RunArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
 
-    /// Initial configuration: default, random, a named family, or @FILE.json (an array of agent states).
-    #[arg(long, default_value = "default", value_name = "SPEC")]
-    pub init: String,
+    /// Initial configuration: default, random, a named family, or @FILE.json (an array of agent
+    /// states). Default: `default`, or `safe` with --measure holding.
+    #[arg(long, value_name = "SPEC")]
+    pub init: Option<String>,
 
-    /// Interaction graph: complete, ring (directed), undirected-ring, or @FILE with one arc "u v" per line.
-    #[arg(long, default_value = "complete", value_name = "GRAPH")]
-    pub graph: String,
+    /// Interaction graph: complete, ring (directed), undirected-ring, or @FILE with one arc "u v"
+    /// per line. Default: the protocol's own (the directed ring for ring protocols, else complete).
+    #[arg(long, value_name = "GRAPH")]
+    pub graph: Option<String>,
 
     /// What to measure.
     #[arg(long, value_enum, default_value_t = MeasureArg::Convergence)]

@@ -144,6 +144,12 @@ fn bad_input_is_a_one_line_error_with_exit_code_2() {
 }
 
 #[test]
-fn holding_from_an_unsafe_start_is_refused() {
-    fails_with(&["run", "angluin", "--n", "10", "--measure", "holding"], "use --init safe");
+fn holding_starts_from_safe_and_refuses_unsafe_starts() {
+    // angluin's safe set is closed: a holding run never breaks and is censored at the horizon.
+    let doc = run_json(&["angluin", "--n", "10", "--measure", "holding", "--max-steps", "1000", "--trials", "2"]);
+    assert_eq!(doc["init"], "safe");
+    assert_eq!(doc["measure"], "holding");
+    assert_eq!(doc["trials"][0]["outcome"], "censored");
+    assert_eq!(doc["trials"][0]["steps"], 1000);
+    fails_with(&["run", "angluin", "--n", "10", "--measure", "holding", "--init", "default"], "use --init safe");
 }

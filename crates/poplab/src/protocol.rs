@@ -135,6 +135,11 @@ pub trait Protocol: Send + Sync + Sized {
         Vec::new()
     }
 
+    /// The graph a run uses when none is named (the complete graph unless overridden).
+    fn default_graph(&self) -> Graph {
+        Graph::Complete
+    }
+
     /// Refuses graphs the protocol is not meant for (the default accepts every graph).
     fn check_graph(&self, _graph: &Graph) -> Result<()> {
         Ok(())

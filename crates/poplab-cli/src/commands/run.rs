@@ -16,13 +16,16 @@ use std::path::Path;
 pub fn run(args: &RunArgs) -> Result<()> {
     let n = usize::try_from(args.n).map_err(|_| InputError(format!("n = {} is too large for this machine", args.n)))?;
     let params = Params::parse(&args.set)?;
+    let measure = match args.measure {
+        MeasureArg::Convergence => Measure::Convergence,
+        MeasureArg::Holding => Measure::Holding,
+    };
+    let default_init = if measure == Measure::Holding { "safe" } else { "default" };
+    let graph = args.graph.as_deref().map(parse_graph).transpose()?;
     let settings = RunSettings {
-        measure: match args.measure {
-            MeasureArg::Convergence => Measure::Convergence,
-            MeasureArg::Holding => Measure::Holding,
-        },
-        graph: parse_graph(&args.graph)?,
-        init: parse_init(&args.init)?,
+        measure,
+        graph: Graph::Complete,
+        init: parse_init(args.init.as_deref().unwrap_or(default_init))?,
         trials: args.trials,
         seed: args.seed,
         max_steps: args.max_steps,
@@ -30,7 +33,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         faults: args.faults.iter().map(|f| parse_fault(f)).collect::<Result<_>>()?,
         trace_every: args.trace.as_ref().map(|_| args.trace_every.unwrap_or(args.n)),
     };
-    let report = with_protocol(&args.protocol, n, &params, Trials(settings))??;
+    let report = with_protocol(&args.protocol, n, &params, Trials { settings, graph })??;
     if let Some(path) = &args.trace {
         output::write_trace(&report, path)?;
     }
@@ -45,13 +48,17 @@ pub fn run(args: &RunArgs) -> Result<()> {
 }
 
 /// Runs the trials of whichever protocol the registry builds.
-struct Trials(RunSettings);
+struct Trials {
+    settings: RunSettings,
+    /// The graph the user chose, if any (otherwise the protocol's own).
+    graph: Option<Graph>,
+}
 
 impl ProtocolVisitor for Trials {
     type Output = Result<RunReport>;
 
     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Result<RunReport> {
-        let settings = self.0;
+        let settings = RunSettings { graph: self.graph.unwrap_or_else(|| protocol.default_graph()), ..self.settings };
         validate(&protocol, &settings)?;
         let progress = Progress::new(settings.trials, protocol.info().name);
         let records = run_trials(&protocol, &settings, &|| progress.inc())?;

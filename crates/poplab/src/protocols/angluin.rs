@@ -22,7 +22,10 @@ pub const INFO: ProtocolInfo = ProtocolInfo {
     summary: "2-state leader election (l,l) -> (l,f); expected (n-1)^2 steps to one leader",
     source: "Sudo, tutorial (000) section 3; Angluin et al. 2006",
     params: &[],
-    families: &[FamilyInfo { name: "all-leaders", doc: "every agent a leader (the default)" }],
+    families: &[
+        FamilyInfo { name: "all-leaders", doc: "every agent a leader (the default)" },
+        FamilyInfo { name: "safe", doc: "one leader (agent 0), the rest followers" },
+    ],
 };
 
 /// The 2-state election.
@@ -74,7 +77,11 @@ impl Protocol for Angluin {
     }
 
     fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<bool>> {
-        (name == "all-leaders").then(|| self.initial_configuration())
+        match name {
+            "all-leaders" => Some(self.initial_configuration()),
+            "safe" => Some((0..self.n).map(|i| i == 0).collect()),
+            _ => None,
+        }
     }
 
     fn monitor(&self, agents: &[bool], _graph: &Graph) -> LeaderCount<Self> {
