@@ -18,6 +18,10 @@ pub enum Command {
     List(ListArgs),
     /// Run independent trials of a protocol and report when each reached its safe set.
     Run(RunArgs),
+    /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
+    Exact(crate::commands::exact::ExactArgs),
+    /// Check closure, safety and convergence of a small population exhaustively.
+    Verify(crate::commands::exact::VerifyArgs),
 }
 
 #[derive(Debug, Args)]

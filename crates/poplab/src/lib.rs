@@ -17,6 +17,8 @@
 //! - [`experiment`]: many seeded trials in parallel and their [`Summary`](experiment::Summary).
 //! - [`rng`]: the generator (Xoshiro256++) and the seed derivation that makes results independent
 //!   of the thread count.
+//! - [`exact`]: exhaustive analysis of small populations (closure, safety, convergence, exact
+//!   expected times).
 //! - [`stats`]: means, intervals, censored quantiles, Kolmogorov-Smirnov tests.
 //!
 //! ## A first run
@@ -43,6 +45,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod exact;
 pub mod experiment;
 pub mod graph;
 pub mod init;

@@ -135,6 +135,12 @@ pub trait Protocol: Send + Sync + Sized {
         Vec::new()
     }
 
+    /// Every state of the state space, for exhaustive analysis of small instances (`poplab
+    /// verify --from all`); `None` where the protocol does not list it.
+    fn state_space(&self) -> Option<Vec<Self::State>> {
+        None
+    }
+
     /// The graph a run uses when none is named (the complete graph unless overridden).
     fn default_graph(&self) -> Graph {
         Graph::Complete

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod exact;
 mod list;
 mod run;
 
@@ -10,5 +11,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::List(args) => list::list(&args),
         Command::Run(args) => run::run(&args),
+        Command::Exact(args) => exact::exact(&args),
+        Command::Verify(args) => exact::verify(&args),
     }
 }

@@ -84,6 +84,10 @@ impl Protocol for Angluin {
         }
     }
 
+    fn state_space(&self) -> Option<Vec<bool>> {
+        Some(vec![true, false])
+    }
+
     fn monitor(&self, agents: &[bool], _graph: &Graph) -> LeaderCount<Self> {
         LeaderCount::new(self, agents)
     }

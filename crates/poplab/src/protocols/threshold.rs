@@ -103,6 +103,10 @@ impl Protocol for Threshold {
         None
     }
 
+    fn state_space(&self) -> Option<Vec<u16>> {
+        Some((0..=self.k).collect())
+    }
+
     fn monitor(&self, agents: &[u16], _graph: &Graph) -> CorrectOutputs {
         let sum: u64 = agents.iter().map(|&v| u64::from(v)).sum();
         let answer = if sum >= u64::from(self.k) { Output::Yes } else { Output::No };

@@ -1,0 +1,1 @@
+//! Placeholder: exact analysis of small populations is being written (see the issue tracker).
