@@ -19,6 +19,7 @@
 //!   of the thread count.
 //! - [`exact`]: exhaustive analysis of small populations (closure, safety, convergence, exact
 //!   expected times).
+//! - [`fit`]: least-squares fits of measured means against claimed growth forms and power laws.
 //! - [`stats`]: means, intervals, censored quantiles, Kolmogorov-Smirnov tests.
 //!
 //! ## A first run
@@ -47,6 +48,7 @@ pub mod engine;
 pub mod error;
 pub mod exact;
 pub mod experiment;
+pub mod fit;
 pub mod graph;
 pub mod init;
 pub mod protocol;

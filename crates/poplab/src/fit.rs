@@ -1,0 +1,174 @@
+//! Fitting measured means against the growth a paper claims.
+//!
+//! Two kinds of fit: [`fit_form`], ordinary least squares of `y = a + b f(x)` for a named form `f`
+//! (`n`, `log n`, `log^2 n`, `log^3 n`, `n N`, ...), and [`fit_power`], the free power law
+//! `y = c x^e` fitted on log-log axes, whose exponent comes with a 95% interval. The verdict rules
+//! of the report compare that exponent with the *local exponent* of the claimed form over the same
+//! range ([`local_exponent`]), which is how an `O(log n)` claim can be checked on a finite range.
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// A growth form `f` in `y = a + b f(x)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `f(x) = x`
+    Linear,
+    /// `f(x) = ln x`
+    Log,
+    /// `f(x) = (ln x)^2`
+    Log2,
+    /// `f(x) = (ln x)^3`
+    Log3,
+    /// `f(x) = x^2` (for example `n N` with `N = n`)
+    Square,
+    /// `f(x) = x ln x`
+    XLogX,
+}
+
+impl Form {
+    /// Every form, in the order reports list them.
+    pub const ALL: [Form; 6] = [Form::Linear, Form::Log, Form::Log2, Form::Log3, Form::Square, Form::XLogX];
+
+    /// The form as written in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Linear => "x",
+            Form::Log => "log x",
+            Form::Log2 => "log^2 x",
+            Form::Log3 => "log^3 x",
+            Form::Square => "x^2",
+            Form::XLogX => "x log x",
+        }
+    }
+
+    /// `f(x)`.
+    pub fn eval(self, x: f64) -> f64 {
+        match self {
+            Form::Linear => x,
+            Form::Log => x.ln(),
+            Form::Log2 => x.ln().powi(2),
+            Form::Log3 => x.ln().powi(3),
+            Form::Square => x * x,
+            Form::XLogX => x * x.ln(),
+        }
+    }
+}
+
+/// The least-squares fit `y = a + b f(x)`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct FormFit {
+    pub form: &'static str,
+    pub a: f64,
+    pub b: f64,
+    /// Coefficient of determination.
+    pub r2: f64,
+}
+
+/// A straight line fitted by least squares, with the standard error of its slope.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    intercept: f64,
+    slope: f64,
+    slope_se: f64,
+    r2: f64,
+}
+
+fn least_squares(xs: &[f64], ys: &[f64]) -> Option<Line> {
+    let n = xs.len();
+    if n < 2 || n != ys.len() {
+        return None;
+    }
+    let mx = xs.iter().sum::<f64>() / n as f64;
+    let my = ys.iter().sum::<f64>() / n as f64;
+    let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let syy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+    if sxx == 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let intercept = my - slope * mx;
+    let residual: f64 = xs.iter().zip(ys).map(|(x, y)| (y - intercept - slope * x).powi(2)).sum();
+    let r2 = if syy == 0.0 { 1.0 } else { 1.0 - residual / syy };
+    let slope_se = if n > 2 { (residual / (n - 2) as f64 / sxx).sqrt() } else { f64::NAN };
+    Some(Line { intercept, slope, slope_se, r2 })
+}
+
+/// Fits `y = a + b f(x)`; `None` with fewer than two distinct points.
+pub fn fit_form(form: Form, xs: &[f64], ys: &[f64]) -> Option<FormFit> {
+    let fx: Vec<f64> = xs.iter().map(|&x| form.eval(x)).collect();
+    least_squares(&fx, ys).map(|l| FormFit { form: form.name(), a: l.intercept, b: l.slope, r2: l.r2 })
+}
+
+/// The power law `y = c x^e` fitted on log-log axes.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct PowerFit {
+    pub coefficient: f64,
+    pub exponent: f64,
+    /// 95% interval of the exponent (Student t, `points - 2` degrees of freedom); `None` with
+    /// fewer than three points.
+    pub exponent_ci95: Option<[f64; 2]>,
+    pub r2: f64,
+}
+
+/// Fits `y = c x^e` by least squares of `ln y` on `ln x`; every value must be positive.
+pub fn fit_power(xs: &[f64], ys: &[f64]) -> Option<PowerFit> {
+    if xs.iter().chain(ys).any(|&v| v <= 0.0 || !v.is_finite()) {
+        return None;
+    }
+    let lx: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
+    let ly: Vec<f64> = ys.iter().map(|y| y.ln()).collect();
+    let line = least_squares(&lx, &ly)?;
+    let exponent_ci95 = (xs.len() > 2).then(|| {
+        let t = StudentsT::new(0.0, 1.0, (xs.len() - 2) as f64).map(|d| d.inverse_cdf(0.975)).unwrap_or(f64::NAN);
+        [line.slope - t * line.slope_se, line.slope + t * line.slope_se]
+    });
+    Some(PowerFit { coefficient: line.intercept.exp(), exponent: line.slope, exponent_ci95, r2: line.r2 })
+}
+
+/// The exponent a power law fitted to `f` itself over `xs` would show: how fast `f` grows on this
+/// range (1 for `x`, about 0.2 for `log x` between 10^2 and 10^5).
+pub fn local_exponent(form: Form, xs: &[f64]) -> Option<f64> {
+    let ys: Vec<f64> = xs.iter().map(|&x| form.eval(x)).collect();
+    fit_power(xs, &ys).map(|p| p.exponent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recovers_known_forms() {
+        let xs: Vec<f64> = [10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0].to_vec();
+        for form in Form::ALL {
+            let ys: Vec<f64> = xs.iter().map(|&x| 2.5 + 0.75 * form.eval(x)).collect();
+            let fit = fit_form(form, &xs, &ys).unwrap();
+            assert!(
+                (fit.a - 2.5).abs() < 1e-6 && (fit.b - 0.75).abs() < 1e-9 && fit.r2 > 0.999_999,
+                "{form:?}: {fit:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn recovers_known_exponents_with_noise() {
+        // y = 3 x^1.5 with a deterministic +-5% wobble.
+        let xs: Vec<f64> = (1..=12).map(|i| 10f64.powf(1.0 + i as f64 / 4.0)).collect();
+        let ys: Vec<f64> =
+            xs.iter().enumerate().map(|(i, &x)| 3.0 * x.powf(1.5) * if i % 2 == 0 { 1.05 } else { 0.95 }).collect();
+        let fit = fit_power(&xs, &ys).unwrap();
+        assert!((fit.exponent - 1.5).abs() < 0.02, "{fit:?}");
+        let [lo, hi] = fit.exponent_ci95.unwrap();
+        assert!(lo < 1.5 && 1.5 < hi && hi - lo < 0.1, "{lo} {hi}");
+        assert!(fit_power(&[1.0, 2.0], &[0.0, 1.0]).is_none());
+    }
+
+    #[test]
+    fn local_exponents() {
+        let xs = [100.0, 1000.0, 10_000.0, 100_000.0];
+        assert!((local_exponent(Form::Linear, &xs).unwrap() - 1.0).abs() < 1e-12);
+        assert!((local_exponent(Form::Square, &xs).unwrap() - 2.0).abs() < 1e-12);
+        let log = local_exponent(Form::Log, &xs).unwrap();
+        assert!(log > 0.1 && log < 0.2, "{log}");
+    }
+}
