@@ -83,6 +83,9 @@ pub struct ProtocolInfo {
     pub families: &'static [FamilyInfo],
 }
 
+/// The largest state space [`Protocol::state_space`] lists.
+pub const STATE_SPACE_LIMIT: u64 = 1 << 20;
+
 /// A population protocol, built for one population size and parameter set.
 pub trait Protocol: Send + Sync + Sized {
     /// One agent's state: small and `Copy`, since engines keep one per agent.
@@ -136,7 +139,8 @@ pub trait Protocol: Send + Sync + Sized {
     }
 
     /// Every state of the state space, for exhaustive analysis of small instances (`poplab
-    /// verify --from all`); `None` where the protocol does not list it.
+    /// verify --from all`); `None` where the protocol does not list it or it has more than
+    /// [`STATE_SPACE_LIMIT`] states.
     fn state_space(&self) -> Option<Vec<Self::State>> {
         None
     }
