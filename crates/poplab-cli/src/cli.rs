@@ -18,6 +18,9 @@ pub enum Command {
     List(ListArgs),
     /// Run independent trials of a protocol and report when each reached its safe set.
     Run(RunArgs),
+    /// Run a protocol over the cross product of sizes and parameter lists, trial by trial into a
+    /// directory (resumable with --resume).
+    Sweep(SweepArgs),
     /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
     Exact(crate::commands::exact::ExactArgs),
     /// Check closure, safety and convergence of a small population exhaustively.
@@ -106,4 +109,55 @@ pub struct RunArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The protocol (see `poplab list`); not needed with --resume.
+    #[arg(required_unless_present = "resume")]
+    pub protocol: Option<String>,
+
+    /// Population sizes: a,b,c or START..END[*F|+D] (e.g. 10^2..10^5*10).
+    #[arg(long, required_unless_present = "resume", value_name = "LIST")]
+    pub n: Option<String>,
+
+    /// A swept parameter KEY=LIST (a,b,c or a range); repeatable; cells are the cross product.
+    #[arg(long = "set", value_name = "KEY=LIST")]
+    pub set: Vec<String>,
+
+    /// Initial configuration (default: `default`, or `safe` with --measure holding).
+    #[arg(long, value_name = "SPEC")]
+    pub init: Option<String>,
+
+    /// Interaction graph (default: the protocol's own).
+    #[arg(long, value_name = "GRAPH")]
+    pub graph: Option<String>,
+
+    /// What to measure.
+    #[arg(long, value_enum, default_value_t = MeasureArg::Convergence)]
+    pub measure: MeasureArg,
+
+    /// Trials per cell.
+    #[arg(long, default_value = "20", value_parser = parse_count)]
+    pub trials: u64,
+
+    /// Master seed; each cell derives its own from it and the cell's parameters.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+
+    /// Horizon in steps per trial (censored beyond).
+    #[arg(long, default_value = "10^12", value_parser = parse_count)]
+    pub max_steps: u64,
+
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// The directory to write (default `sweep`); refused if it already holds a sweep.
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+
+    /// Continue the sweep stored in DIR: run only its missing trials, then rewrite its summaries.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
 }

@@ -44,6 +44,40 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A list of values: `a,b,c`, or an integer range `START..END` (inclusive) stepping by `+D`
+/// (default `+1`) or multiplying by `*F`, e.g. `8..64*2` or `10^2..10^5*10`.
+pub fn parse_values(text: &str) -> Result<Vec<String>, InputError> {
+    let bad = |why: String| InputError(format!("'{text}': {why}; write a,b,c or START..END[*F|+D]"));
+    let Some((start, rest)) = text.split_once("..") else {
+        let values: Vec<String> = text.split(',').map(|v| v.trim().to_string()).collect();
+        return if values.iter().any(String::is_empty) { Err(bad("an empty value".into())) } else { Ok(values) };
+    };
+    let (end, step) = match rest.find(['*', '+']) {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "+1"),
+    };
+    let start = parse_count(start).map_err(bad)?;
+    let end = parse_count(end).map_err(bad)?;
+    let by = parse_count(&step[1..]).map_err(bad)?;
+    let multiply = step.starts_with('*');
+    if (multiply && by < 2) || by == 0 || start == 0 && multiply || start > end {
+        return Err(bad("the range never reaches its end".into()));
+    }
+    let mut values = Vec::new();
+    let mut value = start;
+    while value <= end {
+        if values.len() >= 100_000 {
+            return Err(bad("more than 100000 values".into()));
+        }
+        values.push(value.to_string());
+        value = if multiply { value.saturating_mul(by) } else { value.saturating_add(by) };
+        if value == u64::MAX {
+            break;
+        }
+    }
+    Ok(values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +91,17 @@ mod tests {
         assert!(parse_count("1.5").is_err());
         assert!(parse_count("10^30").is_err());
         assert!(parse_count("-3").is_err());
+    }
+
+    #[test]
+    fn value_lists_and_ranges() {
+        assert_eq!(parse_values("1,2.5, x").unwrap(), ["1", "2.5", "x"]);
+        assert_eq!(parse_values("8..64*2").unwrap(), ["8", "16", "32", "64"]);
+        assert_eq!(parse_values("10^2..10^4*10").unwrap(), ["100", "1000", "10000"]);
+        assert_eq!(parse_values("1..7+3").unwrap(), ["1", "4", "7"]);
+        assert_eq!(parse_values("3..5").unwrap(), ["3", "4", "5"]);
+        assert!(parse_values("5..3").is_err());
+        assert!(parse_values("1..9*1").is_err());
+        assert!(parse_values("1,,2").is_err());
     }
 }

@@ -20,6 +20,7 @@
 //! - [`exact`]: exhaustive analysis of small populations (closure, safety, convergence, exact
 //!   expected times).
 //! - [`fit`]: least-squares fits of measured means against claimed growth forms and power laws.
+//! - [`sweep`]: cross products of sizes and parameters, run job by job so nothing is lost.
 //! - [`stats`]: means, intervals, censored quantiles, Kolmogorov-Smirnov tests.
 //!
 //! ## A first run
@@ -55,5 +56,6 @@ pub mod protocol;
 pub mod protocols;
 pub mod rng;
 pub mod stats;
+pub mod sweep;
 
 pub use error::{Error, Result};

@@ -3,6 +3,7 @@
 pub mod exact;
 mod list;
 mod run;
+mod sweep;
 
 use crate::cli::{Cli, Command};
 
@@ -11,6 +12,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::List(args) => list::list(&args),
         Command::Run(args) => run::run(&args),
+        Command::Sweep(args) => sweep::sweep(&args),
         Command::Exact(args) => exact::exact(&args),
         Command::Verify(args) => exact::verify(&args),
     }

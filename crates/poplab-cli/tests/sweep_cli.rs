@@ -1,0 +1,94 @@
+//! `poplab sweep`: files, resumption after a kill, and identical results.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn poplab() -> Command {
+    Command::cargo_bin("poplab").unwrap()
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("poplab-sweep-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+const SWEEP: [&str; 9] = ["sweep", "threshold", "--n", "20,40", "--set", "k=3,5", "--trials", "25", "--seed"];
+
+fn sweep_into(dir: &Path) {
+    poplab().args(SWEEP).arg("7").arg("--out").arg(dir).assert().success();
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap()
+}
+
+#[test]
+fn a_sweep_writes_tidy_rows_summaries_and_fits() {
+    let dir = fresh_dir("files");
+    sweep_into(&dir);
+    let trials = read(&dir, "trials.csv");
+    assert_eq!(trials.lines().count(), 1 + 4 * 25);
+    assert!(trials.starts_with("protocol,cell,n,k,init,measure,rng,master_seed,trial,trial_seed,outcome,steps"));
+    let summary = read(&dir, "summary.csv");
+    assert_eq!(summary.lines().count(), 5);
+    assert!(summary.lines().nth(1).unwrap().starts_with("n=20 k=3,20,3,25,25,0,"));
+    let fits: serde_json::Value = serde_json::from_str(&read(&dir, "fits.json")).unwrap();
+    assert_eq!(fits["fits"].as_array().unwrap().len(), 2, "one fit per k");
+    // A second sweep into the same directory is refused: it would mix two sweeps.
+    let again = poplab().args(SWEEP).arg("7").arg("--out").arg(&dir).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+}
+
+#[test]
+fn resuming_a_cut_sweep_gives_the_uninterrupted_results() {
+    let whole = fresh_dir("whole");
+    sweep_into(&whole);
+
+    // Simulate a kill: drop the last 40 rows and leave a torn line behind.
+    let cut = fresh_dir("cut");
+    sweep_into(&cut);
+    let trials = read(&cut, "trials.csv");
+    let kept: Vec<&str> = trials.lines().collect();
+    let mut text = kept[..kept.len() - 40].join("\n");
+    text += "\nthreshold,n=40 k=5,40,5,def";
+    std::fs::write(cut.join("trials.csv"), text).unwrap();
+    std::fs::remove_file(cut.join("summary.csv")).unwrap();
+    poplab().args(["sweep", "--resume"]).arg(&cut).assert().success();
+
+    assert_eq!(read(&cut, "summary.csv"), read(&whole, "summary.csv"));
+    assert_eq!(read(&cut, "fits.json"), read(&whole, "fits.json"));
+    let mut a: Vec<String> = read(&cut, "trials.csv").lines().map(String::from).collect();
+    let mut b: Vec<String> = read(&whole, "trials.csv").lines().map(String::from).collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_sweep_killed_with_sigkill_resumes_to_the_same_results() {
+    let args = ["sweep", "angluin", "--n", "300,400", "--trials", "400", "--seed", "5", "--threads", "1"];
+    let whole = fresh_dir("kill-whole");
+    poplab().args(args).arg("--out").arg(&whole).assert().success();
+
+    let killed = fresh_dir("killed");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"))
+        .args(args)
+        .arg("--out")
+        .arg(&killed)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    poplab().args(["sweep", "--resume"]).arg(&killed).assert().success();
+    assert_eq!(read(&killed, "summary.csv"), read(&whole, "summary.csv"));
+}
+
+#[test]
+fn resume_needs_a_sweep_directory() {
+    let output = poplab().args(["sweep", "--resume", "/nonexistent/sweep"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot resume"));
+}
