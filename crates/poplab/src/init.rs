@@ -97,10 +97,12 @@ fn explicit_states<P: Protocol>(protocol: &P, objects: &[Map<String, Value>]) ->
 
 /// Refuses a family name the protocol does not list.
 pub fn check_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
-    if name == "random" || protocol.info().families.iter().any(|f| f.name == name) {
-        Ok(())
-    } else {
-        Err(unknown_family(protocol, name))
+    if name != "random" && !protocol.info().families.iter().any(|f| f.name == name) {
+        return Err(unknown_family(protocol, name));
+    }
+    match protocol.family_unavailable(name) {
+        Some(reason) => Err(Error::Init(format!("{} {name}: {reason}", protocol.info().name))),
+        None => Ok(()),
     }
 }
 

@@ -21,6 +21,8 @@
 //!   expected times).
 //! - [`fit`]: least-squares fits of measured means against claimed growth forms and power laws.
 //! - [`sweep`]: cross products of sizes and parameters, run job by job so nothing is lost.
+//! - [`verdict`]: the written rules that turn measurements into consistent / inconsistent /
+//!   inconclusive against a claim.
 //! - [`stats`]: means, intervals, censored quantiles, Kolmogorov-Smirnov tests.
 //!
 //! ## A first run
@@ -57,5 +59,6 @@ pub mod protocols;
 pub mod rng;
 pub mod stats;
 pub mod sweep;
+pub mod verdict;
 
 pub use error::{Error, Result};

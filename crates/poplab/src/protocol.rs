@@ -118,6 +118,12 @@ pub trait Protocol: Send + Sync + Sized {
     /// protocol has no family of that name. `random` is handled by the caller.
     fn family_configuration(&self, name: &str, rng: &mut PopRng) -> Option<Vec<Self::State>>;
 
+    /// Why the named family cannot be built for this instance (for example a configuration drawn
+    /// in a paper for one `n` only), or `None` if it can.
+    fn family_unavailable(&self, _name: &str) -> Option<String> {
+        None
+    }
+
     /// A monitor of the safe set, set up for this configuration on this graph.
     fn monitor(&self, agents: &[Self::State], graph: &Graph) -> Self::Monitor;
 
