@@ -18,7 +18,8 @@ use crate::error::{Error, Result};
 use crate::protocol::{Params, Protocol, ProtocolInfo};
 
 /// Every protocol, in the order `poplab list` shows them.
-pub const PROTOCOLS: &[&ProtocolInfo] = &[&threshold::INFO, &angluin::INFO, &ls_timer::INFO, &ppl::INFO, &prl::INFO];
+pub const PROTOCOLS: &[&ProtocolInfo] =
+    &[&threshold::INFO, &angluin::INFO, &ls_timer::INFO, &ppl::INFO, &pll::INFO, &pll::INFO_AS_PRINTED, &prl::INFO];
 
 /// Code that is generic over the protocol type.
 pub trait ProtocolVisitor {
@@ -48,6 +49,8 @@ pub fn with_protocol<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, 
         "angluin" => visitor.visit(angluin::Angluin::new(n, params)?),
         "ls-timer" => visitor.visit(ls_timer::LsTimer::new(n, params)?),
         "ppl" => visitor.visit(ppl::Ppl::new(n, params)?),
+        "pll" => visitor.visit(pll::Pll::new(n, params)?),
+        "pll-as-printed" => visitor.visit(pll::Pll::as_printed(n, params)?),
         "prl" => visitor.visit(prl::Prl::new(n, params)?),
         other => unreachable!("protocol {other} is registered but not built"),
     })
@@ -75,7 +78,10 @@ mod tests {
     #[test]
     fn unknown_names_and_tiny_populations_are_refused() {
         let err = with_protocol("nope", 10, &Params::default(), Name).unwrap_err();
-        assert!(err.to_string().contains("known protocols: threshold, angluin, ls-timer, ppl, prl"), "{err}");
+        assert!(
+            err.to_string().contains("known protocols: threshold, angluin, ls-timer, ppl, pll, pll-as-printed, prl"),
+            "{err}"
+        );
         assert!(matches!(with_protocol("angluin", 1, &Params::default(), Name), Err(Error::PopulationSize { .. })));
     }
 }
