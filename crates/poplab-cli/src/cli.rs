@@ -21,6 +21,8 @@ pub enum Command {
     /// Run a protocol over the cross product of sizes and parameter lists, trial by trial into a
     /// directory (resumable with --resume).
     Sweep(SweepArgs),
+    /// Run the experiment of every claim of the four papers and write a report with plots and verdicts.
+    Reproduce(ReproduceArgs),
     /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
     Exact(crate::commands::exact::ExactArgs),
     /// Check closure, safety and convergence of a small population exhaustively.
@@ -160,4 +162,35 @@ pub struct SweepArgs {
     /// Continue the sweep stored in DIR: run only its missing trials, then rewrite its summaries.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Small sizes: minutes on 2 cores (the default).
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+
+    /// Large sizes: hours.
+    #[arg(long)]
+    pub full: bool,
+
+    /// Two sizes and four trials per claim: seconds (for testing the report, not for reading it).
+    #[arg(long, conflicts_with_all = ["quick", "full"], hide = true)]
+    pub tiny: bool,
+
+    /// Master seed of every experiment.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// The report directory (an interrupted reproduction continues from the data stored there).
+    #[arg(long, default_value = "report", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Only these claims (repeatable), by id.
+    #[arg(long, value_name = "CLAIM")]
+    pub only: Vec<String>,
+
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
 }

@@ -31,14 +31,9 @@ const TRIALS_FILE: &str = "trials.csv";
 const SPEC_FILE: &str = "sweep.json";
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
-    let (spec, dir, done) = match &args.resume {
-        Some(dir) => {
-            let spec = read_spec(dir)?;
-            let done = read_done(dir, &spec)?;
-            (spec, dir.clone(), done)
-        }
+    let (spec, dir) = match &args.resume {
+        Some(dir) => (read_spec(dir)?, dir.clone()),
         None => {
-            let spec = spec_from_args(args)?;
             let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("sweep"));
             if dir.join(TRIALS_FILE).exists() {
                 return Err(InputError(format!(
@@ -47,29 +42,56 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
                 ))
                 .into());
             }
-            (spec, dir, HashSet::new())
+            (spec_from_args(args)?, dir)
         }
     };
+    let results = run_sweep(&spec, &dir)?;
+    eprintln!("sweep of {} cells x {} trials written to '{}'", results.summaries.len(), spec.trials, dir.display());
+    Ok(())
+}
+
+/// What a finished sweep holds.
+pub struct SweepResults {
+    /// Every cell with its summary, in cell order.
+    pub summaries: Vec<(Cell, Summary)>,
+    /// Every trial, keyed by (cell key, trial index).
+    pub rows: BTreeMap<(String, u64), SweepRow>,
+}
+
+/// Runs `spec` in `dir`: continues the trials already stored there (refusing a directory that
+/// holds a different sweep), then writes the summaries and returns the results.
+pub fn run_sweep(spec: &SweepSpec, dir: &Path) -> Result<SweepResults> {
     let cells = spec.validate()?;
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating '{}'", dir.display()))?;
-    write_text(Some(&dir.join(SPEC_FILE)), &format!("{:#}\n", spec_json(&spec)))?;
+    let definition = format!("{:#}\n", spec_json(spec));
+    let spec_path = dir.join(SPEC_FILE);
+    if let Ok(stored) = std::fs::read_to_string(&spec_path)
+        && stored != definition
+    {
+        return Err(InputError(format!(
+            "'{}' holds a different sweep; choose another directory or remove it",
+            dir.display()
+        ))
+        .into());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+    write_text(Some(&spec_path), &definition)?;
 
     let trials_path = dir.join(TRIALS_FILE);
-    let fresh = !trials_path.exists();
+    let done = if trials_path.exists() { read_rows(dir, spec)?.into_keys().collect() } else { HashSet::new() };
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&trials_path)
         .with_context(|| format!("opening '{}'", trials_path.display()))?;
-    if fresh {
-        file.write_all(csv_line(&header(&spec)).as_bytes())?;
+    if file.metadata()?.len() == 0 {
+        file.write_all(csv_line(&header(spec)).as_bytes())?;
     }
     let total = cells.len() as u64 * spec.trials;
     let progress = Progress::new(total - done.len() as u64, &spec.protocol);
     let file = Mutex::new(file);
     let failure = Mutex::new(None);
     spec.run(&done, &|row| {
-        let line = csv_line(&row_fields(&spec, &row));
+        let line = csv_line(&row_fields(spec, &row));
         let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = file.write_all(line.as_bytes()).and_then(|()| file.flush()) {
             failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
@@ -80,11 +102,10 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
     if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e).with_context(|| format!("appending to '{}'", trials_path.display()));
     }
-    let rows = read_rows(&dir, &spec)?;
-    let summaries = summarise(&spec, &cells, &rows);
-    write_summaries(&dir, &spec, &summaries)?;
-    eprintln!("sweep of {} cells x {} trials written to '{}'", cells.len(), spec.trials, dir.display());
-    Ok(())
+    let rows = read_rows(dir, spec)?;
+    let summaries = summarise(spec, &cells, &rows);
+    write_summaries(dir, spec, &summaries)?;
+    Ok(SweepResults { summaries, rows })
 }
 
 fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
@@ -255,13 +276,6 @@ fn read_rows(dir: &Path, spec: &SweepSpec) -> Result<BTreeMap<(String, u64), Swe
         rows.insert((cell.key(), trial), SweepRow { cell, record: stored_record(trial, seed, outcome, steps, n) });
     }
     Ok(rows)
-}
-
-fn read_done(dir: &Path, spec: &SweepSpec) -> Result<HashSet<(String, u64)>> {
-    if !dir.join(TRIALS_FILE).exists() {
-        return Ok(HashSet::new());
-    }
-    Ok(read_rows(dir, spec)?.into_keys().collect())
 }
 
 /// Per-cell summaries, in cell order.

@@ -1,0 +1,290 @@
+//! The claims `poplab reproduce` checks: one experiment per claim of the four papers.
+//!
+//! Each claim names its source, the claim as the paper states it, the sweeps that measure it (a
+//! `--quick` size that fits in minutes and a `--full` size), what is plotted against what, and
+//! the verdict rule of [`poplab::verdict`] that decides it.
+
+use poplab::engine::{Measure, Outcome};
+use poplab::fit::Form;
+use poplab::init::InitSpec;
+use poplab::sweep::SweepSpec;
+
+/// How large the experiments are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Two sizes and a few trials per claim: seconds, for end-to-end tests of the report.
+    Tiny,
+    Quick,
+    Full,
+}
+
+/// The swept variable on the x axis.
+#[derive(Clone, Copy, Debug)]
+pub enum XVar {
+    /// The population size.
+    N,
+    /// A swept protocol parameter.
+    Param(&'static str),
+}
+
+/// The measured quantity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YVar {
+    Steps,
+    ParallelTime,
+}
+
+/// The verdict rule.
+#[derive(Clone, Debug)]
+pub enum Rule {
+    /// The mean equals `expected(x)` (rule `verdict::exact_mean`).
+    ExactMean { curve: &'static str, expected: fn(f64) -> f64 },
+    /// The mean grows at most like the form (rule `verdict::growth_at_most`).
+    GrowthAtMost(Form),
+    /// The measured value grows with x (rule `verdict::increasing`).
+    Increasing,
+    /// Every trial of sweep `i` ends with outcome `i` (rule `verdict::all_trials`).
+    Outcomes(Vec<(Outcome, &'static str)>),
+}
+
+/// One claim and its experiment.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub source: &'static str,
+    pub statement: &'static str,
+    pub sweeps: Vec<SweepSpec>,
+    pub x: XVar,
+    pub y: YVar,
+    pub rule: Rule,
+}
+
+fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, seed: u64) -> SweepSpec {
+    SweepSpec {
+        protocol: protocol.into(),
+        ns: ns.to_vec(),
+        params: params.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect(),
+        init: InitSpec::Default,
+        measure: Measure::Convergence,
+        graph: None,
+        trials,
+        seed,
+        max_steps: 1_000_000_000_000,
+        threads: None,
+    }
+}
+
+fn with(mut spec: SweepSpec, init: &str, measure: Measure, max_steps: u64) -> SweepSpec {
+    spec.init = InitSpec::from_name(init);
+    spec.measure = measure;
+    spec.max_steps = max_steps;
+    spec
+}
+
+/// Every claim, sized for `mode`, all seeded from `seed`.
+pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
+    let quick = mode != Mode::Full;
+    let pick = |q: u64, f: u64| if quick { q } else { f };
+    let mut claims = vec![
+        Claim {
+            id: "angluin-exact",
+            title: "2-state election: expected steps to one leader",
+            source: "000 (Sudo, tutorial) section 3",
+            statement: "The expected number of steps until one leader remains is sum_{i=2..n} n(n-1)/(i(i-1)) = (n-1)^2, i.e. O(n) parallel time.",
+            sweeps: vec![spec(
+                "angluin",
+                if quick { &[10, 30, 100, 300, 1000] } else { &[10, 30, 100, 300, 1000, 3000, 10_000] },
+                &[],
+                pick(400, 1000),
+                seed,
+            )],
+            x: XVar::N,
+            y: YVar::Steps,
+            rule: Rule::ExactMean { curve: "(n-1)^2", expected: |n| (n - 1.0).powi(2) },
+        },
+        Claim {
+            id: "threshold-correct",
+            title: "Threshold predicate: every agent outputs yes iff f >= k",
+            source: "000 (Sudo, tutorial) section 2",
+            statement: "With k = 10, all agents eventually output yes if at least k agents start in state 1, and no agent ever outputs yes otherwise.",
+            sweeps: vec![
+                with(
+                    spec("threshold", &[100], &[("k", &["10"]), ("f", &["1", "5", "9"])], pick(20, 100), seed),
+                    "default",
+                    Measure::Holding,
+                    pick(1_000_000, 10_000_000),
+                ),
+                spec("threshold", &[100], &[("k", &["10"]), ("f", &["10", "20", "50", "100"])], pick(20, 100), seed),
+            ],
+            x: XVar::Param("f"),
+            y: YVar::ParallelTime,
+            rule: Rule::Outcomes(vec![
+                (Outcome::Censored, "below the threshold (f < k): no agent output yes before the horizon"),
+                (Outcome::Converged, "at or above the threshold (f >= k): every agent ended at yes"),
+            ]),
+        },
+        Claim {
+            id: "ls-timer-convergence",
+            title: "ls-timer: convergence time from the slowest start",
+            source: "000 (Sudo, tutorial) section 4",
+            statement: "From any configuration the population reaches the safe set (one leader, every timer >= s/2) within O(N log n) expected parallel time (s = 96 N). Measured with N = n from no-leader, the start that waits longest for a timeout.",
+            sweeps: vec![with(
+                spec(
+                    "ls-timer",
+                    if quick { &[8, 16, 32, 64, 128] } else { &[8, 16, 32, 64, 128, 256, 512] },
+                    &[],
+                    pick(20, 50),
+                    seed,
+                ),
+                "no-leader",
+                Measure::Convergence,
+                1_000_000_000_000,
+            )],
+            x: XVar::N,
+            y: YVar::ParallelTime,
+            rule: Rule::GrowthAtMost(Form::XLogX),
+        },
+        Claim {
+            id: "ls-timer-holding",
+            title: "ls-timer: holding time grows with N",
+            source: "000 (Sudo, tutorial) section 4",
+            statement: "From a safe configuration the unique leader is kept for Omega(e^N) expected parallel time. Measured with a short timer (timer_factor = 1, s = N) and N = n, where breaks are observable.",
+            sweeps: vec![with(
+                spec(
+                    "ls-timer",
+                    if quick { &[4, 5, 6, 7, 8] } else { &[4, 5, 6, 7, 8, 9, 10] },
+                    &[("timer_factor", &["1"])],
+                    pick(20, 100),
+                    seed,
+                ),
+                "safe",
+                Measure::Holding,
+                pick(10_000_000, 1_000_000_000),
+            )],
+            x: XVar::N,
+            y: YVar::ParallelTime,
+            rule: Rule::Increasing,
+        },
+        Claim {
+            id: "ppl-convergence",
+            title: "P_PL: convergence time with the paper's constants",
+            source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 1",
+            statement: "From any configuration P_PL reaches the safe set within O(c log n log^2 N) expected parallel time. Measured with c = 1, N = n (so the bound is O(log^3 n)) from uniformly random configurations.",
+            sweeps: vec![with(
+                spec(
+                    "ppl",
+                    if quick { &[10, 30, 100, 300] } else { &[10, 30, 100, 300, 1000, 3000] },
+                    &[],
+                    pick(20, 50),
+                    seed,
+                ),
+                "random",
+                Measure::Convergence,
+                1_000_000_000_000,
+            )],
+            x: XVar::N,
+            y: YVar::ParallelTime,
+            rule: Rule::GrowthAtMost(Form::Log3),
+        },
+        Claim {
+            id: "ppl-holding",
+            title: "P_PL: holding time grows with c",
+            source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 1",
+            statement: "From a safe configuration the unique leader is kept for Omega(c n^{10c}) expected parallel time. Measured at n = N = 30 with small constants (virus_factor = 0.5, emit_factor = 0.75: t_virus = 2, t_max = t_emit = 6c), where breaks are observable.",
+            sweeps: vec![with(
+                spec(
+                    "ppl",
+                    &[30],
+                    &[("virus_factor", &["0.5"]), ("emit_factor", &["0.75"]), ("c", &["1", "1.5", "2", "2.5"])],
+                    pick(20, 100),
+                    seed,
+                ),
+                "safe",
+                Measure::Holding,
+                pick(1_000_000, 100_000_000),
+            )],
+            x: XVar::Param("c"),
+            y: YVar::ParallelTime,
+            rule: Rule::Increasing,
+        },
+        Claim {
+            id: "pll-stabilisation",
+            title: "P_LL: stabilisation time",
+            source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Theorem 1",
+            statement: "P_LL elects a unique leader within O(log n) expected parallel time (m = ceil(lg n)).",
+            sweeps: vec![spec(
+                "pll",
+                if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                &[],
+                pick(40, 100),
+                seed,
+            )],
+            x: XVar::N,
+            y: YVar::ParallelTime,
+            rule: Rule::GrowthAtMost(Form::Log),
+        },
+        Claim {
+            id: "pll-as-printed",
+            title: "P_LL as printed (uncorrected Tournament): stabilisation time",
+            source: "003 section 3, Algorithm 4 line 12 taken literally (PROTOCOLS.md 2.5)",
+            statement: "The same O(log n) claim, for the literal text, in which followers never carry Tournament nonces.",
+            sweeps: vec![spec(
+                "pll-as-printed",
+                if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                &[],
+                pick(40, 100),
+                seed,
+            )],
+            x: XVar::N,
+            y: YVar::ParallelTime,
+            rule: Rule::GrowthAtMost(Form::Log),
+        },
+        Claim {
+            id: "prl-n",
+            title: "P_RL: convergence steps on the directed ring, N = n",
+            source: "004 (Yokota, Sudo, Masuzawa, IEICE 2021) section 4, Theorem 1",
+            statement: "From any configuration P_RL reaches S_RL within O(nN) expected steps. Measured with N = n (so O(n^2)) from uniformly random configurations, at sizes where the lower-order terms have faded (below n = 128 the ratio steps / n^2 still rises).",
+            sweeps: vec![with(
+                spec(
+                    "prl",
+                    if quick { &[16, 32, 64, 128, 256] } else { &[10, 30, 100, 300, 1000, 3000] },
+                    &[],
+                    pick(20, 50),
+                    seed,
+                ),
+                "random",
+                Measure::Convergence,
+                1_000_000_000_000,
+            )],
+            x: XVar::N,
+            y: YVar::Steps,
+            rule: Rule::GrowthAtMost(Form::Square),
+        },
+        Claim {
+            id: "prl-big-n",
+            title: "P_RL: convergence steps against N at n = 100",
+            source: "004 (Yokota, Sudo, Masuzawa, IEICE 2021) section 4, Theorem 1",
+            statement: "The O(nN) bound, in N: n = 100 fixed, N from 100 to 800, from no-leader (Lemma 10's slow case).",
+            sweeps: vec![with(
+                spec("prl", &[100], &[("N", &["100", "200", "400", "800"])], pick(20, 50), seed),
+                "no-leader",
+                Measure::Convergence,
+                1_000_000_000_000,
+            )],
+            x: XVar::Param("N"),
+            y: YVar::Steps,
+            rule: Rule::GrowthAtMost(Form::Linear),
+        },
+    ];
+    if mode == Mode::Tiny {
+        for spec in claims.iter_mut().flat_map(|c| c.sweeps.iter_mut()) {
+            spec.ns.truncate(2);
+            for (_, values) in &mut spec.params {
+                values.truncate(2);
+            }
+            spec.trials = 4;
+        }
+    }
+    claims
+}

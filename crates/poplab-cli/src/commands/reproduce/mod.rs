@@ -1,0 +1,154 @@
+//! `poplab reproduce`: every claim of the four papers, measured, fitted, plotted and judged.
+//!
+//! For each claim of [`claims`] the command runs its sweeps into `DIR/data/CLAIM/SWEEP/` (the
+//! same files as `poplab sweep`, so an interrupted reproduction continues where it stopped), draws
+//! `DIR/plots/CLAIM.svg` and `.png`, applies the claim's verdict rule, and writes `DIR/report.md`
+//! and `DIR/index.html` with the same content (the HTML embeds its plots and opens offline).
+
+mod claims;
+mod plot;
+mod report;
+
+use crate::cli::ReproduceArgs;
+use crate::commands::sweep::run_sweep;
+use anyhow::Result;
+use claims::{Claim, Mode, Rule, XVar, YVar, claims};
+use poplab::engine::Outcome;
+use poplab::fit::{FormFit, PowerFit, fit_form, fit_power};
+use poplab::stats;
+use poplab::verdict::{self, Judgement, Point};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+/// The measurements of one x value.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub point: Point,
+    pub trials: usize,
+    pub mean: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    pub median: Option<f64>,
+}
+
+/// What the report says about one claim.
+pub struct ClaimResult {
+    pub claim: Claim,
+    pub rows: Vec<Row>,
+    pub judgement: Judgement,
+    pub power: Option<PowerFit>,
+    pub form_fit: Option<FormFit>,
+    pub seconds: f64,
+}
+
+pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
+    let mode = match (args.full, args.tiny) {
+        (true, _) => Mode::Full,
+        (false, true) => Mode::Tiny,
+        (false, false) => Mode::Quick,
+    };
+    let started = Instant::now();
+    let selected: Vec<Claim> = claims(mode, args.seed)
+        .into_iter()
+        .filter(|c| args.only.is_empty() || args.only.iter().any(|o| o == c.id))
+        .collect();
+    if selected.is_empty() {
+        let known: Vec<&str> = claims(mode, args.seed).iter().map(|c| c.id).collect();
+        return Err(crate::input::InputError(format!("--only names no claim; claims: {}", known.join(", "))).into());
+    }
+    std::fs::create_dir_all(args.out.join("plots"))?;
+    let mut results = Vec::new();
+    for claim in selected {
+        eprintln!("reproduce: {} ...", claim.id);
+        let result = run_claim(claim, &args.out, args.threads)?;
+        eprintln!("reproduce: {} -> {} ({:.1} s)", result.claim.id, result.judgement.verdict.word(), result.seconds);
+        results.push(result);
+    }
+    let context = report::Context { mode, seed: args.seed, seconds: started.elapsed().as_secs_f64() };
+    report::write(&args.out, &context, &results)?;
+    eprintln!("report written to '{}' ({:.0} s)", args.out.join("report.md").display(), context.seconds);
+    Ok(())
+}
+
+fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<ClaimResult> {
+    let started = Instant::now();
+    let mut by_x: BTreeMap<u64, Vec<(usize, f64, Outcome, u64)>> = BTreeMap::new();
+    let mut outcomes_by_sweep = Vec::new();
+    for (i, spec) in claim.sweeps.iter_mut().enumerate() {
+        spec.threads = threads;
+        let results = run_sweep(spec, &out.join("data").join(claim.id).join(format!("sweep-{i}")))?;
+        let mut outcomes = Vec::new();
+        for row in results.rows.values() {
+            let x = match claim.x {
+                XVar::N => row.cell.n as f64,
+                XVar::Param(name) => row
+                    .cell
+                    .params
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or(f64::NAN),
+            };
+            let scale = if claim.y == YVar::Steps { 1.0 } else { row.cell.n as f64 };
+            let value = row.record.steps.0 as f64 / scale;
+            let horizon = spec.max_steps as f64 / scale;
+            by_x.entry(x.to_bits()).or_default().push((i, value, row.record.outcome, horizon.to_bits()));
+            outcomes.push(row.record.outcome);
+        }
+        outcomes_by_sweep.push(outcomes);
+    }
+    let mut rows: Vec<Row> = by_x
+        .into_iter()
+        .map(|(x, trials)| {
+            let values: Vec<f64> = trials.iter().filter(|t| t.2 != Outcome::Censored).map(|t| t.1).collect();
+            let censored = trials.len() - values.len();
+            let horizon = trials.iter().map(|t| f64::from_bits(t.3)).fold(0.0, f64::max);
+            let point = Point { x: f64::from_bits(x), values, censored, horizon };
+            let uncensored = censored == 0 && !point.values.is_empty();
+            Row {
+                trials: trials.len(),
+                mean: uncensored.then(|| stats::mean(&point.values)),
+                ci95: if uncensored { stats::mean_ci95(&point.values) } else { None },
+                median: stats::censored_quantile(&point.values, censored, 0.5),
+                point,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
+    let points: Vec<Point> = rows.iter().map(|r| r.point.clone()).collect();
+    let judgement = match &claim.rule {
+        Rule::ExactMean { expected, .. } => verdict::exact_mean(&points, expected),
+        Rule::GrowthAtMost(form) => verdict::growth_at_most(&points, *form),
+        Rule::Increasing => verdict::increasing(&points),
+        Rule::Outcomes(expected) => outcome_judgement(expected, &outcomes_by_sweep),
+    };
+    let means: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.mean.map(|m| (r.point.x, m))).collect();
+    let (xs, ys): (Vec<f64>, Vec<f64>) = means.into_iter().unzip();
+    let power = fit_power(&xs, &ys);
+    let form_fit = match claim.rule {
+        Rule::GrowthAtMost(form) => fit_form(form, &xs, &ys),
+        _ => None,
+    };
+    let result = ClaimResult { claim, rows, judgement, power, form_fit, seconds: 0.0 };
+    plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
+    Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
+}
+
+fn outcome_judgement(expected: &[(Outcome, &str)], outcomes_by_sweep: &[Vec<Outcome>]) -> Judgement {
+    let judgements: Vec<Judgement> = expected
+        .iter()
+        .zip(outcomes_by_sweep)
+        .map(|((outcome, what), outcomes)| {
+            verdict::all_trials(outcomes.iter().filter(|o| *o == outcome).count() as u64, outcomes.len() as u64, what)
+        })
+        .collect();
+    let worst = judgements.iter().map(|j| j.verdict).max_by_key(|v| match v {
+        verdict::Verdict::Consistent => 0,
+        verdict::Verdict::Inconclusive => 1,
+        verdict::Verdict::Inconsistent => 2,
+    });
+    Judgement {
+        verdict: worst.unwrap_or(verdict::Verdict::Inconclusive),
+        evidence: judgements.iter().map(|j| j.evidence.as_str()).collect::<Vec<_>>().join("; "),
+    }
+}

@@ -1,0 +1,309 @@
+//! The report: the same blocks rendered as Markdown (`report.md`) and as an offline HTML page
+//! (`index.html`, plots embedded).
+
+use super::claims::{Mode, Rule, XVar, YVar};
+use super::plot::{Curve, Figure, Mark};
+use super::{ClaimResult, Row};
+use crate::output::write_text;
+use anyhow::Result;
+use poplab::rng::RNG_NAME;
+use poplab::verdict::median_or_bound;
+use std::path::Path;
+
+/// Facts about the whole reproduction.
+pub struct Context {
+    pub mode: Mode,
+    pub seed: u64,
+    pub seconds: f64,
+}
+
+/// A piece of the report.
+enum Block {
+    Heading(usize, String),
+    Paragraph(String),
+    Table(Vec<String>, Vec<Vec<String>>),
+    Image { alt: String, svg: String },
+}
+
+/// The plot of one claim.
+pub fn figure(result: &ClaimResult) -> Figure {
+    let claim = &result.claim;
+    let medians = matches!(claim.rule, Rule::Increasing);
+    let marks = result
+        .rows
+        .iter()
+        .map(|row| match (medians, row.mean) {
+            (false, Some(mean)) => Mark { x: row.point.x, y: mean, interval: row.ci95, lower_bound: false },
+            _ => {
+                let (y, lower_bound) = median_or_bound(&row.point);
+                Mark { x: row.point.x, y, interval: None, lower_bound }
+            }
+        })
+        .collect();
+    let xs: Vec<f64> = result.rows.iter().map(|r| r.point.x).collect();
+    let (x0, x1) = (xs.first().copied().unwrap_or(1.0), xs.last().copied().unwrap_or(1.0));
+    let grid: Vec<f64> = (0..=60).map(|i| x0 * (x1 / x0).powf(i as f64 / 60.0)).collect();
+    let mut curves = Vec::new();
+    if let Rule::ExactMean { curve, expected } = &claim.rule {
+        curves.push(Curve {
+            label: format!("claimed {curve}"),
+            points: grid.iter().map(|&x| (x, expected(x))).collect(),
+        });
+    }
+    if let (Rule::GrowthAtMost(form), Some(fit)) = (&claim.rule, &result.form_fit) {
+        let points = grid.iter().map(|&x| (x, fit.a + fit.b * form.eval(x))).filter(|p| p.1 > 0.0).collect();
+        curves.push(Curve { label: format!("fit a + b {}", fit.form), points });
+    }
+    if let Some(power) = &result.power {
+        let label = format!("fit c x^e, e = {:.2}", power.exponent);
+        curves.push(Curve {
+            label,
+            points: grid.iter().map(|&x| (x, power.coefficient * x.powf(power.exponent))).collect(),
+        });
+    }
+    Figure {
+        title: format!("{}: {}", claim.id, claim.title),
+        x_label: x_name(claim.x).to_string(),
+        y_label: y_name(claim.y).to_string(),
+        marks_label: if medians { "median (hollow: lower bound)".into() } else { "mean with 95% CI".into() },
+        marks,
+        curves,
+    }
+}
+
+fn x_name(x: XVar) -> &'static str {
+    match x {
+        XVar::N => "n",
+        XVar::Param(name) => name,
+    }
+}
+
+fn y_name(y: YVar) -> &'static str {
+    match y {
+        YVar::Steps => "steps",
+        YVar::ParallelTime => "parallel time (steps / n)",
+    }
+}
+
+fn number(v: f64) -> String {
+    if v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-3) {
+        format!("{v:.4e}")
+    } else {
+        format!("{:.4}", v).trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> {
+    let mode = match context.mode {
+        Mode::Tiny => "--tiny",
+        Mode::Quick => "--quick",
+        Mode::Full => "--full",
+    };
+    let mut blocks = vec![
+        Block::Heading(1, "poplab reproduce: the claims of the four papers".into()),
+        Block::Paragraph(format!(
+            "Mode {mode}, master seed {} (run `poplab reproduce {mode} --seed {}` to reproduce every number), engine agents \
+             (agent array), generator {RNG_NAME}, poplab {}, wall time {:.0} s. Every time is labelled steps or parallel time \
+             (steps / n); every trial that reached its horizon is censored and counts only as a lower bound.",
+            context.seed,
+            context.seed,
+            env!("CARGO_PKG_VERSION"),
+            context.seconds
+        )),
+        Block::Heading(2, "Verdicts".into()),
+        Block::Table(
+            ["claim", "source", "verdict", "evidence"].map(String::from).to_vec(),
+            results
+                .iter()
+                .map(|r| vec![r.claim.id.into(), r.claim.source.into(), r.judgement.verdict.word().into(), r.judgement.evidence.clone()])
+                .collect(),
+        ),
+        Block::Heading(2, "How verdicts are decided".into()),
+        Block::Paragraph(
+            "Exact expectations: per point a z-test of the sample mean against the claimed value at family-wise level 0.001 \
+             (Bonferroni); any rejection is inconsistent. Upper bounds O(f): the growth exponent of the measured values is fitted \
+             on log-log axes over all trials with its 95% interval and compared with the local exponent of f over the same range \
+             plus 0.1 for lower-order terms: interval above is inconsistent, below is consistent, straddling is inconclusive; any \
+             censored trial makes it inconclusive. Certainties: every trial must end as claimed. Growth with a parameter: medians \
+             (a censored median counts as its horizon) non-decreasing with the last at least twice the first is consistent, the \
+             last below half the first is inconsistent, anything else inconclusive."
+                .into(),
+        ),
+    ];
+    for result in results {
+        blocks.extend(claim_blocks(result, out));
+    }
+    blocks
+}
+
+fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
+    let claim = &result.claim;
+    let mut blocks = vec![
+        Block::Heading(2, format!("{}: {}", claim.id, claim.title)),
+        Block::Paragraph(format!("Claim ({}): {}", claim.source, claim.statement)),
+    ];
+    for (i, spec) in claim.sweeps.iter().enumerate() {
+        let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k} in {{{}}}", v.join(", "))).collect();
+        blocks.push(Block::Paragraph(format!(
+            "Experiment {}: protocol {}, n in {{{}}}{}{}, init {}, measure {}, {} trials per cell, master seed {}, horizon {} steps, \
+             engine agents; data in data/{}/sweep-{i}/.",
+            i + 1,
+            spec.protocol,
+            spec.ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+            if params.is_empty() { "" } else { ", " },
+            params.join(", "),
+            spec.init.name(),
+            match spec.measure {
+                poplab::engine::Measure::Convergence => "convergence",
+                poplab::engine::Measure::Holding => "holding",
+            },
+            spec.trials,
+            spec.seed,
+            spec.max_steps,
+            claim.id,
+        )));
+    }
+    let svg_path = out.join("plots").join(format!("{}.svg", claim.id));
+    blocks.push(Block::Image { alt: claim.id.into(), svg: svg_path.to_string_lossy().into() });
+    let unit = y_name(claim.y);
+    blocks.push(Block::Table(
+        vec![
+            x_name(claim.x).into(),
+            "trials".into(),
+            "ended".into(),
+            "censored".into(),
+            format!("mean ({unit})"),
+            "95% CI".into(),
+            "median".into(),
+        ],
+        result.rows.iter().map(row_cells).collect(),
+    ));
+    let mut fits = Vec::new();
+    if let Some(p) = &result.power {
+        let ci = p.exponent_ci95.map(|[lo, hi]| format!(" (95% CI [{lo:.3}, {hi:.3}])")).unwrap_or_default();
+        fits.push(format!(
+            "power law c x^e on the means: e = {:.3}{ci}, c = {}, R^2 = {:.4}",
+            p.exponent,
+            number(p.coefficient),
+            p.r2
+        ));
+    }
+    if let Some(f) = &result.form_fit {
+        fits.push(format!(
+            "claimed form a + b {}: a = {}, b = {}, R^2 = {:.4}",
+            f.form,
+            number(f.a),
+            number(f.b),
+            f.r2
+        ));
+    }
+    if !fits.is_empty() {
+        blocks.push(Block::Paragraph(format!("Fits: {}.", fits.join("; "))));
+    }
+    blocks.push(Block::Paragraph(format!(
+        "Verdict: **{}**: {} ({:.1} s).",
+        result.judgement.verdict.word(),
+        result.judgement.evidence,
+        result.seconds
+    )));
+    blocks
+}
+
+fn row_cells(row: &Row) -> Vec<String> {
+    let opt = |v: Option<f64>| v.map(number).unwrap_or_else(|| "-".into());
+    vec![
+        number(row.point.x),
+        row.trials.to_string(),
+        row.point.values.len().to_string(),
+        row.point.censored.to_string(),
+        opt(row.mean),
+        row.ci95.map(|[lo, hi]| format!("[{}, {}]", number(lo), number(hi))).unwrap_or_else(|| "-".into()),
+        match row.median {
+            Some(m) => number(m),
+            None if row.point.censored > 0 => format!(">= {}", number(row.point.horizon)),
+            None => "-".into(),
+        },
+    ]
+}
+
+fn markdown(blocks: &[Block], out: &Path) -> String {
+    let mut md = String::new();
+    for block in blocks {
+        match block {
+            Block::Heading(level, text) => md += &format!("{} {text}\n\n", "#".repeat(*level)),
+            Block::Paragraph(text) => md += &format!("{text}\n\n"),
+            Block::Table(header, rows) => {
+                md += &format!(
+                    "| {} |\n|{}|\n",
+                    header.join(" | "),
+                    header.iter().map(|_| "---").collect::<Vec<_>>().join("|")
+                );
+                for row in rows {
+                    md +=
+                        &format!("| {} |\n", row.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
+                }
+                md += "\n";
+            }
+            Block::Image { alt, svg } => {
+                let relative =
+                    Path::new(svg).strip_prefix(out).map(|p| p.to_string_lossy().into_owned()).unwrap_or(svg.clone());
+                md += &format!("![{alt}]({relative})\n\n");
+            }
+        }
+    }
+    md
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn html(blocks: &[Block]) -> String {
+    let mut page = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>poplab reproduce</title>\n<style>\
+         body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}\
+         table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .5em;text-align:left}\
+         th{background:#eee}svg{max-width:100%;height:auto}</style></head><body>\n",
+    );
+    for block in blocks {
+        match block {
+            Block::Heading(level, text) => page += &format!("<h{level}>{}</h{level}>\n", escape(text)),
+            Block::Paragraph(text) => {
+                let text = escape(text);
+                let bold: Vec<&str> = text.split("**").collect();
+                let mut html = String::new();
+                for (i, part) in bold.iter().enumerate() {
+                    html += &if i % 2 == 1 { format!("<strong>{part}</strong>") } else { part.to_string() };
+                }
+                page += &format!("<p>{html}</p>\n");
+            }
+            Block::Table(header, rows) => {
+                page += "<table><tr>";
+                for h in header {
+                    page += &format!("<th>{}</th>", escape(h));
+                }
+                page += "</tr>\n";
+                for row in rows {
+                    page += "<tr>";
+                    for cell in row {
+                        page += &format!("<td>{}</td>", escape(cell));
+                    }
+                    page += "</tr>\n";
+                }
+                page += "</table>\n";
+            }
+            Block::Image { alt, svg } => {
+                let content = std::fs::read_to_string(svg).unwrap_or_else(|_| format!("<p>(plot {alt} missing)</p>"));
+                page += &format!("<figure>{content}</figure>\n");
+            }
+        }
+    }
+    page + "</body></html>\n"
+}
+
+/// Writes `report.md` and `index.html` into `out`.
+pub fn write(out: &Path, context: &Context, results: &[ClaimResult]) -> Result<()> {
+    let blocks = blocks(context, results, out);
+    write_text(Some(&out.join("report.md")), &markdown(&blocks, out))?;
+    write_text(Some(&out.join("index.html")), &html(&blocks))
+}

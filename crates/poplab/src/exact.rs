@@ -1,1 +1,0 @@
-//! Placeholder: exact analysis of small populations is being written (see the issue tracker).

@@ -1,0 +1,587 @@
+//! The configuration space: interned states, configurations, the weighted transition graph, and
+//! the breadth-first exploration that builds them.
+
+use super::hash::FastMap;
+use super::{ExploreSettings, Starts};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::protocol::{Monitor, Output, Protocol};
+
+/// No parent: a start configuration.
+const NONE: u32 = u32::MAX;
+
+/// How a configuration is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Representation {
+    /// The sorted vector of state indices (complete graph: agents are interchangeable).
+    Multiset,
+    /// The agent vector itself (rings, arc lists: positions matter).
+    Agents,
+}
+
+/// What the exploration found about safety while it went (the first occurrence in breadth-first
+/// order, hence at the smallest distance from a start).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SafetyFindings {
+    /// A safe configuration whose outputs do not have exactly one leader (or, for predicates, do
+    /// not agree), and how many such configurations there are.
+    pub bad_outputs: Option<u32>,
+    pub bad_outputs_count: usize,
+    /// A safe configuration and a pair of states (initiator, responder) in it whose interaction
+    /// changes an output, and how many safe configurations have one.
+    pub output_change: Option<(u32, (u32, u32))>,
+    pub output_change_count: usize,
+}
+
+/// The explored part of a protocol's configuration space, with its transition weights.
+///
+/// Configuration `i` is `config(i)`, a slice of `n` state indices (see [`Representation`]); its
+/// successors are `successors(i)` as (configuration, weight) pairs, the probability of a move being
+/// `weight / denominator()`, plus a self-loop of weight `self_weight(i)`. Configurations that were
+/// not expanded (safe ones, when the exploration stops at the safe set) have no successors and a
+/// self-loop weight of 0.
+pub struct Space<'p, P: Protocol> {
+    protocol: &'p P,
+    graph: Graph,
+    representation: Representation,
+    n: usize,
+    states: Vec<P::State>,
+    outputs: Vec<Output>,
+    ids: FastMap<P::State, u32>,
+    transitions: FastMap<u64, (u32, u32)>,
+    /// The pairs the scheduler can pick, with their weights (agent vectors only).
+    arcs: Vec<(u32, u32, u32)>,
+    denominator: u64,
+    arena: Vec<u32>,
+    index: FastMap<Box<[u32]>, u32>,
+    parent: Vec<u32>,
+    /// The agent vector a start configuration was given as (multisets only; rings use the config).
+    start_agents: FastMap<u32, Vec<u32>>,
+    starts: Vec<u32>,
+    safe: Vec<bool>,
+    expanded: Vec<bool>,
+    offsets: Vec<usize>,
+    targets: Vec<u32>,
+    weights: Vec<u32>,
+    self_weight: Vec<u32>,
+    max_configs: usize,
+    pub(crate) findings: SafetyFindings,
+    election: bool,
+}
+
+impl<'p, P: Protocol> Space<'p, P> {
+    /// Explores breadth first from `starts`. With `expand_safe = false` safe configurations are
+    /// absorbing (enough for hitting times); with `true` they are expanded too (needed for closure).
+    pub fn explore(
+        protocol: &'p P,
+        starts: &Starts<P::State>,
+        settings: &ExploreSettings,
+        expand_safe: bool,
+    ) -> Result<Self> {
+        let n = protocol.n();
+        let graph = settings.graph.clone();
+        graph.validate(n)?;
+        protocol.check_graph(&graph)?;
+        if settings.max_configs == 0 {
+            return Err(Error::Setting("--max-configs must be at least 1".into()));
+        }
+        let representation = if graph == Graph::Complete { Representation::Multiset } else { Representation::Agents };
+        let (arcs, denominator) = arcs_of(&graph, n);
+        let mut space = Space {
+            protocol,
+            graph,
+            representation,
+            n,
+            states: Vec::new(),
+            outputs: Vec::new(),
+            ids: FastMap::default(),
+            transitions: FastMap::default(),
+            arcs,
+            denominator,
+            arena: Vec::new(),
+            index: FastMap::default(),
+            parent: Vec::new(),
+            start_agents: FastMap::default(),
+            starts: Vec::new(),
+            safe: Vec::new(),
+            expanded: Vec::new(),
+            offsets: vec![0],
+            targets: Vec::new(),
+            weights: Vec::new(),
+            self_weight: Vec::new(),
+            max_configs: settings.max_configs,
+            findings: SafetyFindings::default(),
+            election: true,
+        };
+        space.add_starts(starts)?;
+        let mut buffer = Vec::with_capacity(n);
+        let mut successors: Vec<(u32, u32)> = Vec::new();
+        let mut next = 0usize;
+        while next < space.parent.len() {
+            let at = next as u32;
+            next += 1;
+            if space.safe[at as usize] && !expand_safe {
+                space.expanded.push(false);
+                space.self_weight.push(0);
+                space.offsets.push(space.targets.len());
+                continue;
+            }
+            buffer.clear();
+            buffer.extend_from_slice(space.config(at));
+            successors.clear();
+            let self_weight = space.expand(at, &buffer, &mut successors)?;
+            successors.sort_unstable();
+            let mut last = NONE;
+            for &(target, weight) in &successors {
+                if target == last {
+                    *space.weights.last_mut().expect("an edge was pushed") += weight;
+                } else {
+                    space.targets.push(target);
+                    space.weights.push(weight);
+                    last = target;
+                }
+            }
+            space.expanded.push(true);
+            space.self_weight.push(self_weight);
+            space.offsets.push(space.targets.len());
+        }
+        Ok(space)
+    }
+
+    fn add_starts(&mut self, starts: &Starts<P::State>) -> Result<()> {
+        match starts {
+            Starts::Configurations(configurations) => {
+                if configurations.is_empty() {
+                    return Err(Error::Init("no start configuration was given".into()));
+                }
+                for agents in configurations {
+                    if agents.len() != self.n {
+                        return Err(Error::Init(format!(
+                            "a start configuration has {} agents but n = {}; give one state per agent",
+                            agents.len(),
+                            self.n
+                        )));
+                    }
+                    let ids: Vec<u32> = agents.iter().map(|&s| self.intern(s)).collect();
+                    let mut canonical = ids.clone();
+                    if self.representation == Representation::Multiset {
+                        canonical.sort_unstable();
+                    }
+                    let (index, new) = self.insert(&canonical, NONE)?;
+                    if new {
+                        self.starts.push(index);
+                        if self.representation == Representation::Multiset {
+                            self.start_agents.insert(index, ids);
+                        }
+                    }
+                }
+            }
+            Starts::Every(states) => {
+                for &s in states {
+                    self.intern(s);
+                }
+                let q = self.states.len() as u64;
+                if q == 0 {
+                    return Err(Error::Init("the state space is empty".into()));
+                }
+                let count = match self.representation {
+                    Representation::Agents => q.checked_pow(self.n as u32),
+                    Representation::Multiset => multisets(q, self.n as u64),
+                };
+                if count.is_none_or(|c| c > self.max_configs as u64) {
+                    return Err(Error::Setting(format!(
+                        "there are {} configurations of {} agents over {q} states, more than the cap of {}; \
+                         raise --max-configs or lower n (or the protocol's parameters)",
+                        count.map_or("over 2^64".to_string(), |c| c.to_string()),
+                        self.n,
+                        self.max_configs
+                    )));
+                }
+                let q = q as u32;
+                let mut config = vec![0u32; self.n];
+                loop {
+                    let (index, _) = self.insert(&config, NONE)?;
+                    self.starts.push(index);
+                    // The next agent vector (odometer) or non-decreasing vector (multiset).
+                    let Some(position) = config.iter().rposition(|&s| s + 1 < q) else { break };
+                    config[position] += 1;
+                    let fill = match self.representation {
+                        Representation::Agents => 0,
+                        Representation::Multiset => config[position],
+                    };
+                    config[position + 1..].iter_mut().for_each(|s| *s = fill);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The index of state `s`, interning it if new.
+    fn intern(&mut self, s: P::State) -> u32 {
+        if let Some(&id) = self.ids.get(&s) {
+            return id;
+        }
+        let id = self.states.len() as u32;
+        self.states.push(s);
+        let output = self.protocol.output(s);
+        if matches!(output, Output::Yes | Output::No) {
+            self.election = false;
+        }
+        self.outputs.push(output);
+        self.ids.insert(s, id);
+        id
+    }
+
+    /// The transition on state indices (cached).
+    #[inline]
+    fn step(&mut self, a: u32, b: u32) -> (u32, u32) {
+        let key = (u64::from(a) << 32) | u64::from(b);
+        if let Some(&result) = self.transitions.get(&key) {
+            return result;
+        }
+        let (a2, b2) = self.protocol.transition(self.states[a as usize], self.states[b as usize]);
+        let result = (self.intern(a2), self.intern(b2));
+        self.transitions.insert(key, result);
+        result
+    }
+
+    /// Finds or adds a configuration; returns its index and whether it is new.
+    fn insert(&mut self, config: &[u32], parent: u32) -> Result<(u32, bool)> {
+        if let Some(&index) = self.index.get(config) {
+            return Ok((index, false));
+        }
+        if self.parent.len() >= self.max_configs {
+            return Err(Error::Setting(format!(
+                "more than {} configurations are reachable; raise --max-configs or lower n (or the \
+                 protocol's parameters)",
+                self.max_configs
+            )));
+        }
+        let index = self.parent.len() as u32;
+        self.arena.extend_from_slice(config);
+        self.index.insert(config.into(), index);
+        self.parent.push(parent);
+        let agents: Vec<P::State> = config.iter().map(|&s| self.states[s as usize]).collect();
+        let safe = self.protocol.monitor(&agents, &self.graph).is_safe();
+        self.safe.push(safe);
+        if safe && !self.outputs_are_specified(config) {
+            self.findings.bad_outputs_count += 1;
+            self.findings.bad_outputs.get_or_insert(index);
+        }
+        Ok((index, true))
+    }
+
+    /// Exactly one leader (elections), or every agent giving the same answer (predicates).
+    fn outputs_are_specified(&self, config: &[u32]) -> bool {
+        if self.election {
+            config.iter().filter(|&&s| self.outputs[s as usize] == Output::Leader).count() == 1
+        } else {
+            config.iter().all(|&s| self.outputs[s as usize] == self.outputs[config[0] as usize])
+        }
+    }
+
+    /// Pushes the successors of configuration `at` (its contents in `config`) with their weights;
+    /// returns the self-loop weight.
+    fn expand(&mut self, at: u32, config: &[u32], out: &mut Vec<(u32, u32)>) -> Result<u32> {
+        let check_outputs = self.safe[at as usize];
+        let mut self_weight = 0u32;
+        let mut changed_output = None;
+        let mut next = config.to_vec();
+        match self.representation {
+            Representation::Agents => {
+                for arc in 0..self.arcs.len() {
+                    let (u, v, w) = self.arcs[arc];
+                    let (a, b) = (config[u as usize], config[v as usize]);
+                    let (a2, b2) = self.step(a, b);
+                    if (a2, b2) == (a, b) {
+                        self_weight += w;
+                        continue;
+                    }
+                    if check_outputs && self.changes_output((a, b), (a2, b2)) {
+                        changed_output.get_or_insert((a, b));
+                    }
+                    next[u as usize] = a2;
+                    next[v as usize] = b2;
+                    let (target, _) = self.insert(&next, at)?;
+                    next[u as usize] = a;
+                    next[v as usize] = b;
+                    out.push((target, w));
+                }
+            }
+            Representation::Multiset => {
+                // Runs of equal states: (state, count, first position).
+                let mut runs: Vec<(u32, u32, usize)> = Vec::new();
+                for (position, &s) in config.iter().enumerate() {
+                    match runs.last_mut() {
+                        Some(run) if run.0 == s => run.1 += 1,
+                        _ => runs.push((s, 1, position)),
+                    }
+                }
+                for i in 0..runs.len() {
+                    for j in 0..runs.len() {
+                        let (p, cp, first_p) = runs[i];
+                        let (q, cq, first_q) = runs[j];
+                        let w = if i == j { cp * (cp - 1) } else { cp * cq };
+                        if w == 0 {
+                            continue;
+                        }
+                        let (a2, b2) = self.step(p, q);
+                        if (a2, b2) == (p, q) {
+                            self_weight += w;
+                            continue;
+                        }
+                        if check_outputs && self.changes_output((p, q), (a2, b2)) {
+                            changed_output.get_or_insert((p, q));
+                        }
+                        next.copy_from_slice(config);
+                        let second = if i == j { first_q + 1 } else { first_q };
+                        next[first_p] = a2;
+                        next[second] = b2;
+                        next.sort_unstable();
+                        let (target, _) = self.insert(&next, at)?;
+                        out.push((target, w));
+                    }
+                }
+            }
+        }
+        if let Some(pair) = changed_output {
+            self.findings.output_change_count += 1;
+            self.findings.output_change.get_or_insert((at, pair));
+        }
+        Ok(self_weight)
+    }
+
+    fn changes_output(&self, before: (u32, u32), after: (u32, u32)) -> bool {
+        let o = |s: u32| self.outputs[s as usize];
+        o(before.0) != o(after.0) || o(before.1) != o(after.1)
+    }
+
+    /// The protocol explored.
+    pub fn protocol(&self) -> &P {
+        self.protocol
+    }
+
+    /// The interaction graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The number of agents.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// How configurations are stored.
+    pub fn representation(&self) -> Representation {
+        self.representation
+    }
+
+    /// The number of configurations explored.
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// Whether nothing was explored (never true after a successful exploration).
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// The interned states, indexed by state index.
+    pub fn states(&self) -> &[P::State] {
+        &self.states
+    }
+
+    /// Configuration `i` as state indices.
+    pub fn config(&self, i: u32) -> &[u32] {
+        let start = i as usize * self.n;
+        &self.arena[start..start + self.n]
+    }
+
+    /// Configuration `i` as states (sorted by state index for multisets).
+    pub fn agents(&self, i: u32) -> Vec<P::State> {
+        self.config(i).iter().map(|&s| self.states[s as usize]).collect()
+    }
+
+    /// The index of a configuration given as an agent vector, if it was explored.
+    pub fn find(&self, agents: &[P::State]) -> Option<u32> {
+        let mut ids = agents.iter().map(|s| self.ids.get(s).copied()).collect::<Option<Vec<u32>>>()?;
+        if self.representation == Representation::Multiset {
+            ids.sort_unstable();
+        }
+        self.index.get(ids.as_slice()).copied()
+    }
+
+    /// The start configurations' indices.
+    pub fn starts(&self) -> &[u32] {
+        &self.starts
+    }
+
+    /// Whether configuration `i` is in the safe set.
+    pub fn is_safe(&self, i: u32) -> bool {
+        self.safe[i as usize]
+    }
+
+    /// Whether configuration `i`'s successors were generated.
+    pub fn is_expanded(&self, i: u32) -> bool {
+        self.expanded[i as usize]
+    }
+
+    /// The successors of configuration `i` (other than itself) with their weights.
+    pub fn successors(&self, i: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let range = self.offsets[i as usize]..self.offsets[i as usize + 1];
+        self.targets[range.clone()].iter().copied().zip(self.weights[range].iter().copied())
+    }
+
+    /// The successors' indices of configuration `i`.
+    pub(crate) fn targets_of(&self, i: u32) -> &[u32] {
+        &self.targets[self.offsets[i as usize]..self.offsets[i as usize + 1]]
+    }
+
+    /// The weight of the self-loop of configuration `i`.
+    pub fn self_weight(&self, i: u32) -> u32 {
+        self.self_weight[i as usize]
+    }
+
+    /// The common denominator of the weights.
+    pub fn denominator(&self) -> u64 {
+        self.denominator
+    }
+
+    /// The number of edges between distinct configurations.
+    pub fn edges(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Whether the protocol's outputs are leader/follower (else yes/no).
+    pub fn is_election(&self) -> bool {
+        self.election
+    }
+
+    /// The breadth-first parent of configuration `i` (`None` for a start).
+    pub fn parent(&self, i: u32) -> Option<u32> {
+        let p = self.parent[i as usize];
+        (p != NONE).then_some(p)
+    }
+
+    /// The pairs of agents the scheduler can pick (for the complete graph every ordered pair).
+    fn pairs(&self) -> Vec<(u32, u32)> {
+        match self.representation {
+            Representation::Agents => self.arcs.iter().map(|&(u, v, _)| (u, v)).collect(),
+            Representation::Multiset => {
+                let n = self.n as u32;
+                (0..n).flat_map(|u| (0..n).filter(move |&v| v != u).map(move |v| (u, v))).collect()
+            }
+        }
+    }
+
+    /// Whether `agents` (a concrete agent vector) is configuration `target`.
+    fn is_config(&self, agents: &[P::State], target: u32) -> bool {
+        self.find(agents) == Some(target)
+    }
+
+    /// A shortest schedule from a start to configuration `target`: the start as an agent vector
+    /// and the pairs (initiator, responder) to play with [`crate::graph::Replay`].
+    pub fn schedule_to(&self, target: u32) -> (Vec<P::State>, Vec<(u32, u32)>) {
+        let mut chain = vec![target];
+        while let Some(p) = self.parent(*chain.last().expect("non-empty")) {
+            chain.push(p);
+        }
+        chain.reverse();
+        let start = chain[0];
+        let initial: Vec<P::State> = match self.start_agents.get(&start) {
+            Some(ids) => ids.iter().map(|&s| self.states[s as usize]).collect(),
+            None => self.agents(start),
+        };
+        let mut agents = initial.clone();
+        let pairs = self.pairs();
+        let mut schedule = Vec::with_capacity(chain.len() - 1);
+        for &next in &chain[1..] {
+            let pair = pairs
+                .iter()
+                .copied()
+                .find(|&(u, v)| {
+                    let mut trial = agents.clone();
+                    self.apply(&mut trial, u, v);
+                    self.is_config(&trial, next)
+                })
+                .expect("a breadth-first parent has an interaction leading to its child");
+            self.apply(&mut agents, pair.0, pair.1);
+            schedule.push(pair);
+        }
+        (initial, schedule)
+    }
+
+    /// Plays the schedule on `agents` (every pair a step).
+    pub fn replay(&self, agents: &mut [P::State], schedule: &[(u32, u32)]) {
+        for &(u, v) in schedule {
+            self.apply(agents, u, v);
+        }
+    }
+
+    fn apply(&self, agents: &mut [P::State], u: u32, v: u32) {
+        let (a, b) = self.protocol.transition(agents[u as usize], agents[v as usize]);
+        agents[u as usize] = a;
+        agents[v as usize] = b;
+    }
+
+    /// A pair of agents of `agents` that the scheduler can pick, holding states `(a, b)`.
+    pub(crate) fn pair_with_states(&self, agents: &[P::State], a: u32, b: u32) -> Option<(u32, u32)> {
+        let (a, b) = (self.states[a as usize], self.states[b as usize]);
+        self.pairs().into_iter().find(|&(u, v)| agents[u as usize] == a && agents[v as usize] == b)
+    }
+
+    /// A pair of agents of `agents` (configuration `from`) whose interaction leads to `to`.
+    pub(crate) fn pair_leading_to(&self, agents: &[P::State], to: u32) -> Option<(u32, u32)> {
+        self.pairs().into_iter().find(|&(u, v)| {
+            let mut trial = agents.to_vec();
+            self.apply(&mut trial, u, v);
+            self.is_config(&trial, to)
+        })
+    }
+}
+
+/// The weighted pairs of a graph and the common denominator (agent-vector representation).
+fn arcs_of(graph: &Graph, n: usize) -> (Vec<(u32, u32, u32)>, u64) {
+    let n32 = n as u32;
+    match graph {
+        Graph::Complete => {
+            let arcs: Vec<_> =
+                (0..n32).flat_map(|u| (0..n32).filter(move |&v| v != u).map(move |v| (u, v, 1))).collect();
+            (arcs, (n * (n - 1)) as u64)
+        }
+        Graph::DirectedRing => ((0..n32).map(|i| (i, (i + 1) % n32, 1)).collect(), n as u64),
+        Graph::UndirectedRing => {
+            let arcs = (0..n32).flat_map(|i| [(i, (i + 1) % n32, 1), ((i + 1) % n32, i, 1)]).collect();
+            (arcs, 2 * n as u64)
+        }
+        Graph::Arcs(arcs) => (arcs.iter().map(|&(u, v)| (u, v, 1)).collect(), arcs.len() as u64),
+    }
+}
+
+/// The number of multisets of size `k` over `q` types, `C(q + k - 1, k)`, if it fits in a `u64`.
+fn multisets(q: u64, k: u64) -> Option<u64> {
+    let top = u128::from(q + k - 1);
+    let m = u128::from(k.min(q - 1));
+    let mut result: u128 = 1;
+    for i in 1..=m {
+        result = result * (top - m + i) / i;
+        if result > u128::from(u64::MAX) {
+            return None;
+        }
+    }
+    u64::try_from(result).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::multisets;
+
+    #[test]
+    fn multiset_counts() {
+        assert_eq!(multisets(2, 50), Some(51));
+        assert_eq!(multisets(3, 2), Some(6));
+        assert_eq!(multisets(1, 7), Some(1));
+        assert_eq!(multisets(10, 3), Some(220));
+        assert_eq!(multisets(4, 10), Some(286));
+    }
+}

@@ -1,0 +1,199 @@
+//! Exhaustive verification of the safe set: closure, safety, convergence with probability 1.
+
+use super::scc::components;
+use super::space::Space;
+use super::{ExploreSettings, Starts};
+use crate::error::Result;
+use crate::protocol::Protocol;
+
+/// A schedule that exhibits a violation: play `schedule` (pairs (initiator, responder), e.g. with
+/// [`crate::graph::Replay`]) from `start` to reach `end`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counterexample<S> {
+    /// What is wrong with `end` (or with the last interaction).
+    pub reason: String,
+    /// The start configuration, one state per agent (usable as an explicit initial configuration).
+    pub start: Vec<S>,
+    /// The interactions to play, in order.
+    pub schedule: Vec<(u32, u32)>,
+    /// The configuration after the schedule.
+    pub end: Vec<S>,
+}
+
+/// The verdict on one property.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check<S> {
+    pub passed: bool,
+    /// How many configurations violate it (see [`Verification`] for what is counted).
+    pub violations: usize,
+    /// A shortest counterexample from a start, when it failed.
+    pub counterexample: Option<Counterexample<S>>,
+}
+
+impl<S> Check<S> {
+    fn pass() -> Self {
+        Self { passed: true, violations: 0, counterexample: None }
+    }
+}
+
+/// The result of [`verify()`].
+///
+/// - **closure**: no transition leaves the safe set. `violations` = safe configurations with an
+///   unsafe successor; the counterexample reaches one of them and ends with the interaction that
+///   leaves.
+/// - **safety**: every safe configuration has exactly one leader (for yes/no protocols: every agent
+///   gives the same answer) and no interaction from a safe configuration changes an output.
+///   `violations` = safe configurations that break the first part plus those that break the second.
+/// - **convergence** (with probability 1): every bottom strongly connected component of the
+///   reachable chain lies inside the safe set, i.e. from every start the chain is eventually in the
+///   safe set forever. `violations` = configurations in bottom components that contain an unsafe
+///   configuration; the counterexample reaches the first of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verification<S> {
+    /// Configurations reachable from the starts.
+    pub configurations: usize,
+    pub starts: usize,
+    /// Safe configurations among them.
+    pub safe: usize,
+    /// Edges between distinct configurations.
+    pub transitions: usize,
+    /// Whether the protocol is an election (leader/follower outputs) rather than a predicate.
+    pub election: bool,
+    pub closure: Check<S>,
+    pub safety: Check<S>,
+    pub convergence: Check<S>,
+    /// Bottom strongly connected components, and how many of them contain an unsafe configuration.
+    pub bottom_components: usize,
+    pub unsafe_bottom_components: usize,
+}
+
+impl<S> Verification<S> {
+    /// Whether all three properties hold.
+    pub fn passed(&self) -> bool {
+        self.closure.passed && self.safety.passed && self.convergence.passed
+    }
+}
+
+/// Explores everything reachable from `starts` (safe configurations included) and checks closure,
+/// safety and convergence of the protocol's safe set (see [`Verification`]).
+pub fn verify<P: Protocol>(
+    protocol: &P,
+    starts: &Starts<P::State>,
+    settings: &ExploreSettings,
+) -> Result<Verification<P::State>> {
+    let space = Space::explore(protocol, starts, settings, true)?;
+    let len = space.len() as u32;
+
+    // Closure.
+    let mut closure = Check::pass();
+    for i in 0..len {
+        if !space.is_safe(i) {
+            continue;
+        }
+        let Some(out) = space.targets_of(i).iter().copied().find(|&j| !space.is_safe(j)) else { continue };
+        closure.passed = false;
+        closure.violations += 1;
+        if closure.counterexample.is_none() {
+            let (start, mut schedule) = space.schedule_to(i);
+            let mut end = start.clone();
+            space.replay(&mut end, &schedule);
+            let pair = space.pair_leading_to(&end, out).expect("an edge has a pair of agents");
+            space.replay(&mut end, &[pair]);
+            schedule.push(pair);
+            closure.counterexample = Some(Counterexample {
+                reason: format!(
+                    "the last interaction ({}, {}) leaves the safe set: the configuration before it is safe, \
+                     the one after it is not",
+                    pair.0, pair.1
+                ),
+                start,
+                schedule,
+                end,
+            });
+        }
+    }
+
+    // Safety.
+    let findings = space.findings;
+    let mut safety = Check::pass();
+    safety.violations = findings.bad_outputs_count + findings.output_change_count;
+    safety.passed = safety.violations == 0;
+    let what = if space.is_election() { "does not have exactly one leader" } else { "has agents that disagree" };
+    let first = match (findings.bad_outputs, findings.output_change) {
+        (Some(a), Some((b, _))) if b < a => findings.output_change.map(|(c, pair)| (c, Some(pair))),
+        (Some(a), _) => Some((a, None)),
+        (None, Some((c, pair))) => Some((c, Some(pair))),
+        (None, None) => None,
+    };
+    if let Some((config, pair)) = first {
+        let (start, mut schedule) = space.schedule_to(config);
+        let mut end = start.clone();
+        space.replay(&mut end, &schedule);
+        let reason = match pair {
+            None => format!("the configuration reached is in the safe set but {what}"),
+            Some((a, b)) => {
+                let pair = space.pair_with_states(&end, a, b).expect("the pair of states occurs in the configuration");
+                space.replay(&mut end, &[pair]);
+                schedule.push(pair);
+                format!(
+                    "the configuration before the last interaction ({}, {}) is in the safe set, and that \
+                     interaction changes an output",
+                    pair.0, pair.1
+                )
+            }
+        };
+        safety.counterexample = Some(Counterexample { reason, start, schedule, end });
+    }
+
+    // Convergence: bottom strongly connected components.
+    let (comps, component_of) = components(&space, |_| true);
+    let mut bottom = 0;
+    let mut bad_bottom = 0;
+    let mut convergence = Check::pass();
+    let mut first_bad: Option<(u32, bool)> = None;
+    for (number, comp) in comps.iter().enumerate() {
+        let closed =
+            comp.iter().all(|&i| space.targets_of(i).iter().all(|&j| component_of[j as usize] == number as u32));
+        if !closed {
+            continue;
+        }
+        bottom += 1;
+        let safe = comp.iter().filter(|&&i| space.is_safe(i)).count();
+        if safe == comp.len() {
+            continue;
+        }
+        bad_bottom += 1;
+        convergence.violations += comp.len();
+        let first = *comp.iter().min().expect("non-empty");
+        if first_bad.is_none_or(|(f, _)| first < f) {
+            first_bad = Some((first, safe == 0));
+        }
+    }
+    if let Some((config, none_safe)) = first_bad {
+        convergence.passed = false;
+        let (start, schedule) = space.schedule_to(config);
+        let mut end = start.clone();
+        space.replay(&mut end, &schedule);
+        let reason = if none_safe {
+            "the safe set is unreachable from the configuration reached".to_string()
+        } else {
+            "the configuration reached lies in a bottom strongly connected component that contains unsafe \
+             configurations: the chain leaves the safe set infinitely often"
+                .to_string()
+        };
+        convergence.counterexample = Some(Counterexample { reason, start, schedule, end });
+    }
+
+    Ok(Verification {
+        configurations: space.len(),
+        starts: space.starts().len(),
+        safe: (0..len).filter(|&i| space.is_safe(i)).count(),
+        transitions: space.edges(),
+        election: space.is_election(),
+        closure,
+        safety,
+        convergence,
+        bottom_components: bottom,
+        unsafe_bottom_components: bad_bottom,
+    })
+}
