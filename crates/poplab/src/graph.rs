@@ -117,6 +117,14 @@ pub trait Scheduler: Send {
     /// The next (initiator, responder) pair.
     fn next_pair(&mut self, rng: &mut PopRng) -> (u32, u32);
 
+    /// Fills `out` with the next pairs, exactly as repeated calls of [`Scheduler::next_pair`]
+    /// would; engines draw pairs in blocks through it.
+    fn fill(&mut self, rng: &mut PopRng, out: &mut [(u32, u32)]) {
+        for slot in out {
+            *slot = self.next_pair(rng);
+        }
+    }
+
     /// How many pairs this scheduler can produce at most (`None`: unlimited).
     fn limit(&self) -> Option<u64> {
         None
@@ -137,29 +145,62 @@ pub enum RandomScheduler {
     Arcs { arc: Below32, arcs: Vec<(u32, u32)> },
 }
 
+#[inline(always)]
+fn complete_pair(first: Below32, second: Below32, rng: &mut PopRng) -> (u32, u32) {
+    loop {
+        let bits = rng.next_u64();
+        if let (Some(u), Some(v)) = (first.map((bits >> 32) as u32), second.map(bits as u32)) {
+            return (u, v + u32::from(v >= u));
+        }
+    }
+}
+
+#[inline(always)]
+fn directed_ring_pair(arc: Below32, n: u32, rng: &mut PopRng) -> (u32, u32) {
+    let i = arc.sample(rng);
+    (i, if i + 1 == n { 0 } else { i + 1 })
+}
+
+#[inline(always)]
+fn undirected_ring_pair(edge: Below32, n: u32, rng: &mut PopRng) -> (u32, u32) {
+    loop {
+        let bits = rng.next_u64();
+        if let Some(i) = edge.map((bits >> 32) as u32) {
+            let j = if i + 1 == n { 0 } else { i + 1 };
+            return if bits & 1 == 0 { (i, j) } else { (j, i) };
+        }
+    }
+}
+
 impl Scheduler for RandomScheduler {
-    #[inline(always)]
+    #[inline]
     fn next_pair(&mut self, rng: &mut PopRng) -> (u32, u32) {
         match self {
-            RandomScheduler::Complete { first, second } => loop {
-                let bits = rng.next_u64();
-                if let (Some(u), Some(v)) = (first.map((bits >> 32) as u32), second.map(bits as u32)) {
-                    return (u, v + u32::from(v >= u));
-                }
-            },
-            RandomScheduler::DirectedRing { arc, n } => {
-                let i = arc.sample(rng);
-                (i, if i + 1 == *n { 0 } else { i + 1 })
-            }
-            RandomScheduler::UndirectedRing { edge, n } => loop {
-                let bits = rng.next_u64();
-                if let Some(i) = edge.map((bits >> 32) as u32) {
-                    let j = if i + 1 == *n { 0 } else { i + 1 };
-                    return if bits & 1 == 0 { (i, j) } else { (j, i) };
-                }
-            },
+            RandomScheduler::Complete { first, second } => complete_pair(*first, *second, rng),
+            RandomScheduler::DirectedRing { arc, n } => directed_ring_pair(*arc, *n, rng),
+            RandomScheduler::UndirectedRing { edge, n } => undirected_ring_pair(*edge, *n, rng),
             RandomScheduler::Arcs { arc, arcs } => arcs[arc.sample(rng) as usize],
         }
+    }
+
+    /// One match per block, and the generator's state in registers (a local copy) while drawing.
+    fn fill(&mut self, rng: &mut PopRng, out: &mut [(u32, u32)]) {
+        let mut local = rng.clone();
+        match self {
+            RandomScheduler::Complete { first, second } => {
+                out.iter_mut().for_each(|slot| *slot = complete_pair(*first, *second, &mut local))
+            }
+            RandomScheduler::DirectedRing { arc, n } => {
+                out.iter_mut().for_each(|slot| *slot = directed_ring_pair(*arc, *n, &mut local))
+            }
+            RandomScheduler::UndirectedRing { edge, n } => {
+                out.iter_mut().for_each(|slot| *slot = undirected_ring_pair(*edge, *n, &mut local))
+            }
+            RandomScheduler::Arcs { arc, arcs } => {
+                out.iter_mut().for_each(|slot| *slot = arcs[arc.sample(&mut local) as usize])
+            }
+        }
+        *rng = local;
     }
 }
 

@@ -84,9 +84,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
 
     fn refill(&mut self) {
         let len = self.scheduler.limit().map_or(BLOCK, |left| (left as usize).min(BLOCK));
-        for slot in &mut self.pairs[..len] {
-            *slot = self.scheduler.next_pair(&mut self.rng);
-        }
+        self.scheduler.fill(&mut self.rng, &mut self.pairs[..len]);
         if self.prefetch {
             for &(u, v) in &self.pairs[..len] {
                 prefetch(self.agents.as_ptr().wrapping_add(u as usize));
