@@ -100,6 +100,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub threads: Option<usize>,
 
+    /// Count per trial the distinct states visited and what demoted the last leader (slower).
+    #[arg(long)]
+    pub census: bool,
+
     /// Print one JSON document.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -154,6 +158,10 @@ pub struct SweepArgs {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
+
+    /// Count per trial the distinct states visited and what demoted the last leader (slower).
+    #[arg(long)]
+    pub census: bool,
 
     /// The directory to write (default `sweep`); refused if it already holds a sweep.
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]

@@ -74,6 +74,8 @@ pub fn csv_rows(report: &RunReport) -> Result<String> {
         "steps",
         "parallel_time",
         "recovery_steps",
+        "distinct_states",
+        "last_demotion",
     ])?;
     let params = Value::Object(report.params.clone()).to_string();
     for r in &report.records {
@@ -93,6 +95,8 @@ pub fn csv_rows(report: &RunReport) -> Result<String> {
             r.steps.0.to_string(),
             r.parallel_time.0.to_string(),
             r.recovery_steps.map(|s| s.0.to_string()).unwrap_or_default(),
+            r.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
+            r.last_demotion.clone().unwrap_or_default(),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)
@@ -140,6 +144,13 @@ pub fn human(report: &RunReport) -> String {
     }
     out += &row("min", sm.min_steps.map(|v| v as f64));
     out += &row("max", sm.max_steps.map(|v| v as f64));
+    if let Some(states) = sm.max_distinct_states {
+        let _ = writeln!(out, "\ndistinct states visited: at most {states} in one trial");
+    }
+    if !sm.last_demotion.is_empty() {
+        let causes: Vec<String> = sm.last_demotion.iter().map(|(cause, count)| format!("{cause} {count}")).collect();
+        let _ = writeln!(out, "last demotion by: {}", causes.join(", "));
+    }
     out
 }
 

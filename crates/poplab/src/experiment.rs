@@ -15,6 +15,7 @@ use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The default horizon: 10^12 steps (minutes to hours per trial on one core).
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000_000;
@@ -35,6 +36,8 @@ pub struct RunSettings {
     pub faults: Vec<Fault>,
     /// Record the number of leaders every this many steps.
     pub trace_every: Option<u64>,
+    /// Count the distinct states each trial visits and the cause of its last demotion.
+    pub census: bool,
 }
 
 impl Default for RunSettings {
@@ -49,6 +52,7 @@ impl Default for RunSettings {
             threads: None,
             faults: Vec::new(),
             trace_every: None,
+            census: false,
         }
     }
 }
@@ -65,6 +69,12 @@ pub struct TrialRecord {
     /// With faults: steps from the last fault to the end of the trial.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery_steps: Option<Steps>,
+    /// With a census: the number of distinct states some agent held during the trial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct_states: Option<u64>,
+    /// With a census: what demoted the last leader to be demoted ([`Protocol::demotion_cause`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_demotion: Option<String>,
     #[serde(skip)]
     pub trace: Vec<TracePoint>,
 }
@@ -107,6 +117,9 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
     let agents = settings.init.build(protocol, &mut init)?;
     let scheduler = settings.graph.scheduler(protocol.n())?;
     let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
+    if settings.census {
+        run.keep_census();
+    }
 
     let mut fault_observers = settings.faults.clone();
     let mut series = settings.trace_every.map(TimeSeries::new);
@@ -126,6 +139,8 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
         steps,
         parallel_time: steps.parallel_time(protocol.n()),
         recovery_steps: last_fault.map(|at| Steps(steps.0.saturating_sub(at))),
+        distinct_states: run.census().map(|c| c.visited.len() as u64),
+        last_demotion: run.census().and_then(|c| c.last_demotion).map(String::from),
         trace: series.map(|s| s.points).unwrap_or_default(),
     })
 }
@@ -175,6 +190,12 @@ pub struct Summary {
     pub ci95_parallel_time: Option<[f64; 2]>,
     pub min_steps: Option<u64>,
     pub max_steps: Option<u64>,
+    /// With a census: the largest number of distinct states a trial visited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_distinct_states: Option<u64>,
+    /// With a census: how many trials had their last demotion from each cause.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub last_demotion: BTreeMap<String, u64>,
 }
 
 impl Summary {
@@ -201,6 +222,14 @@ impl Summary {
             ci95_parallel_time: if uncensored { stats::mean_ci95(&times) } else { None },
             min_steps: ended.iter().copied().min(),
             max_steps: if censored == 0 { ended.iter().copied().max() } else { None },
+            max_distinct_states: records.iter().filter_map(|r| r.distinct_states).max(),
+            last_demotion: records.iter().filter_map(|r| r.last_demotion.clone()).fold(
+                BTreeMap::new(),
+                |mut counts, cause| {
+                    *counts.entry(cause).or_insert(0) += 1;
+                    counts
+                },
+            ),
         }
     }
 }

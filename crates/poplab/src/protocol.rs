@@ -133,6 +133,12 @@ pub trait Protocol: Send + Sync + Sized {
     /// Reads a state from a JSON object keyed by the paper's variable names.
     fn state_from_json(&self, object: &Map<String, Value>) -> Result<Self::State, String>;
 
+    /// The part of the protocol (a module, a rule) that made an agent of this interaction stop being
+    /// a leader, for protocols built of parts; `None` when no agent stopped, or by default.
+    fn demotion_cause(&self, _before: [Self::State; 2], _after: [Self::State; 2]) -> Option<&'static str> {
+        None
+    }
+
     /// Names of protocol-specific time-series columns (for example virus carriers), written after
     /// the generic step and leader columns of a trace.
     fn trace_columns(&self) -> &'static [&'static str] {

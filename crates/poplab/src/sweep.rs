@@ -39,6 +39,8 @@ pub struct SweepSpec {
     pub max_steps: u64,
     /// Worker threads (`None`: one per core). Results do not depend on it.
     pub threads: Option<usize>,
+    /// Count distinct states visited and demotion causes per trial (see [`crate::engine::Census`]).
+    pub census: bool,
 }
 
 /// One point of the sweep.
@@ -139,6 +141,7 @@ impl SweepSpec {
             threads: self.threads,
             faults: Vec::new(),
             trace_every: None,
+            census: self.census,
         }
     }
 
@@ -208,15 +211,28 @@ impl ProtocolVisitor for Job<'_> {
     }
 }
 
-/// A record rebuilt from stored fields (for resumed sweeps).
-pub fn stored_record(index: u64, seed: u64, outcome: Outcome, steps: u64, n: u64) -> TrialRecord {
+/// The stored fields of one trial of a sweep (a row of its CSV file).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredTrial {
+    pub index: u64,
+    pub seed: u64,
+    pub outcome: Outcome,
+    pub steps: u64,
+    pub distinct_states: Option<u64>,
+    pub last_demotion: Option<String>,
+}
+
+/// A record rebuilt from stored fields (for resumed sweeps) of a trial with `n` agents.
+pub fn stored_record(stored: StoredTrial, n: u64) -> TrialRecord {
     TrialRecord {
-        index,
-        seed,
-        outcome,
-        steps: Steps(steps),
-        parallel_time: ParallelTime(steps as f64 / n as f64),
+        index: stored.index,
+        seed: stored.seed,
+        outcome: stored.outcome,
+        steps: Steps(stored.steps),
+        parallel_time: ParallelTime(stored.steps as f64 / n as f64),
         recovery_steps: None,
+        distinct_states: stored.distinct_states,
+        last_demotion: stored.last_demotion,
         trace: Vec::new(),
     }
 }
@@ -238,6 +254,7 @@ mod tests {
             seed: 9,
             max_steps: 1_000_000,
             threads: Some(2),
+            census: false,
         }
     }
 

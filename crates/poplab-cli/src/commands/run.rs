@@ -32,6 +32,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         threads: args.threads,
         faults: args.faults.iter().map(|f| parse_fault(f)).collect::<Result<_>>()?,
         trace_every: args.trace.as_ref().map(|_| args.trace_every.unwrap_or(args.n)),
+        census: args.census,
     };
     let report = with_protocol(&args.protocol, n, &params, Trials { settings, graph })??;
     if let Some(path) = &args.trace {

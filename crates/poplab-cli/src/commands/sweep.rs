@@ -20,7 +20,7 @@ use poplab::fit::{Form, fit_form, fit_power};
 use poplab::graph::Graph;
 use poplab::init::InitSpec;
 use poplab::rng::RNG_NAME;
-use poplab::sweep::{Cell, SweepRow, SweepSpec, stored_record};
+use poplab::sweep::{Cell, StoredTrial, SweepRow, SweepSpec, stored_record};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
@@ -136,6 +136,7 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
         seed: args.seed,
         max_steps: args.max_steps,
         threads: args.threads,
+        census: args.census,
     })
 }
 
@@ -150,6 +151,7 @@ fn spec_json(spec: &SweepSpec) -> Value {
         "trials": spec.trials,
         "seed": spec.seed,
         "max_steps": spec.max_steps,
+        "census": spec.census,
         "rng": RNG_NAME,
         "engine": "agents",
     })
@@ -185,6 +187,7 @@ fn read_spec(dir: &Path) -> Result<SweepSpec> {
         seed: number("seed")?,
         max_steps: number("max_steps")?,
         threads: None,
+        census: v["census"].as_bool().unwrap_or(false),
     })
 }
 
@@ -199,8 +202,20 @@ fn header(spec: &SweepSpec) -> Vec<String> {
     let mut fields: Vec<String> = ["protocol", "cell", "n"].map(String::from).to_vec();
     fields.extend(spec.params.iter().map(|(name, _)| name.clone()));
     fields.extend(
-        ["init", "measure", "rng", "master_seed", "trial", "trial_seed", "outcome", "steps", "parallel_time"]
-            .map(String::from),
+        [
+            "init",
+            "measure",
+            "rng",
+            "master_seed",
+            "trial",
+            "trial_seed",
+            "outcome",
+            "steps",
+            "parallel_time",
+            "distinct_states",
+            "last_demotion",
+        ]
+        .map(String::from),
     );
     fields
 }
@@ -219,6 +234,8 @@ fn row_fields(spec: &SweepSpec, row: &SweepRow) -> Vec<String> {
         outcome_name(r.outcome).to_string(),
         r.steps.0.to_string(),
         r.parallel_time.0.to_string(),
+        r.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
+        r.last_demotion.clone().unwrap_or_default(),
     ]);
     fields
 }
@@ -254,8 +271,15 @@ fn read_rows(dir: &Path, spec: &SweepSpec) -> Result<BTreeMap<(String, u64), Swe
         bail!(InputError(format!("'{}' was written by a different sweep (columns differ)", path.display())));
     }
     let column = |name: &str| expected.iter().position(|c| c == name).unwrap_or(0);
-    let (n_at, trial_at, seed_at, outcome_at, steps_at) =
-        (column("n"), column("trial"), column("trial_seed"), column("outcome"), column("steps"));
+    let (n_at, trial_at, seed_at, outcome_at, steps_at, states_at, demotion_at) = (
+        column("n"),
+        column("trial"),
+        column("trial_seed"),
+        column("outcome"),
+        column("steps"),
+        column("distinct_states"),
+        column("last_demotion"),
+    );
     let mut rows = BTreeMap::new();
     for (line, record) in reader.records().enumerate() {
         let record = record.with_context(|| format!("'{}' row {}", path.display(), line + 2))?;
@@ -272,8 +296,14 @@ fn read_rows(dir: &Path, spec: &SweepSpec) -> Result<BTreeMap<(String, u64), Swe
         let trial: u64 = record[trial_at].parse().map_err(|_| bad())?;
         let seed: u64 = record[seed_at].parse().map_err(|_| bad())?;
         let steps: u64 = record[steps_at].parse().map_err(|_| bad())?;
+        let distinct_states = match &record[states_at] {
+            "" => None,
+            text => Some(text.parse().map_err(|_| bad())?),
+        };
+        let last_demotion = Some(record[demotion_at].to_string()).filter(|d| !d.is_empty());
+        let stored = StoredTrial { index: trial, seed, outcome, steps, distinct_states, last_demotion };
         let cell = Cell { n, params };
-        rows.insert((cell.key(), trial), SweepRow { cell, record: stored_record(trial, seed, outcome, steps, n) });
+        rows.insert((cell.key(), trial), SweepRow { cell, record: stored_record(stored, n) });
     }
     Ok(rows)
 }

@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
+use std::collections::HashSet;
+use std::hash::Hash;
 
 /// Pairs drawn ahead of use.
 const BLOCK: usize = 64;
@@ -32,6 +34,26 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     next_pair: usize,
     pairs_len: usize,
     prefetch: bool,
+    census: Option<Census<P::State>>,
+}
+
+/// Per-trial facts beyond the step count, kept only when asked for (they cost a hash-set insert
+/// per changed state).
+#[derive(Clone, Debug)]
+pub struct Census<S> {
+    /// Every state some agent held at some step.
+    pub visited: HashSet<S>,
+    /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
+    pub last_demotion: Option<&'static str>,
+}
+
+impl<S: Copy + Eq + Hash> Census<S> {
+    fn record<P: Protocol<State = S>>(&mut self, protocol: &P, before: [S; 2], after: [S; 2]) {
+        self.visited.extend(after);
+        if let Some(cause) = protocol.demotion_cause(before, after) {
+            self.last_demotion = Some(cause);
+        }
+    }
 }
 
 impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
@@ -51,7 +73,18 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             next_pair: 0,
             pairs_len: 0,
             prefetch,
+            census: None,
         }
+    }
+
+    /// Starts counting the distinct states visited and the causes of demotions (see [`Census`]).
+    pub fn keep_census(&mut self) {
+        self.census = Some(Census { visited: self.agents.iter().copied().collect(), last_demotion: None });
+    }
+
+    /// The census, if [`AgentRun::keep_census`] was called.
+    pub fn census(&self) -> Option<&Census<P::State>> {
+        self.census.as_ref()
     }
 
     /// Steps taken so far.
@@ -79,6 +112,9 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     pub fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
         if observer.observe(self.step, self.protocol, &mut self.agents, faults_rng) {
             self.monitor = self.protocol.monitor(&self.agents, self.graph);
+            if let Some(census) = &mut self.census {
+                census.visited.extend(self.agents.iter().copied());
+            }
         }
     }
 
@@ -121,6 +157,9 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
                 self.agents[u] = a2;
                 self.agents[v] = b2;
                 self.monitor.record_at(&self.agents, (u, v), [a, b]);
+                if let Some(census) = &mut self.census {
+                    census.record(self.protocol, [a, b], [a2, b2]);
+                }
                 if SAFE_SET && self.monitor.is_safe() {
                     return true;
                 }

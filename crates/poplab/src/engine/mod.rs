@@ -7,7 +7,7 @@
 mod agents;
 mod observer;
 
-pub use agents::{AgentRun, Measure, RunPlan, Watch, drive};
+pub use agents::{AgentRun, Census, Measure, RunPlan, Watch, drive};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint};
 
 use serde::Serialize;

@@ -203,6 +203,18 @@ pub enum Module {
     BackUp,
 }
 
+impl Module {
+    /// The module's name as written in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Module::StatusAssignment => "status-assignment",
+            Module::QuickElimination => "quick-elimination",
+            Module::Tournament => "tournament",
+            Module::BackUp => "backup",
+        }
+    }
+}
+
 /// Which part of the protocol made each agent of an interaction lose its leadership: entry `i` is
 /// `Some(module)` iff agent `i` (0 initiator, 1 responder) was a leader in `before` and is a
 /// follower in `after`, where `after` is `transition(before)`.
@@ -637,6 +649,11 @@ impl Protocol for Pll {
     /// (status, epoch, additional variable) is drawn with each group weighted by its size: V_X by 3
     /// (its epochs), V_B by `3 c_max`, V_A ∩ V_1 by `2 (c_max + 1)`, V_A ∩ V_2 by `rand_max`,
     /// V_A ∩ V_3 by `c_max + 1`. Most random agents are therefore in V_B or V_A ∩ V_1.
+    fn demotion_cause(&self, before: [State; 2], after: [State; 2]) -> Option<&'static str> {
+        let [first, second] = eliminations(before, after);
+        first.or(second).map(Module::name)
+    }
+
     fn random_state(&self, rng: &mut PopRng) -> State {
         self.state_at(below_u64(rng, self.state_count()))
     }

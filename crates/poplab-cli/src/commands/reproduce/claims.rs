@@ -32,6 +32,8 @@ pub enum XVar {
 pub enum YVar {
     Steps,
     ParallelTime,
+    /// Distinct states some agent held during the trial (needs a census).
+    DistinctStates,
 }
 
 /// The verdict rule.
@@ -72,6 +74,7 @@ fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, see
         seed,
         max_steps: 1_000_000_000_000,
         threads: None,
+        census: false,
     }
 }
 
@@ -225,6 +228,25 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             rule: Rule::GrowthAtMost(Form::Log),
         },
         Claim {
+            id: "pll-states",
+            title: "P_LL: distinct states used",
+            source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Theorem 1",
+            statement: "P_LL uses O(log n) states per agent (c_max = 41 m, m = ceil(lg n)). Measured: the number of distinct states agents held during each run, up to the first step with one leader.",
+            sweeps: vec![SweepSpec {
+                census: true,
+                ..spec(
+                    "pll",
+                    if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                    &[],
+                    pick(40, 100),
+                    seed,
+                )
+            }],
+            x: XVar::N,
+            y: YVar::DistinctStates,
+            rule: Rule::GrowthAtMost(Form::Log),
+        },
+        Claim {
             id: "pll-as-printed",
             title: "P_LL as printed (uncorrected Tournament): stabilisation time",
             source: "003 section 3, Algorithm 4 line 12 taken literally (PROTOCOLS.md 2.5)",
@@ -248,7 +270,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             sweeps: vec![with(
                 spec(
                     "prl",
-                    if quick { &[16, 32, 64, 128, 256] } else { &[10, 30, 100, 300, 1000, 3000] },
+                    if quick { &[64, 128, 256, 512, 1024] } else { &[128, 256, 512, 1024, 2048, 4096] },
                     &[],
                     pick(20, 50),
                     seed,

@@ -89,9 +89,14 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
                     .and_then(|(_, v)| v.parse().ok())
                     .unwrap_or(f64::NAN),
             };
-            let scale = if claim.y == YVar::Steps { 1.0 } else { row.cell.n as f64 };
-            let value = row.record.steps.0 as f64 / scale;
-            let horizon = spec.max_steps as f64 / scale;
+            let (value, horizon) = match claim.y {
+                YVar::Steps => (row.record.steps.0 as f64, spec.max_steps as f64),
+                YVar::ParallelTime => {
+                    let n = row.cell.n as f64;
+                    (row.record.steps.0 as f64 / n, spec.max_steps as f64 / n)
+                }
+                YVar::DistinctStates => (row.record.distinct_states.unwrap_or(0) as f64, f64::INFINITY),
+            };
             by_x.entry(x.to_bits()).or_default().push((i, value, row.record.outcome, horizon.to_bits()));
             outcomes.push(row.record.outcome);
         }

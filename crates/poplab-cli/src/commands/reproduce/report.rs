@@ -82,6 +82,7 @@ fn y_name(y: YVar) -> &'static str {
     match y {
         YVar::Steps => "steps",
         YVar::ParallelTime => "parallel time (steps / n)",
+        YVar::DistinctStates => "distinct states visited",
     }
 }
 
