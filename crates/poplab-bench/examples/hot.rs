@@ -1,3 +1,4 @@
+//! One workload of the agent-array engine, for profilers: `hot N [ring]` runs angluin.
 use poplab::graph::Graph;
 use poplab::protocol::Params;
 use poplab::protocols::angluin::Angluin;
