@@ -133,6 +133,8 @@ pub fn human(report: &RunReport) -> String {
         out += &row("mean (lower bound)", Some(bound));
     }
     out += &row("median", sm.median_steps);
+    out += &row("10% quantile", sm.p10_steps);
+    out += &row("90% quantile", sm.p90_steps);
     if let Some([lo, hi]) = sm.ci95_parallel_time {
         let _ = writeln!(
             out,

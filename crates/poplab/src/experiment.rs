@@ -185,6 +185,9 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_steps_lower_bound: Option<f64>,
     pub median_steps: Option<f64>,
+    /// The 10% and 90% quantiles of the steps (each `None` where it falls on a censored trial).
+    pub p10_steps: Option<f64>,
+    pub p90_steps: Option<f64>,
     pub mean_parallel_time: Option<f64>,
     pub median_parallel_time: Option<f64>,
     pub ci95_parallel_time: Option<[f64; 2]>,
@@ -217,6 +220,8 @@ impl Summary {
             mean_steps: uncensored.then(|| stats::mean(&steps)),
             mean_steps_lower_bound: (censored > 0).then(|| stats::mean(&all_steps)),
             median_steps: stats::censored_quantile(&steps, censored, 0.5),
+            p10_steps: stats::censored_quantile(&steps, censored, 0.1),
+            p90_steps: stats::censored_quantile(&steps, censored, 0.9),
             mean_parallel_time: uncensored.then(|| stats::mean(&times)),
             median_parallel_time: stats::censored_quantile(&times, censored, 0.5),
             ci95_parallel_time: if uncensored { stats::mean_ci95(&times) } else { None },

@@ -8,6 +8,7 @@ pub mod angluin;
 mod leader_count;
 pub mod ls_timer;
 pub mod pll;
+pub mod pll_sym;
 pub mod ppl;
 pub mod prl;
 pub mod threshold;
@@ -18,8 +19,16 @@ use crate::error::{Error, Result};
 use crate::protocol::{Params, Protocol, ProtocolInfo};
 
 /// Every protocol, in the order `poplab list` shows them.
-pub const PROTOCOLS: &[&ProtocolInfo] =
-    &[&threshold::INFO, &angluin::INFO, &ls_timer::INFO, &ppl::INFO, &pll::INFO, &pll::INFO_AS_PRINTED, &prl::INFO];
+pub const PROTOCOLS: &[&ProtocolInfo] = &[
+    &threshold::INFO,
+    &angluin::INFO,
+    &ls_timer::INFO,
+    &ppl::INFO,
+    &pll::INFO,
+    &pll::INFO_AS_PRINTED,
+    &pll_sym::INFO,
+    &prl::INFO,
+];
 
 /// Code that is generic over the protocol type.
 pub trait ProtocolVisitor {
@@ -51,6 +60,7 @@ pub fn with_protocol<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, 
         "ppl" => visitor.visit(ppl::Ppl::new(n, params)?),
         "pll" => visitor.visit(pll::Pll::new(n, params)?),
         "pll-as-printed" => visitor.visit(pll::Pll::as_printed(n, params)?),
+        "pll-sym" => visitor.visit(pll_sym::PllSym::new(n, params)?),
         "prl" => visitor.visit(prl::Prl::new(n, params)?),
         other => unreachable!("protocol {other} is registered but not built"),
     })
@@ -79,7 +89,8 @@ mod tests {
     fn unknown_names_and_tiny_populations_are_refused() {
         let err = with_protocol("nope", 10, &Params::default(), Name).unwrap_err();
         assert!(
-            err.to_string().contains("known protocols: threshold, angluin, ls-timer, ppl, pll, pll-as-printed, prl"),
+            err.to_string()
+                .contains("known protocols: threshold, angluin, ls-timer, ppl, pll, pll-as-printed, pll-sym, prl"),
             "{err}"
         );
         assert!(matches!(with_protocol("angluin", 1, &Params::default(), Name), Err(Error::PopulationSize { .. })));

@@ -263,6 +263,22 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             rule: Rule::GrowthAtMost(Form::Log),
         },
         Claim {
+            id: "pll-sym",
+            title: "Symmetric P_LL: stabilisation time",
+            source: "003 (Sudo et al., IEEE TPDS 2020) section 4, Algorithm 6",
+            statement: "The symmetric variant (T(p, q) = (p', q') implies T(q, p) = (q', p')) keeps P_LL's O(log n) expected parallel time.",
+            sweeps: vec![spec(
+                "pll-sym",
+                if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                &[],
+                pick(40, 100),
+                seed,
+            )],
+            x: XVar::N,
+            y: YVar::ParallelTime,
+            rule: Rule::GrowthAtMost(Form::Log),
+        },
+        Claim {
             id: "prl-n",
             title: "P_RL: convergence steps on the directed ring, N = n",
             source: "004 (Yokota, Sudo, Masuzawa, IEICE 2021) section 4, Theorem 1",
