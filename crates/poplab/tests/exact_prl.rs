@@ -206,3 +206,16 @@ fn prl_exact_expected_steps_from_the_default_configuration() {
         );
     }
 }
+
+/// The dense mode (every configuration, two bits each) agrees with the explorer on n = N = 3.
+#[test]
+fn dense_verification_agrees_with_the_explorer() {
+    let p = Prl::new(3, &Params::parse(&["N=3"]).unwrap()).unwrap();
+    let starts = Starts::Every(p.state_space().unwrap());
+    let explored =
+        verify(&p, &starts, &ExploreSettings { graph: Graph::DirectedRing, max_configs: 1_000_000 }).unwrap();
+    let dense = verify(&p, &starts, &ExploreSettings { graph: Graph::DirectedRing, max_configs: 1000 }).unwrap();
+    assert!(explored.passed() && dense.passed());
+    assert_eq!((dense.configurations, dense.safe), (explored.configurations, explored.safe));
+    assert!(dense.dense && !explored.dense);
+}

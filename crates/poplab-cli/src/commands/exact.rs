@@ -278,6 +278,7 @@ impl ProtocolVisitor for VerifyVisitor {
             "transitions": v.transitions,
             "bottom_components": v.bottom_components,
             "unsafe_bottom_components": v.unsafe_bottom_components,
+            "mode": if v.dense { "dense" } else { "explored" },
             "closure": check_json(&v.closure),
             "safety": check_json(&v.safety),
             "convergence": check_json(&v.convergence),
@@ -293,11 +294,20 @@ impl ProtocolVisitor for VerifyVisitor {
             graph.name(),
             self.from_name
         );
-        let _ = writeln!(
-            text,
-            "configurations {} ({} starts), safe {}, transitions {}, bottom strongly connected components {}\n",
-            v.configurations, v.starts, v.safe, v.transitions, v.bottom_components
-        );
+        if v.dense {
+            let _ = writeln!(
+                text,
+                "configurations {} (every one a start; dense mode: two bits per configuration, transitions and \
+                 components not counted), safe {}\n",
+                v.configurations, v.safe
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "configurations {} ({} starts), safe {}, transitions {}, bottom strongly connected components {}\n",
+                v.configurations, v.starts, v.safe, v.transitions, v.bottom_components
+            );
+        }
         let one = if v.election { "exactly one leader" } else { "agreeing outputs" };
         let lines: [(&str, &Check<P::State>, String, String); 3] = [
             (
@@ -315,11 +325,21 @@ impl ProtocolVisitor for VerifyVisitor {
             (
                 "convergence",
                 &v.convergence,
-                format!("all {} bottom components lie in the safe set", v.bottom_components),
-                format!(
-                    "{} of {} bottom components contain unsafe configurations ({} configurations)",
-                    v.unsafe_bottom_components, v.bottom_components, v.convergence.violations
-                ),
+                if v.dense {
+                    "the safe set is reachable from every configuration (with closure: every bottom component \
+                     lies in it)"
+                        .into()
+                } else {
+                    format!("all {} bottom components lie in the safe set", v.bottom_components)
+                },
+                if v.dense {
+                    format!("{} configurations cannot reach the safe set", v.convergence.violations)
+                } else {
+                    format!(
+                        "{} of {} bottom components contain unsafe configurations ({} configurations)",
+                        v.unsafe_bottom_components, v.bottom_components, v.convergence.violations
+                    )
+                },
             ),
         ];
         let mut failed = Vec::new();

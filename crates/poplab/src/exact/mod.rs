@@ -34,15 +34,21 @@
 //! capped ([`ExploreSettings::max_configs`]): past the cap the exploration stops with an error that
 //! says so, never with a silently truncated space.
 //!
+//! From every configuration of an agent-vector space larger than the cap (up to
+//! [`DENSE_LIMIT`] configurations), [`verify()`] switches to a dense mode that keeps two bits per
+//! configuration instead of a hash table (see `dense.rs`).
+//!
 //! See [`verify()`] for the definitions of the three properties and [`expected_steps()`] for the
 //! linear systems, the solver and its error bound.
 
+mod dense;
 mod hash;
 mod scc;
 mod solve;
 mod space;
 mod verify;
 
+pub use dense::DENSE_LIMIT;
 pub use solve::{ExactReport, HittingTimes, expected_steps, hitting_times};
 pub use space::{Representation, Space};
 pub use verify::{Check, Counterexample, Verification, verify};

@@ -65,6 +65,10 @@ pub struct Verification<S> {
     /// Bottom strongly connected components, and how many of them contain an unsafe configuration.
     pub bottom_components: usize,
     pub unsafe_bottom_components: usize,
+    /// Whether the dense mode decided it (every configuration a start; `transitions` and the
+    /// component counts are then not computed and stay 0, and convergence was decided by
+    /// reachability of the safe set, which closure makes equivalent).
+    pub dense: bool,
 }
 
 impl<S> Verification<S> {
@@ -75,12 +79,20 @@ impl<S> Verification<S> {
 }
 
 /// Explores everything reachable from `starts` (safe configurations included) and checks closure,
-/// safety and convergence of the protocol's safe set (see [`Verification`]).
+/// safety and convergence of the protocol's safe set (see [`Verification`]). From every
+/// configuration of an agent-vector space above `settings.max_configs` (and at most
+/// [`super::DENSE_LIMIT`]) it uses the dense mode, which reports no transition count and no
+/// component count.
 pub fn verify<P: Protocol>(
     protocol: &P,
     starts: &Starts<P::State>,
     settings: &ExploreSettings,
 ) -> Result<Verification<P::State>> {
+    if let Starts::Every(states) = starts
+        && super::dense::applies(&settings.graph, states.len(), protocol.n(), settings.max_configs)
+    {
+        return super::dense::verify_every(protocol, states, &settings.graph);
+    }
     let space = Space::explore(protocol, starts, settings, true)?;
     let len = space.len() as u32;
 
@@ -195,5 +207,6 @@ pub fn verify<P: Protocol>(
         convergence,
         bottom_components: bottom,
         unsafe_bottom_components: bad_bottom,
+        dense: false,
     })
 }
