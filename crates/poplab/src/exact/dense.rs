@@ -42,6 +42,16 @@ impl Bits {
     }
 }
 
+/// A safe configuration that breaks closure or safety: the first arc whose interaction leaves the
+/// safe set, the first that changes an output, and whether its outputs are wrong already.
+#[derive(Clone, Copy)]
+struct Finding {
+    config: u64,
+    leaves: Option<(usize, usize)>,
+    changes: Option<(usize, usize)>,
+    bad_outputs: bool,
+}
+
 /// The arcs of `graph` for `n` agents.
 fn arcs(graph: &Graph, n: usize) -> Vec<(usize, usize)> {
     match graph {
@@ -102,7 +112,7 @@ pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Grap
     // Closure and safety, configuration by configuration.
     let election = states.iter().any(|&s| matches!(protocol.output(s), Output::Leader | Output::Follower));
     let outputs = |c: u64| -> Vec<Output> { decode(c).into_iter().map(|s| protocol.output(s)).collect() };
-    let findings: Vec<(u64, Option<(usize, usize)>, Option<(usize, usize)>, bool)> = (0..total)
+    let findings: Vec<Finding> = (0..total)
         .into_par_iter()
         .filter(|&c| safe.get(c))
         .filter_map(|c| {
@@ -114,7 +124,12 @@ pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Grap
             };
             let leaves = arcs.iter().copied().find(|&arc| !safe.get(successor(c, arc)));
             let changes = arcs.iter().copied().find(|&arc| outputs(successor(c, arc)) != before);
-            (bad_outputs || leaves.is_some() || changes.is_some()).then_some((c, leaves, changes, bad_outputs))
+            (bad_outputs || leaves.is_some() || changes.is_some()).then_some(Finding {
+                config: c,
+                leaves,
+                changes,
+                bad_outputs,
+            })
         })
         .collect();
     let step = |c: u64, arc: (usize, usize), reason: String| Counterexample {
@@ -125,7 +140,7 @@ pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Grap
     };
     let mut closure = Check { passed: true, violations: 0, counterexample: None };
     let mut safety = Check { passed: true, violations: 0, counterexample: None };
-    for &(c, leaves, changes, bad) in &findings {
+    for &Finding { config: c, leaves, changes, bad_outputs: bad } in &findings {
         if let Some(arc) = leaves {
             closure.passed = false;
             closure.violations += 1;
