@@ -643,17 +643,17 @@ impl Protocol for Pll {
         vec![State::INITIAL; self.n]
     }
 
+    fn demotion_cause(&self, before: [State; 2], after: [State; 2]) -> Option<&'static str> {
+        let [first, second] = eliminations(before, after);
+        first.or(second).map(Module::name)
+    }
+
     /// Uniform over the whole state space: every valid combination of the common variables and the
     /// group's additional variable has the same probability, `1 / state_count()`. So the common
     /// variables `leader`, `tick`, `init`, `color` are independent and uniform on their domains, and
     /// (status, epoch, additional variable) is drawn with each group weighted by its size: V_X by 3
     /// (its epochs), V_B by `3 c_max`, V_A ∩ V_1 by `2 (c_max + 1)`, V_A ∩ V_2 by `rand_max`,
     /// V_A ∩ V_3 by `c_max + 1`. Most random agents are therefore in V_B or V_A ∩ V_1.
-    fn demotion_cause(&self, before: [State; 2], after: [State; 2]) -> Option<&'static str> {
-        let [first, second] = eliminations(before, after);
-        first.or(second).map(Module::name)
-    }
-
     fn random_state(&self, rng: &mut PopRng) -> State {
         self.state_at(below_u64(rng, self.state_count()))
     }

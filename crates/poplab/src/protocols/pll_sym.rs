@@ -780,6 +780,11 @@ impl Protocol for PllSym {
         vec![State::INITIAL; self.n]
     }
 
+    fn demotion_cause(&self, before: [State; 2], after: [State; 2]) -> Option<&'static str> {
+        let [first, second] = eliminations(before, after);
+        first.or(second).map(Module::name)
+    }
+
     /// Uniform over the whole state space (`state_count()` states, each equally likely).
     fn random_state(&self, rng: &mut PopRng) -> State {
         self.state_at(below_u64(rng, self.state_count()))
