@@ -44,6 +44,26 @@ pub enum MeasureArg {
     Holding,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// counts on the complete graph without faults, agents otherwise.
+    Auto,
+    /// One state per agent: any graph.
+    Agents,
+    /// Counts over the states present, skipping null interactions exactly: complete graph only.
+    Counts,
+}
+
+impl EngineArg {
+    pub fn engine(self) -> poplab::engine::Engine {
+        match self {
+            EngineArg::Auto => poplab::engine::Engine::Auto,
+            EngineArg::Agents => poplab::engine::Engine::Agents,
+            EngineArg::Counts => poplab::engine::Engine::Counts,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The protocol (see `poplab list`).
@@ -99,6 +119,11 @@ pub struct RunArgs {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
+
+    /// Simulation engine: auto (counts on the complete graph without faults, else agents), agents,
+    /// or counts (complete graph only). The output's "engine" says which one ran.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
 
     /// Count per trial the distinct states visited and what demoted the last leader (slower).
     #[arg(long)]
@@ -162,6 +187,11 @@ pub struct SweepArgs {
     /// Count per trial the distinct states visited and what demoted the last leader (slower).
     #[arg(long)]
     pub census: bool,
+
+    /// Simulation engine: auto (counts on the complete graph without faults, else agents), agents,
+    /// or counts (complete graph only). The output's "engine" says which one ran.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
 
     /// The directory to write (default `sweep`); refused if it already holds a sweep.
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]

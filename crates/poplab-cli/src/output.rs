@@ -1,7 +1,7 @@
 //! What `poplab run` prints: a JSON document, CSV rows, a human table, and trace files.
 
 use anyhow::{Context, Result};
-use poplab::engine::Measure;
+use poplab::engine::{Engine, Measure};
 use poplab::experiment::{RunSettings, Summary, TrialRecord};
 use poplab::rng::RNG_NAME;
 use serde_json::{Map, Value, json};
@@ -15,6 +15,8 @@ pub struct RunReport {
     pub params: Map<String, Value>,
     pub trace_columns: Vec<String>,
     pub settings: RunSettings,
+    /// The engine that ran the trials (never `auto`).
+    pub engine: Engine,
     pub records: Vec<TrialRecord>,
     pub summary: Summary,
 }
@@ -28,9 +30,6 @@ impl RunReport {
     }
 }
 
-/// The engine every run uses so far.
-const ENGINE: &str = "agents";
-
 /// The JSON document of a run (see README.md for its fields).
 pub fn json_document(report: &RunReport) -> String {
     let s = &report.settings;
@@ -41,7 +40,7 @@ pub fn json_document(report: &RunReport) -> String {
         "graph": s.graph.name(),
         "init": s.init.name(),
         "measure": report.measure(),
-        "engine": ENGINE,
+        "engine": report.engine.name(),
         "rng": RNG_NAME,
         "seed": s.seed,
         "max_steps": s.max_steps,
@@ -86,7 +85,7 @@ pub fn csv_rows(report: &RunReport) -> Result<String> {
             report.settings.graph.name(),
             report.settings.init.name(),
             report.measure().to_string(),
-            ENGINE.to_string(),
+            report.engine.name().to_string(),
             RNG_NAME.to_string(),
             report.settings.seed.to_string(),
             r.index.to_string(),
@@ -116,7 +115,7 @@ pub fn human(report: &RunReport) -> String {
         s.graph.name(),
         s.init.name(),
         report.measure(),
-        ENGINE
+        report.engine.name()
     );
     let _ = writeln!(out, "rng={RNG_NAME} seed={} trials={} max_steps={}", s.seed, sm.trials, s.max_steps);
     let ended = match s.measure {

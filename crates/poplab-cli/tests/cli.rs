@@ -37,7 +37,7 @@ fn json_document_has_the_contract_fields() {
         assert!(doc.get(key).is_some(), "missing {key}");
     }
     assert_eq!(doc["rng"], "Xoshiro256PlusPlus");
-    assert_eq!(doc["engine"], "agents");
+    assert_eq!(doc["engine"], "counts");
     let trials = doc["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 5);
     for trial in trials {

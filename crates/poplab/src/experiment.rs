@@ -2,10 +2,12 @@
 //!
 //! Trial `i` depends only on the master seed and `i` (see [`crate::rng`]); trials run on a rayon
 //! pool and are collected in index order, so a run's results are identical for any thread count.
+//! [`RunSettings::engine`] picks the engine; each engine is deterministic per seed, but the two
+//! draw their pairs differently, so the same seed gives different (equally distributed) results.
 
 use crate::engine::{
-    AgentRun, Ending, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps, TimeSeries,
-    TracePoint, drive,
+    AgentRun, CountRun, Ending, Engine, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps,
+    TimeSeries, TracePoint, drive, drive_counts,
 };
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -38,6 +40,15 @@ pub struct RunSettings {
     pub trace_every: Option<u64>,
     /// Count the distinct states each trial visits and the cause of its last demotion.
     pub census: bool,
+    /// Which engine runs the trials ([`RunSettings::engine_used`] tells which one does).
+    pub engine: Engine,
+}
+
+impl RunSettings {
+    /// The engine the trials actually run on ([`Engine::resolve`]): never [`Engine::Auto`].
+    pub fn engine_used<P: Protocol>(&self, protocol: &P) -> Result<Engine> {
+        self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.state_count_hint())
+    }
 }
 
 impl Default for RunSettings {
@@ -53,6 +64,7 @@ impl Default for RunSettings {
             faults: Vec::new(),
             trace_every: None,
             census: false,
+            engine: Engine::Auto,
         }
     }
 }
@@ -88,6 +100,7 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<()>
         return Err(Error::Setting("--trace-every must be at least 1 step".into()));
     }
     settings.graph.scheduler(protocol.n())?;
+    settings.engine_used(protocol)?;
     protocol.check_graph(&settings.graph)?;
     settings.init.validate(protocol)?;
     if settings.measure == Measure::Holding && !settings.faults.is_empty() {
@@ -115,12 +128,6 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
     let seed = trial_seed(settings.seed, index);
     let TrialStreams { schedule, mut init, mut faults } = TrialStreams::new(seed);
     let agents = settings.init.build(protocol, &mut init)?;
-    let scheduler = settings.graph.scheduler(protocol.n())?;
-    let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
-    if settings.census {
-        run.keep_census();
-    }
-
     let mut fault_observers = settings.faults.clone();
     let mut series = settings.trace_every.map(TimeSeries::new);
     let mut observers: Vec<&mut dyn Observer<P>> =
@@ -131,7 +138,28 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
     let last_fault = settings.faults.iter().map(|f| f.step).max();
     let plan =
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
-    let Ending { outcome, steps } = drive(&mut run, plan, &mut observers, &mut faults)?;
+    let (Ending { outcome, steps }, distinct_states, last_demotion) = match settings.engine_used(protocol)? {
+        Engine::Counts => {
+            let mut run = CountRun::new(protocol, &agents, schedule)?;
+            drop(agents);
+            if settings.census {
+                run.keep_census();
+            }
+            let ending = drive_counts(&mut run, plan, &mut observers, &mut faults)?;
+            (ending, settings.census.then(|| run.distinct_states()), run.last_demotion())
+        }
+        Engine::Agents | Engine::Auto => {
+            let scheduler = settings.graph.scheduler(protocol.n())?;
+            let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
+            if settings.census {
+                run.keep_census();
+            }
+            let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
+            let census = run.census();
+            (ending, census.map(|c| c.visited.len() as u64), census.and_then(|c| c.last_demotion))
+        }
+    };
+    drop(observers);
     Ok(TrialRecord {
         index,
         seed,
@@ -139,8 +167,8 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
         steps,
         parallel_time: steps.parallel_time(protocol.n()),
         recovery_steps: last_fault.map(|at| Steps(steps.0.saturating_sub(at))),
-        distinct_states: run.census().map(|c| c.visited.len() as u64),
-        last_demotion: run.census().and_then(|c| c.last_demotion).map(String::from),
+        distinct_states,
+        last_demotion: last_demotion.map(String::from),
         trace: series.map(|s| s.points).unwrap_or_default(),
     })
 }

@@ -157,6 +157,12 @@ pub trait Protocol: Send + Sync + Sized {
         None
     }
 
+    /// How many states the protocol has, where that is known and small enough to matter to the
+    /// choice of engine (`--engine auto` keeps counts only for small state spaces); `None`: many.
+    fn state_count_hint(&self) -> Option<u64> {
+        None
+    }
+
     /// The graph a run uses when none is named (the complete graph unless overridden).
     fn default_graph(&self) -> Graph {
         Graph::Complete

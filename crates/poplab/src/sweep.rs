@@ -7,7 +7,7 @@
 //! (`n=1000 k=10`), not its position in the list, so editing the lists of a sweep and resuming
 //! never changes the results of cells that were already there.
 
-use crate::engine::{Measure, Outcome, ParallelTime, Steps};
+use crate::engine::{Engine, Measure, Outcome, ParallelTime, Steps};
 use crate::error::{Error, Result};
 use crate::experiment::{RunSettings, TrialRecord, run_trial, validate};
 use crate::graph::Graph;
@@ -41,6 +41,8 @@ pub struct SweepSpec {
     pub threads: Option<usize>,
     /// Count distinct states visited and demotion causes per trial (see [`crate::engine::Census`]).
     pub census: bool,
+    /// Which engine runs the trials (see [`SweepSpec::engine_used`]).
+    pub engine: Engine,
 }
 
 /// One point of the sweep.
@@ -142,7 +144,17 @@ impl SweepSpec {
             faults: Vec::new(),
             trace_every: None,
             census: self.census,
+            engine: self.engine,
         }
+    }
+
+    /// The engine the sweep's trials actually run on: the graph (the protocol's own when `None`)
+    /// is the same for every cell and a sweep has no faults, so one engine serves all cells.
+    pub fn engine_used(&self) -> Result<Engine> {
+        let cell = self.cells()?.swap_remove(0);
+        let n = usize::try_from(cell.n).map_err(|_| Error::PopulationSize { n: cell.n, reason: "too large".into() })?;
+        let (default_graph, states) = with_protocol(&self.protocol, n, &cell.params()?, GraphAndStates)?;
+        self.engine.resolve(self.graph.as_ref().unwrap_or(&default_graph), false, states)
     }
 
     /// Checks every cell: the protocol builds with its parameters and the settings fit it.
@@ -186,6 +198,18 @@ impl SweepSpec {
                 Ok(())
             })
         })
+    }
+}
+
+/// The protocol's own graph.
+/// A protocol's own graph and its state-count hint.
+struct GraphAndStates;
+
+impl ProtocolVisitor for GraphAndStates {
+    type Output = (Graph, Option<u64>);
+
+    fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Self::Output {
+        (protocol.default_graph(), protocol.state_count_hint())
     }
 }
 
@@ -255,6 +279,7 @@ mod tests {
             max_steps: 1_000_000,
             threads: Some(2),
             census: false,
+            engine: Engine::Auto,
         }
     }
 

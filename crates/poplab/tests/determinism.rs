@@ -40,7 +40,8 @@ fn tracing_does_not_change_the_trajectory() {
 #[test]
 fn pinned_steps_for_seed_42() {
     let p = angluin(100);
-    let settings = RunSettings { trials: 4, seed: 42, ..RunSettings::default() };
+    let settings =
+        RunSettings { trials: 4, seed: 42, engine: poplab::engine::Engine::Agents, ..RunSettings::default() };
     let steps: Vec<u64> = run_trials(&p, &settings, &|| {}).unwrap().iter().map(|r| r.steps.0).collect();
     assert_eq!(steps, PINNED);
 }

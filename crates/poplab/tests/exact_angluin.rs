@@ -77,10 +77,18 @@ fn the_cap_is_an_error_not_a_truncation() {
     let settings = ExploreSettings { max_configs: 10, ..ExploreSettings::default() };
     let err = expected_steps(&p, &p.initial_configuration(), &settings).unwrap_err().to_string();
     assert!(err.contains("more than 10 configurations") && err.contains("--max-configs"), "{err}");
-    let p = Angluin::new(20, &Params::default()).unwrap();
+    // Past the dense mode's limit (2^28 agent vectors) too: an error.
+    let p = Angluin::new(30, &Params::default()).unwrap();
     let settings = ExploreSettings { graph: Graph::DirectedRing, max_configs: 1000 };
     let err = verify(&p, &Starts::Every(vec![true, false]), &settings).unwrap_err().to_string();
-    assert!(err.contains("1048576 configurations") && err.contains("--max-configs"), "{err}");
+    assert!(err.contains("1073741824 configurations") && err.contains("--max-configs"), "{err}");
+    // Within it, every configuration is checked densely: on a ring, leaders never move, so
+    // configurations with no leader or with leaders apart never reach the safe set.
+    let p = Angluin::new(20, &Params::default()).unwrap();
+    let v = verify(&p, &Starts::Every(vec![true, false]), &settings).unwrap();
+    assert!(v.dense && v.closure.passed && v.safety.passed && !v.convergence.passed);
+    assert_eq!(v.configurations, 1 << 20);
+    assert_eq!(v.safe, 20, "exactly one leader: 20 configurations");
 }
 
 #[test]

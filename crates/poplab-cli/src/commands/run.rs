@@ -33,6 +33,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         faults: args.faults.iter().map(|f| parse_fault(f)).collect::<Result<_>>()?,
         trace_every: args.trace.as_ref().map(|_| args.trace_every.unwrap_or(args.n)),
         census: args.census,
+        engine: args.engine.engine(),
     };
     let report = with_protocol(&args.protocol, n, &params, Trials { settings, graph })??;
     if let Some(path) = &args.trace {
@@ -61,6 +62,7 @@ impl ProtocolVisitor for Trials {
     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Result<RunReport> {
         let settings = RunSettings { graph: self.graph.unwrap_or_else(|| protocol.default_graph()), ..self.settings };
         validate(&protocol, &settings)?;
+        let engine = settings.engine_used(&protocol)?;
         let progress = Progress::new(settings.trials, protocol.info().name);
         let records = run_trials(&protocol, &settings, &|| progress.inc())?;
         drop(progress);
@@ -71,6 +73,7 @@ impl ProtocolVisitor for Trials {
             params: protocol.params(),
             trace_columns: protocol.trace_columns().iter().map(|c| c.to_string()).collect(),
             settings,
+            engine,
             records,
             summary,
         })

@@ -14,7 +14,7 @@ use crate::input::{InputError, parse_count, parse_values};
 use crate::output::write_text;
 use crate::progress::Progress;
 use anyhow::{Context, Result, bail};
-use poplab::engine::{Measure, Outcome};
+use poplab::engine::{Engine, Measure, Outcome};
 use poplab::experiment::Summary;
 use poplab::fit::{Form, fit_form, fit_power};
 use poplab::graph::Graph;
@@ -62,7 +62,7 @@ pub struct SweepResults {
 /// holds a different sweep), then writes the summaries and returns the results.
 pub fn run_sweep(spec: &SweepSpec, dir: &Path) -> Result<SweepResults> {
     let cells = spec.validate()?;
-    let definition = format!("{:#}\n", spec_json(spec));
+    let definition = format!("{:#}\n", spec_json(spec)?);
     let spec_path = dir.join(SPEC_FILE);
     if let Ok(stored) = std::fs::read_to_string(&spec_path)
         && stored != definition
@@ -137,11 +137,12 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
         max_steps: args.max_steps,
         threads: args.threads,
         census: args.census,
+        engine: args.engine.engine(),
     })
 }
 
-fn spec_json(spec: &SweepSpec) -> Value {
-    json!({
+fn spec_json(spec: &SweepSpec) -> Result<Value> {
+    Ok(json!({
         "protocol": spec.protocol,
         "n": spec.ns,
         "params": spec.params.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
@@ -153,8 +154,8 @@ fn spec_json(spec: &SweepSpec) -> Value {
         "max_steps": spec.max_steps,
         "census": spec.census,
         "rng": RNG_NAME,
-        "engine": "agents",
-    })
+        "engine": spec.engine_used()?.name(),
+    }))
 }
 
 fn read_spec(dir: &Path) -> Result<SweepSpec> {
@@ -188,6 +189,8 @@ fn read_spec(dir: &Path) -> Result<SweepSpec> {
         max_steps: number("max_steps")?,
         threads: None,
         census: v["census"].as_bool().unwrap_or(false),
+        // Sweeps written before the count engine existed ran on agents.
+        engine: v["engine"].as_str().map_or(Ok(Engine::Agents), Engine::from_name)?,
     })
 }
 
@@ -367,7 +370,7 @@ fn write_summaries(dir: &Path, spec: &SweepSpec, summaries: &[(Cell, Summary)]) 
         summaries.iter().map(|(cell, s)| json!({"cell": cell.key(), "n": cell.n, "params": cell.params.iter().cloned().collect::<BTreeMap<_, _>>(), "summary": s})).collect();
     write_text(
         Some(&dir.join("summary.json")),
-        &format!("{:#}\n", json!({"sweep": spec_json(spec), "cells": cells_json})),
+        &format!("{:#}\n", json!({"sweep": spec_json(spec)?, "cells": cells_json})),
     )?;
     write_text(Some(&dir.join("fits.json")), &format!("{:#}\n", fits(summaries)))
 }

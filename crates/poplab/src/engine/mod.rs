@@ -3,12 +3,21 @@
 //! Time has two units and two types: [`Steps`] counts interactions exactly, [`ParallelTime`] is
 //! steps divided by `n`. A run that reaches its horizon before its stop rule holds is
 //! [`Outcome::Censored`]: its step count is a lower bound, never a measured value.
+//!
+//! Two engines run the same protocol code: the agent-array engine ([`AgentRun`], any graph) and
+//! the count engine ([`CountRun`], the complete graph only: counts over the states present, with
+//! exact skipping of null interactions). [`Engine`] chooses between them.
 
 mod agents;
+mod counts;
 mod observer;
 
 pub use agents::{AgentRun, Census, Measure, RunPlan, Watch, drive};
+pub use counts::{CountRun, SKIP_MAX_STATES, drive_counts, geometric_skip};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint};
+
+use crate::error::{Error, Result};
+use crate::graph::Graph;
 
 use serde::Serialize;
 
@@ -46,4 +55,60 @@ pub enum Outcome {
 pub struct Ending {
     pub outcome: Outcome,
     pub steps: Steps,
+}
+
+/// `--engine auto` uses the count engine only for protocols with at most this many states.
+pub const AUTO_COUNTS_MAX_STATES: u64 = 64;
+
+/// Which engine runs a trial. A closed set: [`Engine::Auto`] resolves to one of the other two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Engine {
+    /// The count engine on the complete graph without faults, else the agent engine.
+    #[default]
+    Auto,
+    /// The agent-array engine: one state per agent, any graph.
+    Agents,
+    /// The count engine: counts over the states present, complete graph only.
+    Counts,
+}
+
+impl Engine {
+    /// The name used on the command line and in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Agents => "agents",
+            Engine::Counts => "counts",
+        }
+    }
+
+    /// Parses `auto`, `agents` or `counts`.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "auto" => Ok(Engine::Auto),
+            "agents" => Ok(Engine::Agents),
+            "counts" => Ok(Engine::Counts),
+            other => Err(Error::Setting(format!("unknown engine '{other}'; use auto, agents or counts"))),
+        }
+    }
+
+    /// The engine that actually runs on `graph`, with or without faults, for a protocol with
+    /// `states` states (its [`Protocol::state_count_hint`](crate::protocol::Protocol::state_count_hint)):
+    /// `auto` picks the count engine on the complete graph without faults when the protocol has at
+    /// most [`AUTO_COUNTS_MAX_STATES`] states (where null skipping pays), and the agent engine
+    /// otherwise (a fault's family states are given per agent position; with many states the
+    /// agent array is faster). `counts` on another graph is refused.
+    pub fn resolve(self, graph: &Graph, faults: bool, states: Option<u64>) -> Result<Engine> {
+        let few_states = states.is_some_and(|k| k <= AUTO_COUNTS_MAX_STATES);
+        match (self, graph) {
+            (Engine::Auto, Graph::Complete) if !faults && few_states => Ok(Engine::Counts),
+            (Engine::Auto, _) => Ok(Engine::Agents),
+            (Engine::Counts, Graph::Complete) => Ok(Engine::Counts),
+            (Engine::Counts, other) => Err(Error::Setting(format!(
+                "--engine counts runs on the complete graph only (it keeps counts, not positions), not on {}; use --engine agents or auto",
+                other.name()
+            ))),
+            (Engine::Agents, _) => Ok(Engine::Agents),
+        }
+    }
 }

@@ -84,6 +84,10 @@ impl Protocol for Angluin {
         }
     }
 
+    fn state_count_hint(&self) -> Option<u64> {
+        Some(2)
+    }
+
     fn state_space(&self) -> Option<Vec<bool>> {
         Some(vec![true, false])
     }

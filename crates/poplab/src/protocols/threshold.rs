@@ -103,6 +103,10 @@ impl Protocol for Threshold {
         None
     }
 
+    fn state_count_hint(&self) -> Option<u64> {
+        Some(u64::from(self.k) + 1)
+    }
+
     fn state_space(&self) -> Option<Vec<u16>> {
         Some((0..=self.k).collect())
     }

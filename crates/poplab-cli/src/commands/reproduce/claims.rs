@@ -75,6 +75,7 @@ fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, see
         max_steps: 1_000_000_000_000,
         threads: None,
         census: false,
+        engine: poplab::engine::Engine::Auto,
     }
 }
 

@@ -1,0 +1,664 @@
+//! The count engine: the configuration of the complete graph as counts over the states present.
+//!
+//! On the complete graph agents are exchangeable, so a configuration is its multiset of states.
+//! States are interned as they appear (no enumeration of the state space) and kept as counts. Each
+//! step draws an ordered pair of distinct agents uniformly: initiator state `i` with probability
+//! `c_i / n`, responder state `j` with probability `(c_j - [i = j]) / (n - 1)`.
+//!
+//! **Null skipping.** While at most [`SKIP_MAX_STATES`] states are present, the engine keeps, for
+//! every ordered pair of present states, whether the pair is *null* (its transition changes
+//! nothing) and the total non-null weight `W = sum over non-null (i, j) of c_i (c_j - [i = j])`.
+//! A step is then non-null with probability `p = W / (n (n - 1))`, independently of the past, so
+//! the number of null steps before the next non-null one is geometric on `{0, 1, ...}` with
+//! parameter `p`; the engine draws it by inversion, adds it to the step count, and draws the
+//! non-null pair with probability proportional to its weight (the law of a step conditioned on
+//! being non-null). Null steps change nothing, so the configuration after each non-null step and
+//! its exact step number have the same law as in a step-by-step run; the safe set is checked after
+//! every non-null step, so first-passage steps are exact. A skip that would cross a horizon or an
+//! observer's step is kept (its remainder is used afterwards, which is exact and keeps the random
+//! stream independent of observers that only look); a configuration changed from outside (a fault)
+//! discards it, which is exact because the geometric law is memoryless.
+//!
+//! With more states present the engine falls back to plain steps (one pair per step, found by a
+//! Fenwick tree over the counts), so protocols with huge state spaces still run.
+
+use super::{Ending, Measure, Observer, Outcome, RunPlan, Steps, Watch};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::protocol::{Monitor, Protocol};
+use crate::rng::PopRng;
+use rand_core::Rng;
+use std::collections::HashMap;
+
+/// Null skipping is used while at most this many states are present.
+pub const SKIP_MAX_STATES: usize = 64;
+
+/// After falling back to plain steps, skipping resumes when this few states are present.
+const SKIP_RESUME_STATES: usize = 32;
+
+const NONE: u32 = u32::MAX;
+const K: usize = SKIP_MAX_STATES;
+
+/// A geometric number of failures before the first success, `P(G = g) = (1 - p)^g p` on
+/// `{0, 1, 2, ...}`, by inversion: `G = floor(ln U / ln(1 - p))` with `U` uniform on `(0, 1]`, so
+/// `P(G >= g) = P(U <= (1 - p)^g) = (1 - p)^g`. `ln(1 - p)` is computed as `ln_1p(-p)`, accurate
+/// for tiny `p`; `p >= 1` gives 0 and `p <= 0` gives `u64::MAX` (never).
+pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u64 {
+    if p >= 1.0 {
+        return 0;
+    }
+    if p <= 0.0 || p.is_nan() {
+        return u64::MAX;
+    }
+    // 53 random bits, shifted into (0, 1]: never 0, so the logarithm is finite.
+    let u = ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+    // The ratio is >= 0, so truncation is the floor; `as` saturates, and a skip beyond u64::MAX
+    // steps is beyond every horizon anyway.
+    (u.ln() / (-p).ln_1p()) as u64
+}
+
+/// A uniform integer in `0..bound` (`bound >= 1`): Lemire's method, computing the rejection
+/// threshold (a division) only in the rare case it can matter. Exact, like [`crate::rng::below_u64`].
+#[inline(always)]
+fn below(rng: &mut PopRng, bound: u64) -> u64 {
+    let mut product = u128::from(rng.next_u64()) * u128::from(bound);
+    if (product as u64) < bound {
+        let threshold = bound.wrapping_neg() % bound;
+        while (product as u64) < threshold {
+            product = u128::from(rng.next_u64()) * u128::from(bound);
+        }
+    }
+    (product >> 64) as u64
+}
+
+/// Which ordered pairs of present states are non-null, over the slots of the present states.
+struct SkipTable<S> {
+    /// `row[r]` has bit `c` set iff the pair (slot `r`, slot `c`) is non-null.
+    row: [u64; K],
+    /// `col[c]` has bit `r` set iff the pair (slot `r`, slot `c`) is non-null.
+    col: [u64; K],
+    /// The result states of each non-null pair, row-major with stride `K`.
+    next: Vec<Option<(S, S)>>,
+    /// Their interned indices, filled when the pair first fires.
+    next_index: Vec<(u32, u32)>,
+    /// `s[r] = sum over c in row r of (count(c) - [r = c])`; the row's weight is `count(r) s[r]`.
+    s: [i64; K],
+    /// The total non-null weight.
+    w: u64,
+}
+
+/// A run in progress on the count engine (complete graph only).
+pub struct CountRun<'p, P: Protocol> {
+    protocol: &'p P,
+    n: u64,
+    /// `n (n - 1)`: the number of ordered pairs.
+    pairs: u64,
+    /// Interned states, by index; never removed, so their number is the distinct states visited.
+    states: Vec<P::State>,
+    index: HashMap<P::State, u32>,
+    counts: Vec<u64>,
+    /// 1-based Fenwick tree over `counts`, capacity a power of two.
+    fenwick: Vec<u64>,
+    /// Indices of the states present (count > 0), in slot order, and each index's slot.
+    present: Vec<u32>,
+    slot: Vec<u32>,
+    skip: Option<Box<SkipTable<P::State>>>,
+    /// Null steps still to take before the next non-null one, drawn for the current configuration.
+    pending: Option<u64>,
+    monitor: P::Monitor,
+    rng: PopRng,
+    step: u64,
+    census: bool,
+    last_demotion: Option<&'static str>,
+}
+
+impl<'p, P: Protocol> CountRun<'p, P> {
+    /// A run of `protocol` on the complete graph from `agents`, pairs drawn from `rng`.
+    pub fn new(protocol: &'p P, agents: &[P::State], rng: PopRng) -> Result<Self> {
+        let n = agents.len() as u64;
+        if n < 2 {
+            return Err(Error::PopulationSize { n, reason: "the count engine needs at least 2 agents".into() });
+        }
+        let pairs = n.checked_mul(n - 1).filter(|_| n <= u64::from(u32::MAX)).ok_or_else(|| Error::PopulationSize {
+            n,
+            reason: "the count engine handles at most 2^32 - 1 agents".into(),
+        })?;
+        let monitor = protocol.monitor(agents, &Graph::Complete);
+        let mut run = Self {
+            protocol,
+            n,
+            pairs,
+            states: Vec::new(),
+            index: HashMap::new(),
+            counts: Vec::new(),
+            fenwick: vec![0; 2],
+            present: Vec::new(),
+            slot: Vec::new(),
+            skip: None,
+            pending: None,
+            monitor,
+            rng,
+            step: 0,
+            census: false,
+            last_demotion: None,
+        };
+        run.load(agents);
+        Ok(run)
+    }
+
+    /// Replaces the configuration by `agents` (same `n`): counts, present states, skip table.
+    fn load(&mut self, agents: &[P::State]) {
+        self.counts.iter_mut().for_each(|c| *c = 0);
+        self.fenwick.iter_mut().for_each(|c| *c = 0);
+        self.slot.iter_mut().for_each(|s| *s = NONE);
+        self.present.clear();
+        self.skip = None;
+        self.pending = None;
+        let mut last: Option<(P::State, u32)> = None;
+        for &state in agents {
+            let i = match last {
+                Some((s, i)) if s == state => i,
+                _ => {
+                    let i = self.intern(state);
+                    last = Some((state, i));
+                    i
+                }
+            };
+            self.counts[i as usize] += 1;
+        }
+        for i in 0..self.counts.len() {
+            if self.counts[i] > 0 {
+                self.slot[i] = self.present.len() as u32;
+                self.present.push(i as u32);
+            }
+        }
+        self.rebuild_fenwick();
+        if self.present.len() <= SKIP_MAX_STATES {
+            self.rebuild_skip();
+        }
+    }
+
+    /// Counts distinct states from now on and the causes of demotions.
+    pub fn keep_census(&mut self) {
+        self.census = true;
+    }
+
+    /// Distinct states some agent held so far (every interned state was present at some step).
+    pub fn distinct_states(&self) -> u64 {
+        self.states.len() as u64
+    }
+
+    /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
+    pub fn last_demotion(&self) -> Option<&'static str> {
+        self.last_demotion
+    }
+
+    /// Steps taken so far.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The safe-set monitor.
+    pub fn monitor(&self) -> &P::Monitor {
+        &self.monitor
+    }
+
+    /// The population size.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The present states with their counts (positive, summing to `n`), in slot order.
+    pub fn counts(&self) -> Vec<(P::State, u64)> {
+        self.present.iter().map(|&i| (self.states[i as usize], self.counts[i as usize])).collect()
+    }
+
+    /// Whether null skipping is active (at most [`SKIP_MAX_STATES`] states present).
+    pub fn skipping(&self) -> bool {
+        self.skip.is_some()
+    }
+
+    /// The total weight `W` of the non-null pairs kept by the skip table, or `None` when the engine
+    /// is taking plain steps. (For tests: it must equal a fresh sum over the present states.)
+    pub fn non_null_weight(&self) -> Option<u64> {
+        self.skip.as_ref().map(|t| t.w)
+    }
+
+    /// The configuration as an agent array (present states in slot order); `O(n)`.
+    pub fn agents(&self) -> Vec<P::State> {
+        let mut agents = Vec::with_capacity(self.n as usize);
+        for &i in &self.present {
+            agents.extend(std::iter::repeat_n(self.states[i as usize], self.counts[i as usize] as usize));
+        }
+        agents
+    }
+
+    /// Lets `observer` act now on the expanded configuration; reloads it if the observer changed it.
+    pub fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
+        let mut agents = self.agents();
+        if observer.observe(self.step, self.protocol, &mut agents, faults_rng) {
+            self.monitor = self.protocol.monitor(&agents, &Graph::Complete);
+            self.load(&agents);
+        }
+    }
+
+    fn intern(&mut self, state: P::State) -> u32 {
+        if let Some(&i) = self.index.get(&state) {
+            return i;
+        }
+        let i = self.states.len() as u32;
+        self.states.push(state);
+        self.index.insert(state, i);
+        self.counts.push(0);
+        self.slot.push(NONE);
+        if self.states.len() >= self.fenwick.len() {
+            self.fenwick = vec![0; self.fenwick.len() * 2];
+            self.rebuild_fenwick();
+        }
+        i
+    }
+
+    fn rebuild_fenwick(&mut self) {
+        self.fenwick.iter_mut().for_each(|c| *c = 0);
+        for (i, &c) in self.counts.iter().enumerate() {
+            self.fenwick[i + 1] = c;
+        }
+        for i in 1..self.fenwick.len() {
+            let parent = i + (i & i.wrapping_neg());
+            if parent < self.fenwick.len() {
+                self.fenwick[parent] += self.fenwick[i];
+            }
+        }
+    }
+
+    fn fenwick_add(&mut self, index: u32, delta: i64) {
+        let mut i = index as usize + 1;
+        while i < self.fenwick.len() {
+            self.fenwick[i] = self.fenwick[i].wrapping_add_signed(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The state index of agent `rank` when agents are laid out by state index (`rank < n`).
+    fn fenwick_find(&self, mut rank: u64) -> u32 {
+        let mut pos = 0usize;
+        let mut bit = self.fenwick.len() / 2;
+        while bit > 0 {
+            let next = pos + bit;
+            if next < self.fenwick.len() && self.fenwick[next] <= rank {
+                rank -= self.fenwick[next];
+                pos = next;
+            }
+            bit /= 2;
+        }
+        pos as u32
+    }
+
+    /// Builds the skip table for the present states (`O(k^2)` transitions).
+    fn rebuild_skip(&mut self) {
+        let k = self.present.len();
+        debug_assert!(k <= K);
+        let mut table = Box::new(SkipTable {
+            row: [0; K],
+            col: [0; K],
+            next: vec![None; K * K],
+            next_index: vec![(NONE, NONE); K * K],
+            s: [0; K],
+            w: 0,
+        });
+        for r in 0..k {
+            for c in 0..k {
+                self.fill_pair(&mut table, r, c);
+            }
+        }
+        for r in 0..k {
+            table.s[r] = self.row_sum(&table, r);
+        }
+        self.skip = Some(table);
+        self.update_weight();
+    }
+
+    fn row_sum(&self, table: &SkipTable<P::State>, r: usize) -> i64 {
+        let mut bits = table.row[r];
+        let mut sum = 0i64;
+        while bits != 0 {
+            let c = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            sum += self.counts[self.present[c] as usize] as i64 - i64::from(c == r);
+        }
+        sum
+    }
+
+    fn fill_pair(&self, table: &mut SkipTable<P::State>, r: usize, c: usize) {
+        let (a, b) = (self.states[self.present[r] as usize], self.states[self.present[c] as usize]);
+        let (a2, b2) = self.protocol.transition(a, b);
+        let cell = r * K + c;
+        table.next_index[cell] = (NONE, NONE);
+        if a2 != a || b2 != b {
+            table.row[r] |= 1 << c;
+            table.col[c] |= 1 << r;
+            table.next[cell] = Some((a2, b2));
+        } else {
+            table.row[r] &= !(1 << c);
+            table.col[c] &= !(1 << r);
+            table.next[cell] = None;
+        }
+    }
+
+    fn update_weight(&mut self) {
+        if let Some(table) = &mut self.skip {
+            // Each term is at most c_r (n - 1) and they sum to at most n (n - 1) < 2^64.
+            let mut w: u64 = 0;
+            for (r, &i) in self.present.iter().enumerate() {
+                let c = self.counts[i as usize];
+                if c > 0 {
+                    w += c * table.s[r] as u64;
+                }
+            }
+            table.w = w;
+        }
+    }
+
+    /// Makes state `i` (count 0) present.
+    fn add_present(&mut self, i: u32) {
+        let new_slot = self.present.len();
+        self.slot[i as usize] = new_slot as u32;
+        self.present.push(i);
+        if new_slot >= K {
+            self.skip = None;
+            return;
+        }
+        if let Some(mut table) = self.skip.take() {
+            for other in 0..=new_slot {
+                self.fill_pair(&mut table, new_slot, other);
+                self.fill_pair(&mut table, other, new_slot);
+            }
+            // The new state has count 0, so the other rows' sums do not change.
+            table.s[new_slot] = self.row_sum(&table, new_slot);
+            self.skip = Some(table);
+        }
+    }
+
+    /// Removes state `i` (count 0) from the present states.
+    fn remove_present(&mut self, i: u32) {
+        let gone = self.slot[i as usize] as usize;
+        let last = self.present.len() - 1;
+        if let Some(table) = &mut self.skip
+            && gone != last
+        {
+            let move_bit = |mask: &mut u64| {
+                let set = (*mask >> last) & 1;
+                *mask = (*mask & !(1 << gone) & !(1 << last)) | (set << gone);
+            };
+            for r in 0..=last {
+                move_bit(&mut table.row[r]);
+                move_bit(&mut table.col[r]);
+                table.next[r * K + gone] = table.next[r * K + last];
+                table.next_index[r * K + gone] = table.next_index[r * K + last];
+            }
+            table.row[gone] = table.row[last];
+            table.col[gone] = table.col[last];
+            for c in 0..=last {
+                table.next[gone * K + c] = table.next[last * K + c];
+                table.next_index[gone * K + c] = table.next_index[last * K + c];
+            }
+            // A removed state has count 0: it contributed nothing to the other rows' sums.
+            table.s[gone] = table.s[last];
+        }
+        if let Some(table) = &mut self.skip {
+            table.row[last] = 0;
+            table.col[last] = 0;
+            for r in 0..K {
+                table.row[r] &= !(1 << last);
+                table.col[r] &= !(1 << last);
+            }
+            table.s[last] = 0;
+        }
+        self.present.swap_remove(gone);
+        if gone < self.present.len() {
+            self.slot[self.present[gone] as usize] = gone as u32;
+        }
+        self.slot[i as usize] = NONE;
+        if self.skip.is_none() && self.present.len() <= SKIP_RESUME_STATES {
+            self.rebuild_skip();
+        }
+    }
+
+    fn change_count(&mut self, i: u32, delta: i64) {
+        let count = &mut self.counts[i as usize];
+        *count = count.wrapping_add_signed(delta);
+        self.fenwick_add(i, delta);
+        if let Some(table) = &mut self.skip {
+            let mut rows = table.col[self.slot[i as usize] as usize];
+            while rows != 0 {
+                let r = rows.trailing_zeros() as usize;
+                rows &= rows - 1;
+                table.s[r] += delta;
+            }
+        }
+    }
+
+    /// Applies an interaction that turned the states with indices `before` into `after`.
+    fn apply(&mut self, before: [u32; 2], after: [u32; 2]) {
+        let mut deltas: [(u32, i64); 4] = [(NONE, 0); 4];
+        let mut len = 0;
+        for (i, d) in [(before[0], -1), (before[1], -1), (after[0], 1), (after[1], 1)] {
+            match deltas[..len].iter_mut().find(|(j, _)| *j == i) {
+                Some(entry) => entry.1 += d,
+                None => {
+                    deltas[len] = (i, d);
+                    len += 1;
+                }
+            }
+        }
+        for &(i, d) in &deltas[..len] {
+            if d > 0 && self.slot[i as usize] == NONE {
+                self.add_present(i);
+            }
+        }
+        for &(i, d) in &deltas[..len] {
+            if d != 0 {
+                self.change_count(i, d);
+            }
+        }
+        for &(i, d) in &deltas[..len] {
+            if d < 0 && self.counts[i as usize] == 0 {
+                self.remove_present(i);
+            }
+        }
+        self.update_weight();
+    }
+
+    /// Records a non-null interaction `before -> after` and tells whether `watch` is met.
+    #[inline]
+    fn event<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        before: [P::State; 2],
+        after: [P::State; 2],
+    ) -> bool {
+        self.monitor.record(before, after);
+        if self.census
+            && let Some(cause) = self.protocol.demotion_cause(before, after)
+        {
+            self.last_demotion = Some(cause);
+        }
+        (SAFE_SET && self.monitor.is_safe())
+            || (OUTPUT_CHANGE
+                && (self.protocol.output(after[0]) != self.protocol.output(before[0])
+                    || self.protocol.output(after[1]) != self.protocol.output(before[1])))
+    }
+
+    /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
+    /// it happened (at exactly the current step).
+    pub fn advance(&mut self, until: u64, watch: Watch) -> bool {
+        match watch {
+            Watch::Nothing => self.advance_watching::<false, false>(until),
+            Watch::SafeSet => self.advance_watching::<true, false>(until),
+            Watch::OutputChange => self.advance_watching::<false, true>(until),
+        }
+    }
+
+    #[inline(never)]
+    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
+        while self.step < until {
+            let met = if self.skip.is_some() {
+                match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(until) {
+                    Some(met) => met,
+                    None => return false,
+                }
+            } else {
+                self.plain_step::<SAFE_SET, OUTPUT_CHANGE>()
+            };
+            if met {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// One step without skipping.
+    #[inline]
+    fn plain_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self) -> bool {
+        self.step += 1;
+        let u = below(&mut self.rng, self.n);
+        let v = below(&mut self.rng, self.n - 1);
+        let v = if v >= u { v + 1 } else { v };
+        let (i, j) = (self.fenwick_find(u), self.fenwick_find(v));
+        let (a, b) = (self.states[i as usize], self.states[j as usize]);
+        let (a2, b2) = self.protocol.transition(a, b);
+        if a2 == a && b2 == b {
+            return false;
+        }
+        let (i2, j2) = (self.intern(a2), self.intern(b2));
+        self.apply([i, j], [i2, j2]);
+        self.event::<SAFE_SET, OUTPUT_CHANGE>([a, b], [a2, b2])
+    }
+
+    /// Skips the null steps before the next non-null one and takes it, if it comes before `until`;
+    /// returns whether the watch was met, or `None` when `until` was reached first.
+    #[inline]
+    fn skip_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> Option<bool> {
+        let table = self.skip.as_deref().expect("skip table");
+        if table.w == 0 {
+            // No pair changes anything: the configuration is silent for good.
+            self.step = until;
+            return None;
+        }
+        let nulls = match self.pending.take() {
+            Some(nulls) => nulls,
+            None => geometric_skip(&mut self.rng, table.w as f64 / self.pairs as f64),
+        };
+        let room = until - self.step;
+        if nulls >= room {
+            self.pending = Some(nulls - room);
+            self.step = until;
+            return None;
+        }
+        self.step += nulls + 1;
+        // The non-null pair, with probability proportional to c_r (c_c - [r = c]).
+        let table = self.skip.as_deref().expect("skip table");
+        let mut x = below(&mut self.rng, table.w);
+        let k = self.present.len();
+        let mut r = 0;
+        loop {
+            let count = self.counts[self.present[r] as usize];
+            let weight = if count == 0 { 0 } else { count * table.s[r] as u64 };
+            if x < weight {
+                // Given the row, the responder is independent of which initiator agent it was.
+                x = below(&mut self.rng, table.s[r] as u64);
+                break;
+            }
+            x -= weight;
+            r += 1;
+            debug_assert!(r < k, "non-null weight out of sync");
+        }
+        let mut bits = table.row[r];
+        let c = loop {
+            let c = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let weight = self.counts[self.present[c] as usize] - u64::from(c == r);
+            if x < weight {
+                break c;
+            }
+            x -= weight;
+        };
+        let cell = r * K + c;
+        let (a2, b2) = table.next[cell].expect("a non-null pair has a result");
+        let (mut i2, mut j2) = table.next_index[cell];
+        let (i, j) = (self.present[r], self.present[c]);
+        if i2 == NONE {
+            i2 = self.intern(a2);
+            j2 = self.intern(b2);
+            if let Some(table) = &mut self.skip {
+                table.next_index[cell] = (i2, j2);
+            }
+        }
+        let (a, b) = (self.states[i as usize], self.states[j as usize]);
+        self.apply([i, j], [i2, j2]);
+        Some(self.event::<SAFE_SET, OUTPUT_CHANGE>([a, b], [a2, b2]))
+    }
+}
+
+/// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
+/// or the horizon is reached: the count engine's version of [`super::drive`], with the same rules.
+pub fn drive_counts<P: Protocol>(
+    run: &mut CountRun<'_, P>,
+    plan: RunPlan,
+    observers: &mut [&mut dyn Observer<P>],
+    faults_rng: &mut PopRng,
+) -> Result<Ending> {
+    if plan.measure == Measure::Holding && !run.monitor().is_safe() {
+        return Err(Error::Init(
+            "a holding-time run starts from a safe configuration and this one is not safe; use --init safe".into(),
+        ));
+    }
+    let horizon = plan.max_steps;
+    let (watch, met) = match plan.measure {
+        Measure::Convergence => (Watch::SafeSet, Outcome::Converged),
+        Measure::Holding => (Watch::OutputChange, Outcome::Broken),
+    };
+    let outcome = loop {
+        for observer in observers.iter_mut() {
+            while observer.next_at().is_some_and(|at| at <= run.step()) {
+                run.observe(&mut **observer, faults_rng);
+            }
+        }
+        let watching = run.step() >= plan.watch_from;
+        if watching && plan.measure == Measure::Convergence && run.monitor().is_safe() {
+            break met;
+        }
+        if run.step() >= horizon {
+            break Outcome::Censored;
+        }
+        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
+        let until = horizon.min(next_event);
+        let happened =
+            if watching { run.advance(until, watch) } else { run.advance(until.min(plan.watch_from), Watch::Nothing) };
+        if happened {
+            break met;
+        }
+    };
+    if !observers.is_empty() {
+        let agents = run.agents();
+        for observer in observers.iter_mut() {
+            observer.finish(run.step(), run.protocol, &agents);
+        }
+    }
+    Ok(Ending { outcome, steps: Steps(run.step()) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn geometric_skip_edges() {
+        let mut rng = PopRng::seed_from_u64(1);
+        assert_eq!(geometric_skip(&mut rng, 1.0), 0);
+        assert_eq!(geometric_skip(&mut rng, 0.0), u64::MAX);
+        assert!((0..1000).all(|_| geometric_skip(&mut rng, 1.0 - 1e-15) <= 1));
+        let tiny: f64 = (0..2000).map(|_| geometric_skip(&mut rng, 1e-15) as f64).sum::<f64>() / 2000.0;
+        assert!((tiny / 1e15 - 1.0).abs() < 0.15, "{tiny}");
+    }
+}
