@@ -2,6 +2,8 @@
 //! (exit code 2) from failures of the machine (exit code 1).
 
 use anyhow::{Context, Result};
+use poplab::graph::Graph;
+use poplab::init::InitSpec;
 use std::path::Path;
 
 /// An error in what the user typed or gave us: the fix is on their side.
@@ -19,6 +21,24 @@ pub fn read_user_file(path: &Path, what: &str) -> Result<String> {
     std::fs::read_to_string(path)
         .map_err(|e| InputError(format!("cannot read {what} '{}': {e}", path.display())))
         .context("reading input")
+}
+
+/// A graph named on the command line: a name, or `@FILE` with one arc `u v` per line.
+pub fn parse_graph(spec: &str) -> Result<Graph> {
+    match spec.strip_prefix('@') {
+        Some(path) => Ok(Graph::parse_arcs(&read_user_file(Path::new(path), "arc list")?)
+            .with_context(|| format!("in arc list '{path}'"))?),
+        None => Ok(Graph::from_name(spec)?),
+    }
+}
+
+/// An initial configuration named on the command line: a name, or `@FILE.json`.
+pub fn parse_init(spec: &str) -> Result<InitSpec> {
+    match spec.strip_prefix('@') {
+        Some(path) => Ok(InitSpec::from_json(&read_user_file(Path::new(path), "initial configuration")?)
+            .with_context(|| format!("in '{path}'"))?),
+        None => Ok(InitSpec::from_name(spec)),
+    }
 }
 
 /// Parses a count such as `1000`, `1_000`, `10^5` or `1e5`.

@@ -1,9 +1,9 @@
 //! `poplab exact` and `poplab verify`: exhaustive analysis of small populations (see
 //! `poplab::exact`).
 
-use crate::input::{InputError, parse_count, read_user_file};
+use crate::input::{InputError, parse_count, parse_graph, parse_init};
 use crate::output::write_text;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use poplab::exact::{
     Check, Counterexample, DEFAULT_MAX_CONFIGS, ExploreSettings, Starts, expected_steps, verify as verify_space,
@@ -390,20 +390,4 @@ fn counterexample_text<P: Protocol>(protocol: &P, cx: &Counterexample<P::State>)
 
 fn fmt(v: f64) -> String {
     if v.abs() >= 1e9 { format!("{v:.10e}") } else { format!("{v:.6}") }
-}
-
-fn parse_graph(spec: &str) -> Result<Graph> {
-    match spec.strip_prefix('@') {
-        Some(path) => Ok(Graph::parse_arcs(&read_user_file(Path::new(path), "arc list")?)
-            .with_context(|| format!("in arc list '{path}'"))?),
-        None => Ok(Graph::from_name(spec)?),
-    }
-}
-
-fn parse_init(spec: &str) -> Result<InitSpec> {
-    match spec.strip_prefix('@') {
-        Some(path) => Ok(InitSpec::from_json(&read_user_file(Path::new(path), "initial configuration")?)
-            .with_context(|| format!("in '{path}'"))?),
-        None => Ok(InitSpec::from_name(spec)),
-    }
 }

@@ -1,17 +1,15 @@
 //! `poplab run`: independent trials of one protocol.
 
 use crate::cli::{MeasureArg, RunArgs};
-use crate::input::{InputError, parse_count, read_user_file};
+use crate::input::{InputError, parse_count, parse_graph, parse_init};
 use crate::output::{self, RunReport};
 use crate::progress::Progress;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use poplab::engine::{Fault, FaultStates, Measure};
 use poplab::experiment::{RunSettings, Summary, run_trials, validate};
 use poplab::graph::Graph;
-use poplab::init::InitSpec;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::{ProtocolVisitor, with_protocol};
-use std::path::Path;
 
 pub fn run(args: &RunArgs) -> Result<()> {
     let n = usize::try_from(args.n).map_err(|_| InputError(format!("n = {} is too large for this machine", args.n)))?;
@@ -77,22 +75,6 @@ impl ProtocolVisitor for Trials {
             records,
             summary,
         })
-    }
-}
-
-fn parse_graph(spec: &str) -> Result<Graph> {
-    match spec.strip_prefix('@') {
-        Some(path) => Ok(Graph::parse_arcs(&read_user_file(Path::new(path), "arc list")?)
-            .with_context(|| format!("in arc list '{path}'"))?),
-        None => Ok(Graph::from_name(spec)?),
-    }
-}
-
-fn parse_init(spec: &str) -> Result<InitSpec> {
-    match spec.strip_prefix('@') {
-        Some(path) => Ok(InitSpec::from_json(&read_user_file(Path::new(path), "initial configuration")?)
-            .with_context(|| format!("in '{path}'"))?),
-        None => Ok(InitSpec::from_name(spec)),
     }
 }
 
