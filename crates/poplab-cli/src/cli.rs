@@ -46,12 +46,14 @@ pub enum MeasureArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// counts on the complete graph without faults, agents otherwise.
+    /// batched on the complete graph without faults for protocols with at most 64 states, agents otherwise.
     Auto,
     /// One state per agent: any graph.
     Agents,
     /// Counts over the states present, skipping null interactions exactly: complete graph only.
     Counts,
+    /// Counts, taking collision-free runs of interactions in bulk (exact): complete graph only.
+    Batched,
 }
 
 impl EngineArg {
@@ -60,6 +62,7 @@ impl EngineArg {
             EngineArg::Auto => poplab::engine::Engine::Auto,
             EngineArg::Agents => poplab::engine::Engine::Agents,
             EngineArg::Counts => poplab::engine::Engine::Counts,
+            EngineArg::Batched => poplab::engine::Engine::Batched,
         }
     }
 }

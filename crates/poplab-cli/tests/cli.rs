@@ -37,7 +37,7 @@ fn json_document_has_the_contract_fields() {
         assert!(doc.get(key).is_some(), "missing {key}");
     }
     assert_eq!(doc["rng"], "Xoshiro256PlusPlus");
-    assert_eq!(doc["engine"], "counts");
+    assert_eq!(doc["engine"], "batched");
     let trials = doc["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 5);
     for trial in trials {
@@ -110,6 +110,19 @@ fn list_shows_protocols_parameters_and_families() {
     assert!(text.contains("default 10"));
     let json: Value = serde_json::from_slice(&poplab().args(["list", "--json"]).output().unwrap().stdout).unwrap();
     assert!(json["protocols"].as_array().unwrap().len() >= 2);
+}
+
+#[test]
+fn approx_majority_is_listed_runs_and_refuses_a_outside_zero_one() {
+    let list = String::from_utf8(poplab().arg("list").output().unwrap().stdout).unwrap();
+    assert!(list.contains("approx-majority") && list.contains("default 0.5"), "{list}");
+    let doc = run_json(&["approx-majority", "--n", "1000", "--set", "a=0.6", "--trials", "20"]);
+    assert_eq!((doc["params"]["a"].as_f64(), doc["params"]["initial_a"].as_u64()), (Some(0.6), Some(600)));
+    assert_eq!(doc["summary"]["converged"], 20);
+    // Consensus from a 600/400 split takes about 6.8 parallel time (mean of 200 trials, sd 0.77).
+    let mean = doc["summary"]["mean_parallel_time"].as_f64().unwrap();
+    assert!((5.0..9.0).contains(&mean), "{mean}");
+    fails_with(&["run", "approx-majority", "--n", "10", "--set", "a=1.5"], "must be a number from 0 to 1");
 }
 
 #[test]

@@ -27,11 +27,13 @@ fn engine_counts_runs_and_says_so() {
 }
 
 #[test]
-fn engine_auto_picks_counts_on_the_complete_graph_and_agents_elsewhere() {
+fn engine_auto_picks_batched_on_the_complete_graph_and_agents_elsewhere() {
     let complete = run_json(&["angluin", "--n", "100", "--trials", "2"]);
-    assert_eq!(complete["engine"], "counts");
+    assert_eq!(complete["engine"], "batched");
     let explicit = run_json(&["angluin", "--n", "100", "--trials", "2", "--engine", "auto"]);
-    assert_eq!(explicit["engine"], "counts");
+    assert_eq!(explicit["engine"], "batched");
+    let batched = run_json(&["approx-majority", "--n", "10^6", "--engine", "batched", "--seed", "3"]);
+    assert_eq!((batched["engine"].as_str(), batched["summary"]["converged"].as_u64()), (Some("batched"), Some(1)));
     let ring = run_json(&["angluin", "--n", "10", "--graph", "ring", "--max-steps", "1000", "--engine", "auto"]);
     assert_eq!(ring["engine"], "agents");
     let faults = run_json(&["threshold", "--n", "100", "--fault", "500:5"]);
@@ -41,14 +43,17 @@ fn engine_auto_picks_counts_on_the_complete_graph_and_agents_elsewhere() {
 }
 
 #[test]
-fn engine_counts_on_a_ring_is_an_input_error() {
+fn count_engines_on_a_ring_are_an_input_error() {
     let output =
         poplab().args(["run", "angluin", "--n", "10", "--graph", "ring", "--engine", "counts"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("complete graph"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    let bad = poplab().args(["run", "angluin", "--n", "10", "--engine", "batched"]).output().unwrap();
+    let ring =
+        poplab().args(["run", "angluin", "--n", "10", "--graph", "ring", "--engine", "batched"]).output().unwrap();
+    assert_eq!(ring.status.code(), Some(2));
+    let bad = poplab().args(["run", "angluin", "--n", "10", "--engine", "batches"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Trial `i` depends only on the master seed and `i` (see [`crate::rng`]); trials run on a rayon
 //! pool and are collected in index order, so a run's results are identical for any thread count.
-//! [`RunSettings::engine`] picks the engine; each engine is deterministic per seed, but the two
+//! [`RunSettings::engine`] picks the engine; each engine is deterministic per seed, but engines
 //! draw their pairs differently, so the same seed gives different (equally distributed) results.
 
 use crate::engine::{
@@ -139,9 +139,12 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
     let plan =
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
     let (Ending { outcome, steps }, distinct_states, last_demotion) = match settings.engine_used(protocol)? {
-        Engine::Counts => {
+        engine @ (Engine::Counts | Engine::Batched) => {
             let mut run = CountRun::new(protocol, &agents, schedule)?;
             drop(agents);
+            if engine == Engine::Batched {
+                run.batch();
+            }
             if settings.census {
                 run.keep_census();
             }

@@ -8,8 +8,8 @@
 //! - [`protocol`]: the model. A [`Protocol`](protocol::Protocol) is a deterministic transition
 //!   function on (initiator, responder) states, an output map, initial configurations and a safe
 //!   set tracked by a [`Monitor`](protocol::Monitor).
-//! - [`protocols`]: the protocols of the source papers, one module each, and the registry
-//!   ([`protocols::with_protocol`]) that builds one by name.
+//! - [`protocols`]: the protocols of the source papers and the approximate-majority benchmark, one
+//!   module each, and the registry ([`protocols::with_protocol`]) that builds one by name.
 //! - [`graph`]: interaction graphs (complete, directed and undirected rings, arc lists) and their
 //!   schedulers, plus [`Replay`](graph::Replay) for hand-made executions.
 //! - [`engine`]: the agent-array engine, observers (time series, faults), and the time types

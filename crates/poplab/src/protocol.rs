@@ -20,13 +20,15 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 
-/// What an agent outputs: leader/follower for elections, yes/no for predicates.
+/// What an agent outputs: leader/follower for elections, yes/no for predicates (and undecided for
+/// predicates whose agents can hold no answer yet, like approx-majority's blank state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Output {
     Leader,
     Follower,
     Yes,
     No,
+    Undecided,
 }
 
 impl Output {
@@ -50,6 +52,16 @@ pub trait Monitor<S: Copy>: Clone + Send {
     #[inline]
     fn record_at(&mut self, agents: &[S], pair: (usize, usize), before: [S; 2]) {
         self.record(before, [agents[pair.0], agents[pair.1]]);
+    }
+
+    /// `times` interactions, each turning `before` into `after`, among distinct agents: a batch of
+    /// the batched engine, recorded in any order. Only the monitor's state after all of them is
+    /// used, so it must depend on the configuration alone (as a safe set does). The default records
+    /// them one by one; monitors that keep counts override it with one update.
+    fn record_times(&mut self, before: [S; 2], after: [S; 2], times: u64) {
+        for _ in 0..times {
+            self.record(before, after);
+        }
     }
 
     /// Whether the configuration is in the safe set.
@@ -240,6 +252,17 @@ impl Params {
         Ok(value)
     }
 
+    /// A real parameter in `min..=max`, or `default` when absent.
+    pub fn real_in(&self, key: &str, default: f64, min: f64, max: f64) -> Result<f64> {
+        let Some(raw) = self.raw(key) else { return Ok(default) };
+        let bad = |reason: String| Error::Parameter { name: key.into(), value: raw.into(), reason };
+        let value: f64 = raw.parse().map_err(|_| bad(format!("expected a number from {min} to {max}")))?;
+        if !(min..=max).contains(&value) {
+            return Err(bad(format!("must be a number from {min} to {max}")));
+        }
+        Ok(value)
+    }
+
     /// Refuses every given key that no getter asked for.
     pub fn finish(&self, info: &ProtocolInfo) -> Result<()> {
         let used = self.used.borrow();
@@ -315,6 +338,10 @@ mod tests {
         assert!(Params::parse(&["k=1", "k=2"]).is_err());
         let p = Params::parse(&["x=-1"]).unwrap();
         assert!(p.real_above("x", 1.0, 0.0).is_err());
+        let p = Params::parse(&["x=1", "y=1.01", "z=NaN"]).unwrap();
+        assert_eq!(p.real_in("x", 0.5, 0.0, 1.0).unwrap(), 1.0);
+        assert!(p.real_in("y", 0.5, 0.0, 1.0).unwrap_err().to_string().contains("from 0 to 1"));
+        assert!(p.real_in("z", 0.5, 0.0, 1.0).is_err());
     }
 
     #[test]

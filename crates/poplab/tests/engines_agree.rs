@@ -1,12 +1,13 @@
-//! The count engine against the agent engine and against exact laws.
+//! The count and batched engines against the agent engine and against exact laws.
 //!
-//! Both engines run the same protocol code under the same scheduler law, so the distribution of
-//! steps to the safe set must agree (two-sample Kolmogorov-Smirnov at alpha = 0.001); the count
-//! engine's mean for the 2-state election must match `(n - 1)^2`; its geometric skips must have the
-//! geometric law; it must conserve `n` and keep its non-null weight in sync with the counts; and it
-//! must be deterministic per seed for any thread count.
+//! All engines run the same protocol code under the same scheduler law, so the distribution of
+//! steps to the safe set must agree (two-sample Kolmogorov-Smirnov at alpha = 0.001), including the
+//! batched engine forced to batch in small populations; the count engines' mean for the 2-state
+//! election must match `(n - 1)^2`; the geometric skips must have the geometric law; the count
+//! engine must conserve `n` and keep its non-null weight in sync with the counts; and it must be
+//! deterministic per seed for any thread count.
 
-use poplab::engine::{CountRun, Engine, Measure, Outcome, Watch, geometric_skip};
+use poplab::engine::{CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive_counts, geometric_skip};
 use poplab::experiment::{RunSettings, TrialRecord, run_trials};
 use poplab::init::InitSpec;
 use poplab::protocol::{Params, Protocol};
@@ -15,9 +16,10 @@ use poplab::protocols::ls_timer::LsTimer;
 use poplab::protocols::pll::Pll;
 use poplab::protocols::ppl::Ppl;
 use poplab::protocols::threshold::Threshold;
-use poplab::rng::{PopRng, TrialStreams};
+use poplab::rng::{PopRng, TrialStreams, trial_seed};
 use poplab::stats::{ks_critical, ks_two_sample, mean};
 use rand_core::SeedableRng;
+use rayon::prelude::*;
 
 const TRIALS: u64 = 2000;
 
@@ -27,18 +29,47 @@ fn steps<P: Protocol>(p: &P, settings: &RunSettings) -> Vec<f64> {
     records.iter().map(|r| r.steps.0 as f64).collect()
 }
 
-/// Two-sample KS test of the steps of both engines (different seeds, so independent samples).
+/// Steps to the plan's event of every trial of `settings` on the count engine batching whenever it
+/// can ([`CountRun::batch_always`]), so that batches happen even in small populations; trials are
+/// seeded as `run_trial` seeds them.
+fn forced_batch_steps<P: Protocol>(p: &P, settings: &RunSettings) -> Vec<f64> {
+    (0..settings.trials)
+        .into_par_iter()
+        .map(|i| {
+            let mut streams = TrialStreams::new(trial_seed(settings.seed, i));
+            let agents = settings.init.build(p, &mut streams.init).unwrap();
+            let mut run = CountRun::new(p, &agents, streams.schedule).unwrap();
+            run.batch_always();
+            let plan = RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: 0 };
+            let ending = drive_counts(&mut run, plan, &mut [], &mut streams.faults).unwrap();
+            assert_ne!(ending.outcome, Outcome::Censored, "a trial was censored");
+            ending.steps.0 as f64
+        })
+        .collect()
+}
+
+/// Two-sample KS tests of the steps of the agent engine against the count engine, the batched
+/// engine as `auto` would run it, and the batched engine batching whenever it can (different
+/// seeds, so independent samples).
 fn engines_agree<P: Protocol>(label: &str, p: &P, base: RunSettings) {
     let agents = steps(p, &RunSettings { engine: Engine::Agents, trials: TRIALS, ..base.clone() });
-    let counts = steps(p, &RunSettings { engine: Engine::Counts, trials: TRIALS, seed: base.seed + 1, ..base });
-    let distance = ks_two_sample(&agents, &counts);
-    let critical = ks_critical(0.001, agents.len(), Some(counts.len()));
-    eprintln!(
-        "{label}: mean agents {:.1}, counts {:.1}, KS {distance:.4} (critical {critical:.4})",
-        mean(&agents),
-        mean(&counts)
-    );
-    assert!(distance < critical, "{label}: KS distance {distance} >= critical {critical}");
+    let with =
+        |engine, seed_offset| RunSettings { engine, trials: TRIALS, seed: base.seed + seed_offset, ..base.clone() };
+    let others = [
+        ("counts", steps(p, &with(Engine::Counts, 1))),
+        ("batched", steps(p, &with(Engine::Batched, 2))),
+        ("batched, forced", forced_batch_steps(p, &with(Engine::Batched, 3))),
+    ];
+    for (name, other) in others {
+        let distance = ks_two_sample(&agents, &other);
+        let critical = ks_critical(0.001, agents.len(), Some(other.len()));
+        eprintln!(
+            "{label}: mean agents {:.1}, {name} {:.1}, KS {distance:.4} (critical {critical:.4})",
+            mean(&agents),
+            mean(&other)
+        );
+        assert!(distance < critical, "{label}, {name}: KS distance {distance} >= critical {critical}");
+    }
 }
 
 fn params(items: &[&str]) -> Params {
@@ -91,34 +122,36 @@ fn exact_variance(n: usize) -> f64 {
 }
 
 #[test]
-fn angluin_count_engine_mean_is_n_minus_one_squared() {
-    for (n, seed) in [(50, 5), (200, 7), (2000, 9)] {
+fn angluin_count_engines_mean_is_n_minus_one_squared() {
+    for ((n, seed), engine) in
+        [(50, 5), (200, 7), (2000, 9)].into_iter().flat_map(|c| [(c, Engine::Counts), (c, Engine::Batched)])
+    {
         let p = Angluin::new(n, &Params::default()).unwrap();
         let exact_mean = ((n - 1) * (n - 1)) as f64;
         let sd = exact_variance(n).sqrt();
         // Acceptance region at most +-1% of the mean.
         let trials = ((3.29 * sd / (0.01 * exact_mean)).powi(2)).ceil() as u64;
-        let settings = RunSettings { engine: Engine::Counts, trials, seed, ..RunSettings::default() };
+        let settings = RunSettings { engine, trials, seed, ..RunSettings::default() };
         let samples = steps(&p, &settings);
         let z = (mean(&samples) - exact_mean) / (sd / (trials as f64).sqrt());
-        eprintln!("angluin counts n = {n}, {trials} trials: mean {} vs {exact_mean}, z = {z:.2}", mean(&samples));
+        let name = engine.name();
+        eprintln!("angluin {name} n = {n}, {trials} trials: mean {} vs {exact_mean}, z = {z:.2}", mean(&samples));
         assert!(z.abs() < 3.29, "n = {n}: mean {} vs exact {exact_mean}, z = {z}", mean(&samples));
     }
 }
 
 #[test]
-fn angluin_at_a_million_agents_is_fast_and_exact_in_steps() {
+fn angluin_at_a_million_agents_is_exact_in_steps() {
     let p = Angluin::new(1_000_000, &Params::default()).unwrap();
-    let settings = RunSettings { engine: Engine::Counts, trials: 1, seed: 3, ..RunSettings::default() };
-    let start = std::time::Instant::now();
-    let records = run_trials(&p, &settings, &|| {}).unwrap();
-    let elapsed = start.elapsed().as_secs_f64();
-    assert_eq!(records[0].outcome, Outcome::Converged);
-    // The law has mean (n-1)^2 ~ 1e12 and standard deviation ~ 0.58 (n-1)^2 (dominated by the last
-    // two leaders): a step count far outside would mean the skips are wrong.
-    let ratio = records[0].steps.0 as f64 / 1e12;
-    assert!((0.05..8.0).contains(&ratio), "steps / (n-1)^2 = {ratio}");
-    assert!(elapsed < 5.0, "n = 10^6 took {elapsed} s");
+    for engine in [Engine::Counts, Engine::Batched] {
+        let settings = RunSettings { engine, trials: 1, seed: 3, max_steps: 1 << 50, ..RunSettings::default() };
+        let records = run_trials(&p, &settings, &|| {}).unwrap();
+        assert_eq!(records[0].outcome, Outcome::Converged);
+        // The law has mean (n-1)^2 ~ 1e12 and standard deviation ~ 0.58 (n-1)^2 (dominated by the
+        // last two leaders): a step count far outside would mean the skips are wrong.
+        let ratio = records[0].steps.0 as f64 / 1e12;
+        assert!((0.05..8.0).contains(&ratio), "{}: steps / (n-1)^2 = {ratio}", engine.name());
+    }
 }
 
 /// Mean and variance of the skip sampler against `1/p - 1` and `(1 - p)/p^2` (z-tests), and its
@@ -232,7 +265,7 @@ fn count_engine_is_deterministic_across_thread_counts_and_observers() {
     let auto = RunSettings { engine: Engine::Auto, ..base };
     assert_eq!(auto.engine_used(&p).unwrap(), Engine::Agents);
     let angluin = poplab::protocols::angluin::Angluin::new(100, &Params::default()).unwrap();
-    assert_eq!(auto.engine_used(&angluin).unwrap(), Engine::Counts, "two states: counts");
+    assert_eq!(auto.engine_used(&angluin).unwrap(), Engine::Batched, "two states: batched");
 }
 
 #[test]

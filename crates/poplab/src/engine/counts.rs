@@ -22,6 +22,8 @@
 //! With more states present the engine falls back to plain steps (one pair per step, found by a
 //! Fenwick tree over the counts), so protocols with huge state spaces still run.
 
+use super::batched::Batcher;
+use super::sampling::unit_open0;
 use super::{Ending, Measure, Observer, Outcome, RunPlan, Steps, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -36,8 +38,8 @@ pub const SKIP_MAX_STATES: usize = 64;
 /// After falling back to plain steps, skipping resumes when this few states are present.
 const SKIP_RESUME_STATES: usize = 32;
 
-const NONE: u32 = u32::MAX;
-const K: usize = SKIP_MAX_STATES;
+pub(super) const NONE: u32 = u32::MAX;
+pub(super) const K: usize = SKIP_MAX_STATES;
 
 /// A geometric number of failures before the first success, `P(G = g) = (1 - p)^g p` on
 /// `{0, 1, 2, ...}`, by inversion: `G = floor(ln U / ln(1 - p))` with `U` uniform on `(0, 1]`, so
@@ -50,8 +52,7 @@ pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u64 {
     if p <= 0.0 || p.is_nan() {
         return u64::MAX;
     }
-    // 53 random bits, shifted into (0, 1]: never 0, so the logarithm is finite.
-    let u = ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+    let u = unit_open0(rng);
     // The ratio is >= 0, so truncation is the floor; `as` saturates, and a skip beyond u64::MAX
     // steps is beyond every horizon anyway.
     (u.ln() / (-p).ln_1p()) as u64
@@ -60,7 +61,7 @@ pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u64 {
 /// A uniform integer in `0..bound` (`bound >= 1`): Lemire's method, computing the rejection
 /// threshold (a division) only in the rare case it can matter. Exact, like [`crate::rng::below_u64`].
 #[inline(always)]
-fn below(rng: &mut PopRng, bound: u64) -> u64 {
+pub(super) fn below(rng: &mut PopRng, bound: u64) -> u64 {
     let mut product = u128::from(rng.next_u64()) * u128::from(bound);
     if (product as u64) < bound {
         let threshold = bound.wrapping_neg() % bound;
@@ -72,44 +73,46 @@ fn below(rng: &mut PopRng, bound: u64) -> u64 {
 }
 
 /// Which ordered pairs of present states are non-null, over the slots of the present states.
-struct SkipTable<S> {
+pub(super) struct SkipTable<S> {
     /// `row[r]` has bit `c` set iff the pair (slot `r`, slot `c`) is non-null.
-    row: [u64; K],
+    pub(super) row: [u64; K],
     /// `col[c]` has bit `r` set iff the pair (slot `r`, slot `c`) is non-null.
-    col: [u64; K],
+    pub(super) col: [u64; K],
     /// The result states of each non-null pair, row-major with stride `K`.
-    next: Vec<Option<(S, S)>>,
+    pub(super) next: Vec<Option<(S, S)>>,
     /// Their interned indices, filled when the pair first fires.
-    next_index: Vec<(u32, u32)>,
+    pub(super) next_index: Vec<(u32, u32)>,
     /// `s[r] = sum over c in row r of (count(c) - [r = c])`; the row's weight is `count(r) s[r]`.
-    s: [i64; K],
+    pub(super) s: [i64; K],
     /// The total non-null weight.
-    w: u64,
+    pub(super) w: u64,
 }
 
 /// A run in progress on the count engine (complete graph only).
 pub struct CountRun<'p, P: Protocol> {
-    protocol: &'p P,
-    n: u64,
+    pub(super) protocol: &'p P,
+    pub(super) n: u64,
     /// `n (n - 1)`: the number of ordered pairs.
-    pairs: u64,
+    pub(super) pairs: u64,
     /// Interned states, by index; never removed, so their number is the distinct states visited.
-    states: Vec<P::State>,
-    index: HashMap<P::State, u32>,
-    counts: Vec<u64>,
+    pub(super) states: Vec<P::State>,
+    pub(super) index: HashMap<P::State, u32>,
+    pub(super) counts: Vec<u64>,
     /// 1-based Fenwick tree over `counts`, capacity a power of two.
-    fenwick: Vec<u64>,
+    pub(super) fenwick: Vec<u64>,
     /// Indices of the states present (count > 0), in slot order, and each index's slot.
-    present: Vec<u32>,
-    slot: Vec<u32>,
-    skip: Option<Box<SkipTable<P::State>>>,
+    pub(super) present: Vec<u32>,
+    pub(super) slot: Vec<u32>,
+    pub(super) skip: Option<Box<SkipTable<P::State>>>,
     /// Null steps still to take before the next non-null one, drawn for the current configuration.
-    pending: Option<u64>,
-    monitor: P::Monitor,
-    rng: PopRng,
-    step: u64,
-    census: bool,
-    last_demotion: Option<&'static str>,
+    pub(super) pending: Option<u64>,
+    pub(super) monitor: P::Monitor,
+    pub(super) rng: PopRng,
+    pub(super) step: u64,
+    pub(super) census: bool,
+    pub(super) last_demotion: Option<&'static str>,
+    /// Present when batching ([`CountRun::batch`]).
+    pub(super) batcher: Option<Box<Batcher>>,
 }
 
 impl<'p, P: Protocol> CountRun<'p, P> {
@@ -141,6 +144,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             step: 0,
             census: false,
             last_demotion: None,
+            batcher: None,
         };
         run.load(agents);
         Ok(run)
@@ -176,6 +180,12 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         if self.present.len() <= SKIP_MAX_STATES {
             self.rebuild_skip();
         }
+    }
+
+    /// Takes many interactions at once where that pays (the batched engine; see
+    /// [`super::batched`]).
+    pub fn batch(&mut self) {
+        self.batcher = Some(Box::new(Batcher::new(self.n, &mut self.rng)));
     }
 
     /// Counts distinct states from now on and the causes of demotions.
@@ -242,7 +252,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         }
     }
 
-    fn intern(&mut self, state: P::State) -> u32 {
+    pub(super) fn intern(&mut self, state: P::State) -> u32 {
         if let Some(&i) = self.index.get(&state) {
             return i;
         }
@@ -439,7 +449,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 
     /// Applies an interaction that turned the states with indices `before` into `after`.
-    fn apply(&mut self, before: [u32; 2], after: [u32; 2]) {
+    pub(super) fn apply(&mut self, before: [u32; 2], after: [u32; 2]) {
         let mut deltas: [(u32, i64); 4] = [(NONE, 0); 4];
         let mut len = 0;
         for (i, d) in [(before[0], -1), (before[1], -1), (after[0], 1), (after[1], 1)] {
@@ -451,17 +461,22 @@ impl<'p, P: Protocol> CountRun<'p, P> {
                 }
             }
         }
-        for &(i, d) in &deltas[..len] {
+        self.apply_deltas(&deltas[..len]);
+    }
+
+    /// Adds `delta` to the count of each state index listed (each index at most once).
+    pub(super) fn apply_deltas(&mut self, deltas: &[(u32, i64)]) {
+        for &(i, d) in deltas {
             if d > 0 && self.slot[i as usize] == NONE {
                 self.add_present(i);
             }
         }
-        for &(i, d) in &deltas[..len] {
+        for &(i, d) in deltas {
             if d != 0 {
                 self.change_count(i, d);
             }
         }
-        for &(i, d) in &deltas[..len] {
+        for &(i, d) in deltas {
             if d < 0 && self.counts[i as usize] == 0 {
                 self.remove_present(i);
             }
@@ -471,7 +486,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     /// Records a non-null interaction `before -> after` and tells whether `watch` is met.
     #[inline]
-    fn event<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+    pub(super) fn event<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
         &mut self,
         before: [P::State; 2],
         after: [P::State; 2],
@@ -501,7 +516,9 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     #[inline(never)]
     fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
         while self.step < until {
-            let met = if self.skip.is_some() {
+            let met = if self.batch_pays() {
+                self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until)
+            } else if self.skip.is_some() {
                 match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(until) {
                     Some(met) => met,
                     None => return false,
@@ -582,20 +599,28 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             }
             x -= weight;
         };
-        let cell = r * K + c;
-        let (a2, b2) = table.next[cell].expect("a non-null pair has a result");
-        let (mut i2, mut j2) = table.next_index[cell];
         let (i, j) = (self.present[r], self.present[c]);
-        if i2 == NONE {
-            i2 = self.intern(a2);
-            j2 = self.intern(b2);
-            if let Some(table) = &mut self.skip {
-                table.next_index[cell] = (i2, j2);
-            }
-        }
+        let (i2, j2) = self.result_of(r, c);
         let (a, b) = (self.states[i as usize], self.states[j as usize]);
+        let (a2, b2) = (self.states[i2 as usize], self.states[j2 as usize]);
         self.apply([i, j], [i2, j2]);
         Some(self.event::<SAFE_SET, OUTPUT_CHANGE>([a, b], [a2, b2]))
+    }
+
+    /// The state indices the non-null pair of slots `(r, c)` turns into (interned on first use).
+    pub(super) fn result_of(&mut self, r: usize, c: usize) -> (u32, u32) {
+        let cell = r * K + c;
+        let table = self.skip.as_deref().expect("skip table");
+        let (i2, j2) = table.next_index[cell];
+        if i2 != NONE {
+            return (i2, j2);
+        }
+        let (a2, b2) = table.next[cell].expect("a non-null pair has a result");
+        let result = (self.intern(a2), self.intern(b2));
+        if let Some(table) = &mut self.skip {
+            table.next_index[cell] = result;
+        }
+        result
     }
 }
 

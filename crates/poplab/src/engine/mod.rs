@@ -4,13 +4,16 @@
 //! steps divided by `n`. A run that reaches its horizon before its stop rule holds is
 //! [`Outcome::Censored`]: its step count is a lower bound, never a measured value.
 //!
-//! Two engines run the same protocol code: the agent-array engine ([`AgentRun`], any graph) and
-//! the count engine ([`CountRun`], the complete graph only: counts over the states present, with
-//! exact skipping of null interactions). [`Engine`] chooses between them.
+//! Three engines run the same protocol code: the agent-array engine ([`AgentRun`], any graph), the
+//! count engine ([`CountRun`], the complete graph only: counts over the states present, with exact
+//! skipping of null interactions) and the batched engine (the count engine taking collision-free
+//! runs of interactions in bulk, see [`batched`]). [`Engine`] chooses between them.
 
 mod agents;
+pub mod batched;
 mod counts;
 mod observer;
+mod sampling;
 
 pub use agents::{AgentRun, Census, Measure, RunPlan, Watch, drive};
 pub use counts::{CountRun, SKIP_MAX_STATES, drive_counts, geometric_skip};
@@ -57,58 +60,66 @@ pub struct Ending {
     pub steps: Steps,
 }
 
-/// `--engine auto` uses the count engine only for protocols with at most this many states.
+/// `--engine auto` uses the batched engine only for protocols with at most this many states.
 pub const AUTO_COUNTS_MAX_STATES: u64 = 64;
 
-/// Which engine runs a trial. A closed set: [`Engine::Auto`] resolves to one of the other two.
+/// Which engine runs a trial. A closed set: [`Engine::Auto`] resolves to one of the others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Engine {
-    /// The count engine on the complete graph without faults, else the agent engine.
+    /// The batched engine on the complete graph without faults for small state spaces, else the
+    /// agent engine.
     #[default]
     Auto,
     /// The agent-array engine: one state per agent, any graph.
     Agents,
-    /// The count engine: counts over the states present, complete graph only.
+    /// The count engine: counts over the states present, one interaction (or one skip of null
+    /// interactions) at a time; complete graph only.
     Counts,
+    /// The count engine taking collision-free runs of interactions in bulk where that pays;
+    /// complete graph only.
+    Batched,
 }
 
 impl Engine {
+    /// Every engine, in the order the command line lists them.
+    pub const ALL: [Engine; 4] = [Engine::Auto, Engine::Agents, Engine::Counts, Engine::Batched];
+
     /// The name used on the command line and in outputs.
     pub fn name(self) -> &'static str {
         match self {
             Engine::Auto => "auto",
             Engine::Agents => "agents",
             Engine::Counts => "counts",
+            Engine::Batched => "batched",
         }
     }
 
-    /// Parses `auto`, `agents` or `counts`.
+    /// Parses `auto`, `agents`, `counts` or `batched`.
     pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "auto" => Ok(Engine::Auto),
-            "agents" => Ok(Engine::Agents),
-            "counts" => Ok(Engine::Counts),
-            other => Err(Error::Setting(format!("unknown engine '{other}'; use auto, agents or counts"))),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| Error::Setting(format!("unknown engine '{name}'; use auto, agents, counts or batched")))
     }
 
     /// The engine that actually runs on `graph`, with or without faults, for a protocol with
     /// `states` states (its [`Protocol::state_count_hint`](crate::protocol::Protocol::state_count_hint)):
-    /// `auto` picks the count engine on the complete graph without faults when the protocol has at
-    /// most [`AUTO_COUNTS_MAX_STATES`] states (where null skipping pays), and the agent engine
-    /// otherwise (a fault's family states are given per agent position; with many states the
-    /// agent array is faster). `counts` on another graph is refused.
+    /// `auto` picks the batched engine on the complete graph without faults when the protocol has
+    /// at most [`AUTO_COUNTS_MAX_STATES`] states (where skipping and batching pay), and the agent
+    /// engine otherwise (a fault's family states are given per agent position; with many states
+    /// the agent array is faster). `counts` and `batched` on another graph are refused.
     pub fn resolve(self, graph: &Graph, faults: bool, states: Option<u64>) -> Result<Engine> {
         let few_states = states.is_some_and(|k| k <= AUTO_COUNTS_MAX_STATES);
         match (self, graph) {
-            (Engine::Auto, Graph::Complete) if !faults && few_states => Ok(Engine::Counts),
+            (Engine::Auto, Graph::Complete) if !faults && few_states => Ok(Engine::Batched),
             (Engine::Auto, _) => Ok(Engine::Agents),
-            (Engine::Counts, Graph::Complete) => Ok(Engine::Counts),
-            (Engine::Counts, other) => Err(Error::Setting(format!(
-                "--engine counts runs on the complete graph only (it keeps counts, not positions), not on {}; use --engine agents or auto",
+            (engine, Graph::Complete) => Ok(engine),
+            (Engine::Agents, _) => Ok(Engine::Agents),
+            (engine, other) => Err(Error::Setting(format!(
+                "--engine {} runs on the complete graph only (it keeps counts, not positions), not on {}; use --engine agents or auto",
+                engine.name(),
                 other.name()
             ))),
-            (Engine::Agents, _) => Ok(Engine::Agents),
         }
     }
 }

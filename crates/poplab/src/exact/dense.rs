@@ -120,7 +120,7 @@ pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Grap
             let bad_outputs = if election {
                 before.iter().filter(|o| **o == Output::Leader).count() != 1
             } else {
-                before.windows(2).any(|w| w[0] != w[1])
+                before[0] == Output::Undecided || before.windows(2).any(|w| w[0] != w[1])
             };
             let leaves = arcs.iter().copied().find(|&arc| !safe.get(successor(c, arc)));
             let changes = arcs.iter().copied().find(|&arc| outputs(successor(c, arc)) != before);

@@ -224,7 +224,7 @@ impl<'p, P: Protocol> Space<'p, P> {
         let id = self.states.len() as u32;
         self.states.push(s);
         let output = self.protocol.output(s);
-        if matches!(output, Output::Yes | Output::No) {
+        if matches!(output, Output::Yes | Output::No | Output::Undecided) {
             self.election = false;
         }
         self.outputs.push(output);
@@ -271,12 +271,14 @@ impl<'p, P: Protocol> Space<'p, P> {
         Ok((index, true))
     }
 
-    /// Exactly one leader (elections), or every agent giving the same answer (predicates).
+    /// Exactly one leader (elections), or every agent giving the same answer, not undecided
+    /// (predicates).
     fn outputs_are_specified(&self, config: &[u32]) -> bool {
         if self.election {
             config.iter().filter(|&&s| self.outputs[s as usize] == Output::Leader).count() == 1
         } else {
-            config.iter().all(|&s| self.outputs[s as usize] == self.outputs[config[0] as usize])
+            let first = self.outputs[config[0] as usize];
+            first != Output::Undecided && config.iter().all(|&s| self.outputs[s as usize] == first)
         }
     }
 

@@ -42,7 +42,8 @@ impl<S> Check<S> {
 ///   unsafe successor; the counterexample reaches one of them and ends with the interaction that
 ///   leaves.
 /// - **safety**: every safe configuration has exactly one leader (for yes/no protocols: every agent
-///   gives the same answer) and no interaction from a safe configuration changes an output.
+///   gives the same answer, and not undecided) and no interaction from a safe configuration changes
+///   an output.
 ///   `violations` = safe configurations that break the first part plus those that break the second.
 /// - **convergence** (with probability 1): every bottom strongly connected component of the
 ///   reachable chain lies inside the safe set, i.e. from every start the chain is eventually in the
@@ -130,7 +131,11 @@ pub fn verify<P: Protocol>(
     let mut safety = Check::pass();
     safety.violations = findings.bad_outputs_count + findings.output_change_count;
     safety.passed = safety.violations == 0;
-    let what = if space.is_election() { "does not have exactly one leader" } else { "has agents that disagree" };
+    let what = if space.is_election() {
+        "does not have exactly one leader"
+    } else {
+        "has agents that disagree or are undecided"
+    };
     let first = match (findings.bad_outputs, findings.output_change) {
         (Some(a), Some((b, _))) if b < a => findings.output_change.map(|(c, pair)| (c, Some(pair))),
         (Some(a), _) => Some((a, None)),

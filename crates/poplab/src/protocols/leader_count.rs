@@ -29,6 +29,13 @@ impl<P: Protocol + Clone> Monitor<P::State> for LeaderCount<P> {
         self.leaders = self.leaders + marked(after[0]) + marked(after[1]) - marked(before[0]) - marked(before[1]);
     }
 
+    fn record_times(&mut self, before: [P::State; 2], after: [P::State; 2], times: u64) {
+        let marked = |s: P::State| usize::from(self.protocol.output(s).is_marked());
+        let times = times as usize;
+        self.leaders = self.leaders + times * (marked(after[0]) + marked(after[1]))
+            - times * (marked(before[0]) + marked(before[1]));
+    }
+
     #[inline(always)]
     fn is_safe(&self) -> bool {
         self.leaders == 1

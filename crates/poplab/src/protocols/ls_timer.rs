@@ -296,6 +296,15 @@ impl Monitor<LsState> for LsTimerMonitor {
             self.low_timers + self.low(after[0]) + self.low(after[1]) - self.low(before[0]) - self.low(before[1]);
     }
 
+    fn record_times(&mut self, before: [LsState; 2], after: [LsState; 2], times: u64) {
+        let times = times as usize;
+        let leaders = |pair: [LsState; 2]| times * (usize::from(pair[0].leader) + usize::from(pair[1].leader));
+        let low = |pair: [LsState; 2]| times * (self.low(pair[0]) + self.low(pair[1]));
+        let (low_after, low_before) = (low(after), low(before));
+        self.leaders = self.leaders + leaders(after) - leaders(before);
+        self.low_timers = self.low_timers + low_after - low_before;
+    }
+
     #[inline(always)]
     fn is_safe(&self) -> bool {
         self.leaders == 1 && self.low_timers == 0

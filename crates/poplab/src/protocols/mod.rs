@@ -5,6 +5,7 @@
 //! visitor's generic `visit`, which is monomorphised per protocol (no dynamic dispatch in engines).
 
 pub mod angluin;
+pub mod approx_majority;
 mod leader_count;
 pub mod ls_timer;
 pub mod pll;
@@ -28,6 +29,7 @@ pub const PROTOCOLS: &[&ProtocolInfo] = &[
     &pll::INFO_AS_PRINTED,
     &pll_sym::INFO,
     &prl::INFO,
+    &approx_majority::INFO,
 ];
 
 /// Code that is generic over the protocol type.
@@ -62,6 +64,7 @@ pub fn with_protocol<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, 
         "pll-as-printed" => visitor.visit(pll::Pll::as_printed(n, params)?),
         "pll-sym" => visitor.visit(pll_sym::PllSym::new(n, params)?),
         "prl" => visitor.visit(prl::Prl::new(n, params)?),
+        "approx-majority" => visitor.visit(approx_majority::ApproxMajority::new(n, params)?),
         other => unreachable!("protocol {other} is registered but not built"),
     })
 }
@@ -89,8 +92,9 @@ mod tests {
     fn unknown_names_and_tiny_populations_are_refused() {
         let err = with_protocol("nope", 10, &Params::default(), Name).unwrap_err();
         assert!(
-            err.to_string()
-                .contains("known protocols: threshold, angluin, ls-timer, ppl, pll, pll-as-printed, pll-sym, prl"),
+            err.to_string().contains(
+                "known protocols: threshold, angluin, ls-timer, ppl, pll, pll-as-printed, pll-sym, prl, approx-majority"
+            ),
             "{err}"
         );
         assert!(matches!(with_protocol("angluin", 1, &Params::default(), Name), Err(Error::PopulationSize { .. })));

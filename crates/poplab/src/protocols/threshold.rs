@@ -150,6 +150,12 @@ impl Monitor<u16> for CorrectOutputs {
             - self.is_wrong(before[1]);
     }
 
+    fn record_times(&mut self, before: [u16; 2], after: [u16; 2], times: u64) {
+        let times = times as usize;
+        self.wrong = self.wrong + times * (self.is_wrong(after[0]) + self.is_wrong(after[1]))
+            - times * (self.is_wrong(before[0]) + self.is_wrong(before[1]));
+    }
+
     #[inline(always)]
     fn is_safe(&self) -> bool {
         self.wrong == 0

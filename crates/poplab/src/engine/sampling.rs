@@ -1,0 +1,393 @@
+//! Exact samplers for the batched engine: the length of a collision-free run of interactions and
+//! (multivariate) hypergeometric draws, fast for populations up to `2^32` agents.
+//!
+//! Logarithms of falling factorials are computed in a cancellation-free form (Stirling's series for
+//! the difference, not the difference of two huge `ln Γ` values), so probabilities stay accurate to
+//! about `1e-12` relative even at `n = 10^11`.
+
+use crate::rng::PopRng;
+use rand_core::Rng;
+
+/// A uniform float in `(0, 1]` from 53 random bits (never 0, so its logarithm is finite).
+#[inline]
+pub(crate) fn unit_open0(rng: &mut PopRng) -> f64 {
+    ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// `ln x! - (x ln x - x + ln(2 pi x) / 2)`, the Stirling remainder, for `x >= 16` (error < 1e-15).
+fn stirling_remainder(x: f64) -> f64 {
+    let r = 1.0 / (x * x);
+    (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r / 1680.0))) / x
+}
+
+/// `ln x!` for small integers, exactly summed.
+fn ln_factorial_small(x: u64) -> f64 {
+    (2..=x).map(|i| (i as f64).ln()).sum()
+}
+
+/// `ln(a (a - 1) ... (a - m + 1) / a^m) = sum over j < m of ln(1 - j / a)`, for `m <= a`.
+///
+/// With `b = a - m` and Stirling's formula, `ln a! - ln b! - m ln a` equals
+/// `-(b + 1/2) ln(1 - m / a) - m + R(a) - R(b)` (`R` the Stirling remainder): no term is large
+/// where the result is small. Short products are summed directly.
+pub(crate) fn ln_falling_over_power(a: u64, m: u64) -> f64 {
+    debug_assert!(m <= a);
+    if m < 16 {
+        let a_f = a as f64;
+        return (1..m).map(|j| 1.0 - j as f64 / a_f).product::<f64>().ln();
+    }
+    let b = a - m;
+    let (a_f, b_f, m_f) = (a as f64, b as f64, m as f64);
+    if b < 16 {
+        // ln a! by Stirling (a >= 16), ln b! exactly.
+        return b_f * a_f.ln() - a_f + 0.5 * (2.0 * std::f64::consts::PI * a_f).ln() + stirling_remainder(a_f)
+            - ln_factorial_small(b);
+    }
+    -(b_f + 0.5) * (-m_f / a_f).ln_1p() - m_f + stirling_remainder(a_f) - stirling_remainder(b_f)
+}
+
+/// `ln((x + m)! / (x! x^m)) = sum over 1 <= j <= m of ln(1 + j / x)`, for `x >= 1`: by Stirling,
+/// `(x + m + 1/2) ln(1 + m / x) - m + R(x + m) - R(x)`, one logarithm and no large terms.
+fn ln_rising_over_power(x: u64, m: u64) -> f64 {
+    let x_f = x as f64;
+    if m < 16 {
+        return (1..=m).map(|j| 1.0 + j as f64 / x_f).product::<f64>().ln();
+    }
+    let m_f = m as f64;
+    let l = (m_f / x_f).ln_1p();
+    if x < 16 {
+        return ln_falling_over_power(x + m, m) + m_f * l;
+    }
+    (x_f + m_f + 0.5) * l - m_f + stirling_remainder(x_f + m_f) - stirling_remainder(x_f)
+}
+
+/// `ln(x! / (x - d)!) - d ln x` for an integer `d <= x` of either sign.
+fn ln_shift_over_power(x: u64, d: i64) -> f64 {
+    if d >= 0 { ln_falling_over_power(x, d as u64) } else { -ln_rising_over_power(x, d.unsigned_abs()) }
+}
+
+/// `ln(a! / (a - m)!)`, for `m <= a`.
+fn ln_falling(a: u64, m: u64) -> f64 {
+    if m < 16 {
+        return (0..m).map(|j| (a - j) as f64).product::<f64>().ln();
+    }
+    ln_falling_over_power(a, m) + m as f64 * (a as f64).ln()
+}
+
+/// `ln(x! / y!)`, accurate when `x` and `y` are close (no huge intermediate terms).
+fn ln_factorial_ratio(x: u64, y: u64) -> f64 {
+    if x >= y { ln_falling(x, x - y) } else { -ln_falling(y, y - x) }
+}
+
+/// `ln P(L >= k)` where `L` is the number of interactions before the first one that involves an
+/// agent already involved (`n` agents, ordered pairs of distinct agents drawn uniformly):
+/// `P(L >= k) = n (n - 1) ... (n - 2k + 1) / (n (n - 1))^k`.
+/// `ln_1p_minus_inverse_n` is `ln(1 - 1/n)`.
+fn ln_run_at_least(n: u64, k: u64, ln_1p_minus_inverse_n: f64) -> f64 {
+    ln_falling_over_power(n, 2 * k) - k as f64 * ln_1p_minus_inverse_n
+}
+
+/// The expected collision-free run length, about `sqrt(pi n / 8)` (for choosing between batches
+/// and single steps only; nothing exact depends on it).
+pub(crate) fn expected_run_length(n: u64) -> f64 {
+    (std::f64::consts::PI * n as f64 / 8.0).sqrt()
+}
+
+/// Samples `L`, the number of interactions among `n >= 2` agents before the first interaction that
+/// involves an agent already involved in the run (so the first `L` interactions involve `2L`
+/// distinct agents). By inversion: `L = max { k : P(L >= k) >= U }`, starting from the Gaussian
+/// approximation `k = sqrt(n ln(1/U) / 2)` and stepping to the exact boundary.
+pub(crate) fn collision_free_run(rng: &mut PopRng, n: u64) -> u64 {
+    let ln_u = unit_open0(rng).ln();
+    let max = n / 2;
+    let ln_keep = (-1.0 / n as f64).ln_1p();
+    let ok = |k: u64| ln_run_at_least(n, k, ln_keep) >= ln_u;
+    // ln P(L >= k) ~ -(2k^2 - 2k) / n - 4k^3 / (3n^2): the Gaussian guess and one Newton step.
+    let (nf, y) = (n as f64, -ln_u);
+    let mut guess = (nf * y / 2.0).sqrt();
+    let g = (2.0 * guess * guess - 2.0 * guess) / nf + 4.0 * guess.powi(3) / (3.0 * nf * nf) - y;
+    let slope = (4.0 * guess - 2.0) / nf + 4.0 * guess * guess / (nf * nf);
+    if slope > 0.0 {
+        guess -= g / slope;
+    }
+    let mut k = (guess.max(0.0) as u64).min(max);
+    if ok(k) {
+        // Gallop up to a failing k, then bisect.
+        let mut step = 1;
+        let mut lo = k;
+        loop {
+            if lo == max {
+                return max;
+            }
+            let hi = (lo + step).min(max);
+            if !ok(hi) {
+                k = bisect(lo, hi, ok);
+                return k;
+            }
+            lo = hi;
+            step *= 2;
+        }
+    } else {
+        let mut step = 1;
+        let mut hi = k;
+        loop {
+            let lo = hi.saturating_sub(step);
+            if ok(lo) {
+                return bisect(lo, hi, ok);
+            }
+            hi = lo;
+            step *= 2;
+        }
+    }
+}
+
+/// The largest `k` in `lo..hi` with `ok(k)`, given `ok(lo)` and `!ok(hi)` (`ok` is monotone).
+fn bisect(mut lo: u64, mut hi: u64, ok: impl Fn(u64) -> bool) -> u64 {
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The number of marked items in `draws` items drawn without replacement from `total` items of
+/// which `marked` are marked.
+///
+/// Distributions with a small mode use inversion from `P(0)` (computed accurately in logarithms,
+/// then the ratio recurrence), which costs `O(mode)`; the others use ratio-of-uniforms rejection
+/// ([`ratio_of_uniforms`], constant expected time).
+pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u64) -> u64 {
+    debug_assert!(marked <= total && draws <= total);
+    if draws == 0 || marked == 0 {
+        return 0;
+    }
+    if marked == total {
+        return draws;
+    }
+    if draws == total {
+        return marked;
+    }
+    // Symmetries: count the smaller class, draw the smaller part.
+    if 2 * marked > total {
+        return draws - hypergeometric(rng, total, total - marked, draws);
+    }
+    if 2 * draws > total {
+        return marked - hypergeometric(rng, total, marked, total - draws);
+    }
+    let unmarked = total - marked;
+    let mode = ((draws + 1) as f64 * (marked + 1) as f64 / (total + 2) as f64).floor() as u64;
+    if mode >= 10 {
+        return ratio_of_uniforms(rng, total, marked, draws, mode);
+    }
+    // Inversion. P(0) = C(unmarked, draws) / C(total, draws)
+    //   = exp(F(unmarked, draws) - F(total, draws) + draws ln(1 - marked / total)),
+    // F = ln_falling_over_power; here draws <= total / 2 and marked <= total / 2, so draws <= unmarked.
+    let ln_p0 = ln_falling_over_power(unmarked, draws) - ln_falling_over_power(total, draws)
+        + draws as f64 * (-(marked as f64) / total as f64).ln_1p();
+    let mut p = ln_p0.exp();
+    let mut u = 1.0 - unit_open0(rng);
+    let top = marked.min(draws);
+    let mut x = 0;
+    while u >= p && x < top {
+        u -= p;
+        p *= (marked - x) as f64 * (draws - x) as f64 / ((x + 1) as f64 * (unmarked - draws + x + 1) as f64);
+        x += 1;
+    }
+    x
+}
+
+/// The hypergeometric law by ratio of uniforms (Stadlober's HRUA, as in numpy), for
+/// `marked <= total / 2`, `draws <= total / 2` and a mode of at least 10. The hat is a table
+/// mountain around the mode; a candidate `z` is accepted with probability `f(z) / f(mode)`,
+/// evaluated exactly up to rounding by [`ln_factorial_ratio`] (differences of log-factorials of
+/// nearby numbers, never of two huge values).
+fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode: u64) -> u64 {
+    const D1: f64 = 1.715_527_769_921_413_5; // 2 sqrt(2 / e)
+    const D2: f64 = 0.898_916_162_058_898_8; // 3 - 2 sqrt(3 / e)
+    let unmarked = total - marked;
+    let (t, g, k) = (total as f64, marked as f64, draws as f64);
+    let p = g / t;
+    let center = k * p + 0.5;
+    let spread = ((t - k) * k * p * (1.0 - p) / (t - 1.0) + 0.5).sqrt();
+    let width = D1 * spread + D2;
+    let end = ((marked.min(draws) + 1) as f64).min((center + 16.0 * spread).floor());
+    // ln f(z) - ln f(mode), f(z) = 1 / (z! (marked - z)! (draws - z)! (unmarked - draws + z)!):
+    // with d = mode - z, the four factorials at the mode, x_i, shift by s_i d (s = +, -, -, +), so
+    // ln f(z) - ln f(mode) = sum of ln(x_i! / (x_i - s_i d)!)
+    //   = d sum s_i ln x_i + sum ln_shift_over_power(x_i, s_i d).
+    let anchors = [mode, marked - mode, draws - mode, unmarked - draws + mode];
+    let signs = [1, -1, -1, 1];
+    let slope: f64 = if anchors.contains(&0) {
+        f64::NAN
+    } else {
+        anchors.iter().zip(signs).map(|(&x, s)| f64::from(s) * (x as f64).ln()).sum()
+    };
+    let ln_ratio = |z: u64| {
+        if slope.is_nan() {
+            return ln_factorial_ratio(mode, z)
+                + ln_factorial_ratio(marked - mode, marked - z)
+                + ln_factorial_ratio(draws - mode, draws - z)
+                + ln_factorial_ratio(unmarked - draws + mode, unmarked - draws + z);
+        }
+        let d = mode as i64 - z as i64;
+        d as f64 * slope
+            + anchors.iter().zip(signs).map(|(&x, s)| ln_shift_over_power(x, i64::from(s) * d)).sum::<f64>()
+    };
+    loop {
+        let x = unit_open0(rng);
+        let y = unit_open0(rng);
+        let w = center + width * (y - 0.5) / x;
+        if !(0.0..end).contains(&w) {
+            continue;
+        }
+        let z = w as u64;
+        let ln_f = ln_ratio(z);
+        if x * (4.0 - x) - 3.0 <= ln_f {
+            return z;
+        }
+        if x * (x - ln_f) >= 1.0 {
+            continue;
+        }
+        if 2.0 * x.ln() <= ln_f {
+            return z;
+        }
+    }
+}
+
+/// Draws `draws` items without replacement from an urn with `counts[i]` items of colour `i`
+/// (`total` their sum); writes how many of each colour were drawn into `out`. `draws <= total`.
+pub(crate) fn multivariate_hypergeometric(rng: &mut PopRng, counts: &[u64], total: u64, draws: u64, out: &mut [u64]) {
+    debug_assert!(draws <= total && counts.iter().sum::<u64>() == total);
+    let (mut left_total, mut left_draws) = (total, draws);
+    for (i, &c) in counts.iter().enumerate() {
+        let x = if left_draws == 0 {
+            0
+        } else if c == left_total {
+            left_draws
+        } else {
+            hypergeometric(rng, left_total, c, left_draws)
+        };
+        out[i] = x;
+        left_total -= c;
+        left_draws -= x;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{ks_critical, ks_integer_sample};
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn falling_factorials_match_direct_sums() {
+        for (a, m) in [(20, 17), (100, 50), (1000, 999), (1000, 1000), (5000, 40), (100_000, 3000)] {
+            let direct: f64 = (0..m).map(|j| (1.0 - j as f64 / a as f64).ln()).sum();
+            let fast = ln_falling_over_power(a, m);
+            assert!((fast - direct).abs() < 1e-9 * direct.abs().max(1.0), "a = {a}, m = {m}: {fast} vs {direct}");
+        }
+    }
+
+    #[test]
+    fn rising_factorials_match_direct_sums() {
+        for (x, m) in [(1, 20), (5, 30), (20, 17), (100, 50), (3000, 3000), (100_000, 3000)] {
+            let direct: f64 = (1..=m).map(|j| (1.0 + j as f64 / x as f64).ln()).sum();
+            let fast = ln_rising_over_power(x, m);
+            assert!((fast - direct).abs() < 1e-9 * direct.abs().max(1.0), "x = {x}, m = {m}: {fast} vs {direct}");
+        }
+        assert!((ln_shift_over_power(50, -7) + ln_rising_over_power(50, 7)).abs() < 1e-15);
+    }
+
+    /// The exact law of the run length, `P(L >= k)`, by the product.
+    fn run_tail(n: u64, k: u64) -> f64 {
+        if 2 * k > n {
+            return 0.0;
+        }
+        (0..k).map(|i| ((n - 2 * i) * (n - 2 * i - 1)) as f64 / (n * (n - 1)) as f64).product()
+    }
+
+    #[test]
+    fn run_length_has_the_exact_law() {
+        for (n, seed) in [(2u64, 1u64), (7, 2), (60, 3), (5000, 4)] {
+            let mut rng = PopRng::seed_from_u64(seed);
+            let sample: Vec<u64> = (0..20_000).map(|_| collision_free_run(&mut rng, n)).collect();
+            let distance = ks_integer_sample(&sample, |k| 1.0 - run_tail(n, k + 1));
+            let critical = ks_critical(0.001, sample.len(), None);
+            assert!(distance < critical, "n = {n}: KS {distance} >= {critical}");
+            assert!(sample.iter().all(|&k| k <= n / 2));
+        }
+    }
+
+    #[test]
+    fn run_length_mean_at_a_huge_population() {
+        // E[L] = sum over k >= 1 of P(L >= k) ~ sqrt(pi n / 8) - 1/3 + O(n^-1/2); sd ~ 0.33 sqrt(n).
+        let n = 100_000_000_000u64;
+        let mut rng = PopRng::seed_from_u64(11);
+        let trials = 20_000;
+        let mean = (0..trials).map(|_| collision_free_run(&mut rng, n) as f64).sum::<f64>() / trials as f64;
+        let expected = expected_run_length(n) - 1.0 / 3.0;
+        let se = 0.328 * (n as f64).sqrt() / (trials as f64).sqrt();
+        assert!((mean - expected).abs() < 4.0 * se, "mean {mean}, expected {expected}, se {se}");
+    }
+
+    #[test]
+    fn hypergeometric_has_the_exact_law() {
+        // Small and large modes, both symmetries, and a huge urn.
+        let cases: [(u64, u64, u64); 6] =
+            [(20, 7, 5), (50, 40, 30), (1000, 30, 200), (1000, 500, 500), (10_000, 9_000, 300), (100_000, 60, 40_000)];
+        for (case, &(total, marked, draws)) in cases.iter().enumerate() {
+            let mut rng = PopRng::seed_from_u64(100 + case as u64);
+            let sample: Vec<u64> = (0..20_000).map(|_| hypergeometric(&mut rng, total, marked, draws)).collect();
+            // P(X = x) by the ratio recurrence from x = max(0, draws - unmarked), normalised.
+            let low = draws.saturating_sub(total - marked);
+            let mut ln_pmf = vec![f64::NEG_INFINITY; low as usize];
+            let mut ln_p = 0.0;
+            for x in low..=marked.min(draws) {
+                ln_pmf.push(ln_p);
+                ln_p +=
+                    (((marked - x) * (draws - x)) as f64 / ((x + 1) * (total - marked + x + 1 - draws)) as f64).ln();
+            }
+            let top = ln_pmf.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let pmf: Vec<f64> = ln_pmf.iter().map(|l| (l - top).exp()).collect();
+            let norm: f64 = pmf.iter().sum();
+            let cdf: Vec<f64> = pmf
+                .iter()
+                .scan(0.0, |acc, p| {
+                    *acc += p / norm;
+                    Some(*acc)
+                })
+                .collect();
+            let distance = ks_integer_sample(&sample, |k| cdf.get(k as usize).copied().unwrap_or(1.0));
+            let critical = ks_critical(0.001, sample.len(), None);
+            assert!(distance < critical, "case {case}: KS {distance} >= {critical}");
+        }
+    }
+
+    #[test]
+    fn hypergeometric_mean_in_a_huge_urn() {
+        // A small mode with huge parameters goes through the log-space P(0).
+        let (total, marked, draws) = (100_000_000_000u64, 40u64, 200_000u64);
+        let mut rng = PopRng::seed_from_u64(5);
+        let trials = 50_000;
+        let mean = (0..trials).map(|_| hypergeometric(&mut rng, total, marked, draws) as f64).sum::<f64>() / 50_000.0;
+        let expected = draws as f64 * marked as f64 / total as f64;
+        let se = (expected / trials as f64).sqrt();
+        assert!((mean - expected).abs() < 4.0 * se, "mean {mean}, expected {expected}");
+    }
+
+    #[test]
+    fn multivariate_draws_add_up() {
+        let mut rng = PopRng::seed_from_u64(9);
+        let counts = [5u64, 0, 17, 3, 1000];
+        let mut out = [0u64; 5];
+        for draws in [0, 1, 20, 500, 1025] {
+            multivariate_hypergeometric(&mut rng, &counts, 1025, draws, &mut out);
+            assert_eq!(out.iter().sum::<u64>(), draws);
+            assert!(out.iter().zip(&counts).all(|(x, c)| x <= c));
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The batched engine: exact first passage inside a batch, conservation, determinism.
+//!
+//! A batch takes about `sqrt(pi n / 8)` interactions at once. If the engine reported the end of the
+//! batch in which an event happened, first-passage steps would be rounded up by up to a batch
+//! length; these tests put the event inside the first batches and compare its step with the exact
+//! law, which would fail by a wide margin if it were rounded.
+
+use poplab::engine::{CountRun, Engine, Outcome, Watch};
+use poplab::experiment::{RunSettings, run_trials};
+use poplab::init::InitSpec;
+use poplab::protocol::{Params, Protocol};
+use poplab::protocols::angluin::Angluin;
+use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
+use poplab::protocols::threshold::Threshold;
+use poplab::rng::{PopRng, TrialStreams};
+use poplab::stats::{ks_critical, ks_integer_sample};
+use rand_core::SeedableRng;
+
+/// A batching count run of `p` from `agents`.
+fn batching<'p, P: Protocol>(p: &'p P, agents: &[P::State], seed: u64) -> CountRun<'p, P> {
+    let mut run = CountRun::new(p, agents, PopRng::seed_from_u64(seed)).unwrap();
+    run.batch_always();
+    run
+}
+
+#[test]
+fn the_first_interaction_of_a_batch_is_found_exactly() {
+    // All leaders: the very first interaction demotes one, at step 1, inside a batch of ~600.
+    let n = 1_000_000;
+    let p = Angluin::new(n, &Params::default()).unwrap();
+    let agents = vec![true; n];
+    for seed in 0..20 {
+        let mut run = batching(&p, &agents, seed);
+        assert!(run.advance(u64::MAX, Watch::OutputChange));
+        assert_eq!(run.step(), 1, "seed {seed}");
+        assert_eq!(run.counts().iter().find(|(s, _)| *s).map(|&(_, c)| c), Some(n as u64 - 1));
+    }
+}
+
+#[test]
+fn the_first_output_change_has_the_geometric_law() {
+    // 500 leaders among 1000: a step demotes a leader with probability q = 500 * 499 / (1000 * 999),
+    // so the first demotion is geometric on {1, 2, ...} with mean ~4, well inside the first batch
+    // (~20 interactions).
+    let n = 1000;
+    let p = Angluin::new(n, &Params::default()).unwrap();
+    let agents: Vec<bool> = (0..n).map(|i| i < 500).collect();
+    let q: f64 = (500.0 * 499.0) / (1000.0 * 999.0);
+    let sample: Vec<u64> = (0..5000)
+        .map(|seed| {
+            let mut run = batching(&p, &agents, seed);
+            assert!(run.advance(u64::MAX, Watch::OutputChange));
+            run.step()
+        })
+        .collect();
+    let distance = ks_integer_sample(&sample, |k| 1.0 - (1.0 - q).powi(k as i32));
+    let critical = ks_critical(0.001, sample.len(), None);
+    assert!(distance < critical, "KS {distance} >= {critical}");
+}
+
+#[test]
+fn the_safe_set_entered_inside_a_batch_is_found_exactly() {
+    // 99 agents in A and one undecided: consensus comes with the first interaction between the
+    // undecided agent and an A (either order), probability q = 2 * 99 / (100 * 99) per step, so the
+    // first passage is geometric on {1, 2, ...} with mean 50; batches hold ~6 interactions, and
+    // reporting the end of the batch would shift the law by several steps.
+    let p = ApproxMajority::new(100, &Params::default()).unwrap();
+    let agents: Vec<Opinion> = (0..100).map(|i| if i == 0 { Opinion::U } else { Opinion::A }).collect();
+    let q: f64 = 0.02;
+    let sample: Vec<u64> = (0..5000)
+        .map(|seed| {
+            let mut run = batching(&p, &agents, 1_000 + seed);
+            assert!(run.advance(u64::MAX, Watch::SafeSet));
+            run.step()
+        })
+        .collect();
+    let distance = ks_integer_sample(&sample, |k| 1.0 - (1.0 - q).powi(k as i32));
+    let critical = ks_critical(0.001, sample.len(), None);
+    assert!(distance < critical, "KS {distance} >= {critical}");
+}
+
+#[test]
+fn batches_conserve_n_and_keep_the_weight_in_sync() {
+    let p = Threshold::new(300, &Params::parse(&["k=4", "f=40"]).unwrap()).unwrap();
+    let mut streams = TrialStreams::new(8);
+    let agents = InitSpec::Random.build(&p, &mut streams.init).unwrap();
+    let mut run = batching(&p, &agents, 8);
+    while run.step() < 20_000 {
+        run.advance(run.step() + 50, Watch::Nothing);
+        let counts = run.counts();
+        assert!(counts.iter().all(|&(_, c)| c > 0), "a present state with count 0");
+        assert_eq!(counts.iter().map(|&(_, c)| c).sum::<u64>(), 300, "n not conserved at step {}", run.step());
+        let mut fresh = 0u64;
+        for &(a, ca) in &counts {
+            for &(b, cb) in &counts {
+                if p.transition(a, b) != (a, b) {
+                    fresh += ca * (cb - u64::from(a == b));
+                }
+            }
+        }
+        assert_eq!(run.non_null_weight(), Some(fresh), "weight out of sync at step {}", run.step());
+    }
+}
+
+#[test]
+fn batched_runs_are_deterministic_and_a_census_only_looks() {
+    let p = Threshold::new(10_000, &Params::parse(&["k=6", "f=30"]).unwrap()).unwrap();
+    let base = RunSettings { engine: Engine::Batched, trials: 8, seed: 17, ..RunSettings::default() };
+    let one = run_trials(&p, &RunSettings { threads: Some(1), ..base.clone() }, &|| {}).unwrap();
+    let two = run_trials(&p, &RunSettings { threads: Some(2), ..base.clone() }, &|| {}).unwrap();
+    assert_eq!(one, two);
+    assert!(one.iter().all(|r| r.outcome == Outcome::Converged));
+    let census = run_trials(&p, &RunSettings { census: true, ..base.clone() }, &|| {}).unwrap();
+    for (a, b) in one.iter().zip(&census) {
+        assert_eq!((a.outcome, a.steps), (b.outcome, b.steps));
+        assert!(b.distinct_states.is_some_and(|d| d >= 2));
+    }
+    // A trace splits batches at its steps; the law is the same but the draws are not, so only
+    // check that traced runs converge and end their trace at the final step with the answer.
+    let traced = run_trials(&p, &RunSettings { trace_every: Some(10_007), ..base }, &|| {}).unwrap();
+    assert!(traced.iter().all(|r| r.outcome == Outcome::Converged && r.trace.last().unwrap().step == r.steps.0));
+}
