@@ -99,8 +99,14 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<()>
     if settings.trace_every == Some(0) {
         return Err(Error::Setting("--trace-every must be at least 1 step".into()));
     }
-    settings.graph.scheduler(protocol.n())?;
-    settings.engine_used(protocol)?;
+    if settings.engine_used(protocol)? == Engine::Agents {
+        settings.graph.scheduler(protocol.n())?;
+    } else if protocol.n() < 2 {
+        return Err(Error::PopulationSize {
+            n: protocol.n() as u64,
+            reason: "a population needs at least 2 agents".into(),
+        });
+    }
     protocol.check_graph(&settings.graph)?;
     settings.init.validate(protocol)?;
     if settings.measure == Measure::Holding && !settings.faults.is_empty() {
@@ -126,8 +132,7 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<()>
 /// Runs trial `index` of `settings`.
 pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) -> Result<TrialRecord> {
     let seed = trial_seed(settings.seed, index);
-    let TrialStreams { schedule, mut init, mut faults } = TrialStreams::new(seed);
-    let agents = settings.init.build(protocol, &mut init)?;
+    let TrialStreams { schedule, init: mut init_rng, mut faults } = TrialStreams::new(seed);
     let mut fault_observers = settings.faults.clone();
     let mut series = settings.trace_every.map(TimeSeries::new);
     let mut observers: Vec<&mut dyn Observer<P>> =
@@ -140,8 +145,11 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
     let (Ending { outcome, steps }, distinct_states, last_demotion) = match settings.engine_used(protocol)? {
         engine @ (Engine::Counts | Engine::Batched) => {
-            let mut run = CountRun::new(protocol, &agents, schedule)?;
-            drop(agents);
+            // The default start as counts: no agent array, whatever n.
+            let mut run = match &settings.init {
+                InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
+                init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,
+            };
             if engine == Engine::Batched {
                 run.batch();
             }
@@ -153,6 +161,7 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
         }
         Engine::Agents | Engine::Auto => {
             let scheduler = settings.graph.scheduler(protocol.n())?;
+            let agents = settings.init.build(protocol, &mut init_rng)?;
             let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
             if settings.census {
                 run.keep_census();

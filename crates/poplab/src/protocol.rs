@@ -139,6 +139,22 @@ pub trait Protocol: Send + Sync + Sized {
     /// A monitor of the safe set, set up for this configuration on this graph.
     fn monitor(&self, agents: &[Self::State], graph: &Graph) -> Self::Monitor;
 
+    /// The default initial configuration as (state, count) pairs: where the count engines start
+    /// without an agent array. The default tallies [`Protocol::initial_configuration`]; protocols
+    /// whose start is a few uniform blocks override it, so that huge populations cost nothing to
+    /// set up.
+    fn initial_counts(&self) -> Vec<(Self::State, u64)> {
+        tally(&self.initial_configuration())
+    }
+
+    /// The monitor of the configuration with these (state, count) pairs on the complete graph. The
+    /// default expands them into an agent array; count-keeping monitors override it.
+    fn monitor_of_counts(&self, counts: &[(Self::State, u64)]) -> Self::Monitor {
+        let agents: Vec<Self::State> =
+            counts.iter().flat_map(|&(state, count)| std::iter::repeat_n(state, count as usize)).collect();
+        self.monitor(&agents, &Graph::Complete)
+    }
+
     /// The state as a JSON object keyed by the paper's variable names.
     fn state_to_json(&self, state: Self::State) -> Map<String, Value>;
 
@@ -307,6 +323,25 @@ pub fn json_expect_keys(object: &Map<String, Value>, keys: &[&str]) -> Result<()
         None => Ok(()),
         Some(extra) => Err(format!("unknown key \"{extra}\"; a state has the keys {}", keys.join(", "))),
     }
+}
+
+/// The distinct states of `agents` with their counts, in order of first appearance.
+pub fn tally<S: Copy + Eq + Hash>(agents: &[S]) -> Vec<(S, u64)> {
+    let mut index: std::collections::HashMap<S, usize> = std::collections::HashMap::new();
+    let mut counts: Vec<(S, u64)> = Vec::new();
+    let mut last: Option<(S, usize)> = None;
+    for &state in agents {
+        let i = match last {
+            Some((s, i)) if s == state => i,
+            _ => *index.entry(state).or_insert_with(|| {
+                counts.push((state, 0));
+                counts.len() - 1
+            }),
+        };
+        last = Some((state, i));
+        counts[i].1 += 1;
+    }
+    counts
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ fn batches_conserve_n_and_keep_the_weight_in_sync() {
                 }
             }
         }
-        assert_eq!(run.non_null_weight(), Some(fresh), "weight out of sync at step {}", run.step());
+        assert_eq!(run.non_null_weight(), Some(u128::from(fresh)), "weight out of sync at step {}", run.step());
     }
 }
 
@@ -119,4 +119,21 @@ fn batched_runs_are_deterministic_and_a_census_only_looks() {
     // check that traced runs converge and end their trace at the final step with the answer.
     let traced = run_trials(&p, &RunSettings { trace_every: Some(10_007), ..base }, &|| {}).unwrap();
     assert!(traced.iter().all(|r| r.outcome == Outcome::Converged && r.trace.last().unwrap().step == r.steps.0));
+}
+
+#[test]
+fn populations_beyond_32_bits_start_from_counts() {
+    // 5e9 agents, all leaders, 10^9 steps (parallel time 0.2): no agent array is built, n is
+    // conserved, and the leader fraction follows the mean field dx/dt = -x^2, x(0.2) = 1 / 1.2
+    // (the standard deviation of the count is about sqrt(n), far below the 1% allowed).
+    let n: u64 = 5_000_000_000;
+    let p = Angluin::new(n as usize, &Params::default()).unwrap();
+    let mut run = CountRun::from_counts(&p, &p.initial_counts(), PopRng::seed_from_u64(4)).unwrap();
+    run.batch();
+    assert!(!run.advance(1_000_000_000, Watch::SafeSet));
+    assert_eq!(run.step(), 1_000_000_000);
+    let counts = run.counts();
+    assert_eq!(counts.iter().map(|&(_, c)| c).sum::<u64>(), n);
+    let leaders = counts.iter().find(|(s, _)| *s).map_or(0, |&(_, c)| c) as f64;
+    assert!((leaders / n as f64 * 1.2 - 1.0).abs() < 0.01, "leaders {leaders}");
 }

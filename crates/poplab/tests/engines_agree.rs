@@ -213,7 +213,7 @@ fn check_conservation<P: Protocol>(p: &P, init: InitSpec, seed: u64, steps: u64)
                         }
                     }
                 }
-                assert_eq!(w, fresh, "non-null weight out of sync at step {}", run.step());
+                assert_eq!(w, u128::from(fresh), "non-null weight out of sync at step {}", run.step());
             }
             None => plain = true,
         }

@@ -32,7 +32,7 @@
 //! (at most [`super::SKIP_MAX_STATES`] present states). Every choice depends only on the current
 //! configuration, so mixing batches and single steps keeps the law exact.
 
-use super::counts::{CountRun, below};
+use super::counts::{CountRun, below, below_wide};
 use super::sampling::{collision_free_run, expected_run_length, multivariate_hypergeometric};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -265,7 +265,8 @@ impl<P: Protocol> CountRun<'_, P> {
         }
         let t = 2 * len;
         let u = self.n - t;
-        let x = below(&mut self.rng, t * (t - 1) + 2 * t * u);
+        let (t_wide, u_wide) = (u128::from(t), u128::from(u));
+        let x = below_wide(&mut self.rng, t_wide * (t_wide - 1) + 2 * t_wide * u_wide);
         let pick_touched = |rng: &mut PopRng, exclude: Option<u32>| {
             let mut y = below(rng, t - u64::from(exclude.is_some()));
             for &(index, count) in &touched {
@@ -277,10 +278,10 @@ impl<P: Protocol> CountRun<'_, P> {
             }
             unreachable!("y is below the number of touched agents")
         };
-        let (i, j) = if x < t * (t - 1) {
+        let (i, j) = if x < t_wide * (t_wide - 1) {
             let i = pick_touched(&mut self.rng, None);
             (i, pick_touched(&mut self.rng, Some(i)))
-        } else if x < t * (t - 1) + t * u {
+        } else if x < t_wide * (t_wide - 1) + t_wide * u_wide {
             (pick_touched(&mut self.rng, None), self.pick_untouched(&touched, u))
         } else {
             let i = self.pick_untouched(&touched, u);

@@ -27,13 +27,16 @@ use super::sampling::unit_open0;
 use super::{Ending, Measure, Observer, Outcome, RunPlan, Steps, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{Monitor, Protocol};
+use crate::protocol::{Monitor, Protocol, tally};
 use crate::rng::PopRng;
 use rand_core::Rng;
 use std::collections::HashMap;
 
 /// Null skipping is used while at most this many states are present.
 pub const SKIP_MAX_STATES: usize = 64;
+
+/// The largest population the count engines take (counts and weights stay exact below it).
+pub const MAX_AGENTS: u64 = 1 << 62;
 
 /// After falling back to plain steps, skipping resumes when this few states are present.
 const SKIP_RESUME_STATES: usize = 32;
@@ -72,6 +75,21 @@ pub(super) fn below(rng: &mut PopRng, bound: u64) -> u64 {
     (product >> 64) as u64
 }
 
+/// A uniform integer in `0..bound` (`bound >= 1`) for bounds beyond 64 bits too: [`below`] when
+/// the bound fits (the same draws), else rejection of the smallest covering power of two.
+pub(super) fn below_wide(rng: &mut PopRng, bound: u128) -> u128 {
+    if let Ok(bound) = u64::try_from(bound) {
+        return u128::from(below(rng, bound));
+    }
+    let shift = (bound - 1).leading_zeros();
+    loop {
+        let x = ((u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())) >> shift;
+        if x < bound {
+            return x;
+        }
+    }
+}
+
 /// Which ordered pairs of present states are non-null, over the slots of the present states.
 pub(super) struct SkipTable<S> {
     /// `row[r]` has bit `c` set iff the pair (slot `r`, slot `c`) is non-null.
@@ -85,7 +103,7 @@ pub(super) struct SkipTable<S> {
     /// `s[r] = sum over c in row r of (count(c) - [r = c])`; the row's weight is `count(r) s[r]`.
     pub(super) s: [i64; K],
     /// The total non-null weight.
-    pub(super) w: u64,
+    pub(super) w: u128,
 }
 
 /// A run in progress on the count engine (complete graph only).
@@ -93,7 +111,7 @@ pub struct CountRun<'p, P: Protocol> {
     pub(super) protocol: &'p P,
     pub(super) n: u64,
     /// `n (n - 1)`: the number of ordered pairs.
-    pub(super) pairs: u64,
+    pub(super) pairs: u128,
     /// Interned states, by index; never removed, so their number is the distinct states visited.
     pub(super) states: Vec<P::State>,
     pub(super) index: HashMap<P::State, u32>,
@@ -118,19 +136,32 @@ pub struct CountRun<'p, P: Protocol> {
 impl<'p, P: Protocol> CountRun<'p, P> {
     /// A run of `protocol` on the complete graph from `agents`, pairs drawn from `rng`.
     pub fn new(protocol: &'p P, agents: &[P::State], rng: PopRng) -> Result<Self> {
-        let n = agents.len() as u64;
+        Self::start(protocol, &tally(agents), || protocol.monitor(agents, &Graph::Complete), rng)
+    }
+
+    /// A run of `protocol` on the complete graph from the configuration with these (state, count)
+    /// pairs, without ever building an agent array (populations up to [`MAX_AGENTS`]).
+    pub fn from_counts(protocol: &'p P, counts: &[(P::State, u64)], rng: PopRng) -> Result<Self> {
+        Self::start(protocol, counts, || protocol.monitor_of_counts(counts), rng)
+    }
+
+    fn start(
+        protocol: &'p P,
+        counts: &[(P::State, u64)],
+        monitor: impl FnOnce() -> P::Monitor,
+        rng: PopRng,
+    ) -> Result<Self> {
+        let n = counts.iter().map(|&(_, c)| c).try_fold(0u64, u64::checked_add).unwrap_or(u64::MAX);
         if n < 2 {
-            return Err(Error::PopulationSize { n, reason: "the count engine needs at least 2 agents".into() });
+            return Err(Error::PopulationSize { n, reason: "the count engines need at least 2 agents".into() });
         }
-        let pairs = n.checked_mul(n - 1).filter(|_| n <= u64::from(u32::MAX)).ok_or_else(|| Error::PopulationSize {
-            n,
-            reason: "the count engine handles at most 2^32 - 1 agents".into(),
-        })?;
-        let monitor = protocol.monitor(agents, &Graph::Complete);
+        if n > MAX_AGENTS {
+            return Err(Error::PopulationSize { n, reason: "the count engines handle at most 2^62 agents".into() });
+        }
         let mut run = Self {
             protocol,
             n,
-            pairs,
+            pairs: u128::from(n) * u128::from(n - 1),
             states: Vec::new(),
             index: HashMap::new(),
             counts: Vec::new(),
@@ -139,36 +170,29 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             slot: Vec::new(),
             skip: None,
             pending: None,
-            monitor,
+            monitor: monitor(),
             rng,
             step: 0,
             census: false,
             last_demotion: None,
             batcher: None,
         };
-        run.load(agents);
+        run.load(counts);
         Ok(run)
     }
 
-    /// Replaces the configuration by `agents` (same `n`): counts, present states, skip table.
-    fn load(&mut self, agents: &[P::State]) {
+    /// Replaces the configuration by the one with these (state, count) pairs (same `n`): counts,
+    /// present states, skip table.
+    fn load(&mut self, counts: &[(P::State, u64)]) {
         self.counts.iter_mut().for_each(|c| *c = 0);
         self.fenwick.iter_mut().for_each(|c| *c = 0);
         self.slot.iter_mut().for_each(|s| *s = NONE);
         self.present.clear();
         self.skip = None;
         self.pending = None;
-        let mut last: Option<(P::State, u32)> = None;
-        for &state in agents {
-            let i = match last {
-                Some((s, i)) if s == state => i,
-                _ => {
-                    let i = self.intern(state);
-                    last = Some((state, i));
-                    i
-                }
-            };
-            self.counts[i as usize] += 1;
+        for &(state, count) in counts {
+            let i = self.intern(state);
+            self.counts[i as usize] += count;
         }
         for i in 0..self.counts.len() {
             if self.counts[i] > 0 {
@@ -230,7 +254,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     /// The total weight `W` of the non-null pairs kept by the skip table, or `None` when the engine
     /// is taking plain steps. (For tests: it must equal a fresh sum over the present states.)
-    pub fn non_null_weight(&self) -> Option<u64> {
+    pub fn non_null_weight(&self) -> Option<u128> {
         self.skip.as_ref().map(|t| t.w)
     }
 
@@ -248,7 +272,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         let mut agents = self.agents();
         if observer.observe(self.step, self.protocol, &mut agents, faults_rng) {
             self.monitor = self.protocol.monitor(&agents, &Graph::Complete);
-            self.load(&agents);
+            self.load(&tally(&agents));
         }
     }
 
@@ -358,11 +382,11 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     fn update_weight(&mut self) {
         if let Some(table) = &mut self.skip {
             // Each term is at most c_r (n - 1) and they sum to at most n (n - 1) < 2^64.
-            let mut w: u64 = 0;
+            let mut w: u128 = 0;
             for (r, &i) in self.present.iter().enumerate() {
                 let c = self.counts[i as usize];
                 if c > 0 {
-                    w += c * table.s[r] as u64;
+                    w += u128::from(c) * table.s[r] as u128;
                 }
             }
             table.w = w;
@@ -574,15 +598,15 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         self.step += nulls + 1;
         // The non-null pair, with probability proportional to c_r (c_c - [r = c]).
         let table = self.skip.as_deref().expect("skip table");
-        let mut x = below(&mut self.rng, table.w);
+        let mut x = below_wide(&mut self.rng, table.w);
         let k = self.present.len();
         let mut r = 0;
         loop {
             let count = self.counts[self.present[r] as usize];
-            let weight = if count == 0 { 0 } else { count * table.s[r] as u64 };
+            let weight = if count == 0 { 0 } else { u128::from(count) * table.s[r] as u128 };
             if x < weight {
                 // Given the row, the responder is independent of which initiator agent it was.
-                x = below(&mut self.rng, table.s[r] as u64);
+                x = u128::from(below(&mut self.rng, table.s[r] as u64));
                 break;
             }
             x -= weight;
@@ -593,7 +617,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         let c = loop {
             let c = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let weight = self.counts[self.present[c] as usize] - u64::from(c == r);
+            let weight = u128::from(self.counts[self.present[c] as usize] - u64::from(c == r));
             if x < weight {
                 break c;
             }

@@ -1,5 +1,5 @@
 //! Exact samplers for the batched engine: the length of a collision-free run of interactions and
-//! (multivariate) hypergeometric draws, fast for populations up to `2^32` agents.
+//! (multivariate) hypergeometric draws, exact and fast for populations up to `2^62` agents.
 //!
 //! Logarithms of falling factorials are computed in a cancellation-free form (Stirling's series for
 //! the difference, not the difference of two huge `ln Γ` values), so probabilities stay accurate to

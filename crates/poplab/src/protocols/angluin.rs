@@ -72,6 +72,14 @@ impl Protocol for Angluin {
         vec![true; self.n]
     }
 
+    fn initial_counts(&self) -> Vec<(bool, u64)> {
+        vec![(true, self.n as u64)]
+    }
+
+    fn monitor_of_counts(&self, counts: &[(bool, u64)]) -> LeaderCount<Self> {
+        LeaderCount::of_counts(self, counts)
+    }
+
     fn random_state(&self, rng: &mut PopRng) -> bool {
         coin(rng)
     }

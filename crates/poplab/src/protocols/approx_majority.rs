@@ -158,6 +158,17 @@ impl Protocol for ApproxMajority {
         Consensus::new(agents)
     }
 
+    fn initial_counts(&self) -> Vec<(Opinion, u64)> {
+        let a = self.initial_a as u64;
+        [(Opinion::A, a), (Opinion::B, self.n as u64 - a)].into_iter().filter(|&(_, c)| c > 0).collect()
+    }
+
+    fn monitor_of_counts(&self, counts: &[(Opinion, u64)]) -> Consensus {
+        let mut tally = [0; 3];
+        counts.iter().for_each(|&(s, c)| tally[s as usize] += c as usize);
+        Consensus { n: self.n, counts: tally }
+    }
+
     fn state_to_json(&self, state: Opinion) -> Map<String, Value> {
         Map::from_iter([("opinion".to_string(), Value::from(state.letter()))])
     }

@@ -16,6 +16,12 @@ impl<P: Protocol + Clone> LeaderCount<P> {
         Self { protocol: protocol.clone(), leaders }
     }
 
+    /// Counts the leaders of the configuration with these (state, count) pairs.
+    pub fn of_counts(protocol: &P, counts: &[(P::State, u64)]) -> Self {
+        let leaders = counts.iter().filter(|&&(s, _)| protocol.output(s).is_marked()).map(|&(_, c)| c as usize).sum();
+        Self { protocol: protocol.clone(), leaders }
+    }
+
     /// The current number of leaders.
     pub fn leaders(&self) -> usize {
         self.leaders
