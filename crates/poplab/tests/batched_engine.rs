@@ -45,15 +45,24 @@ fn the_first_output_change_has_the_geometric_law() {
     let n = 1000;
     let p = Angluin::new(n, &Params::default()).unwrap();
     let agents: Vec<bool> = (0..n).map(|i| i < 500).collect();
-    let q: f64 = (500.0 * 499.0) / (1000.0 * 999.0);
-    let sample: Vec<u64> = (0..5000)
+    let q = (500.0 * 499.0) / (1000.0 * 999.0);
+    assert_geometric(&first_passages(&p, &agents, Watch::OutputChange, 0), q);
+}
+
+/// The steps at which `watch` is first met in 5000 batching runs from `agents`.
+fn first_passages<P: Protocol>(p: &P, agents: &[P::State], watch: Watch, first_seed: u64) -> Vec<u64> {
+    (first_seed..first_seed + 5000)
         .map(|seed| {
-            let mut run = batching(&p, &agents, seed);
-            assert!(run.advance(u64::MAX, Watch::OutputChange));
+            let mut run = batching(p, agents, seed);
+            assert!(run.advance(u64::MAX, watch));
             run.step()
         })
-        .collect();
-    let distance = ks_integer_sample(&sample, |k| 1.0 - (1.0 - q).powi(k as i32));
+        .collect()
+}
+
+/// KS test of `sample` against the geometric law on {1, 2, ...} with success probability `q`.
+fn assert_geometric(sample: &[u64], q: f64) {
+    let distance = ks_integer_sample(sample, |k| 1.0 - (1.0 - q).powi(k as i32));
     let critical = ks_critical(0.001, sample.len(), None);
     assert!(distance < critical, "KS {distance} >= {critical}");
 }
@@ -66,17 +75,7 @@ fn the_safe_set_entered_inside_a_batch_is_found_exactly() {
     // reporting the end of the batch would shift the law by several steps.
     let p = ApproxMajority::new(100, &Params::default()).unwrap();
     let agents: Vec<Opinion> = (0..100).map(|i| if i == 0 { Opinion::U } else { Opinion::A }).collect();
-    let q: f64 = 0.02;
-    let sample: Vec<u64> = (0..5000)
-        .map(|seed| {
-            let mut run = batching(&p, &agents, 1_000 + seed);
-            assert!(run.advance(u64::MAX, Watch::SafeSet));
-            run.step()
-        })
-        .collect();
-    let distance = ks_integer_sample(&sample, |k| 1.0 - (1.0 - q).powi(k as i32));
-    let critical = ks_critical(0.001, sample.len(), None);
-    assert!(distance < critical, "KS {distance} >= {critical}");
+    assert_geometric(&first_passages(&p, &agents, Watch::SafeSet, 1_000), 0.02);
 }
 
 #[test]

@@ -287,14 +287,7 @@ impl<P: Protocol> CountRun<'_, P> {
             let i = self.pick_untouched(&touched, u);
             (i, pick_touched(&mut self.rng, None))
         };
-        let (a, b) = (self.states[i as usize], self.states[j as usize]);
-        let (a2, b2) = self.protocol.transition(a, b);
-        if a2 == a && b2 == b {
-            return false;
-        }
-        let (i2, j2) = (self.intern(a2), self.intern(b2));
-        self.apply([i, j], [i2, j2]);
-        self.event::<SAFE_SET, OUTPUT_CHANGE>([a, b], [a2, b2])
+        self.interact::<SAFE_SET, OUTPUT_CHANGE>(i, j)
     }
 
     /// A uniformly chosen untouched agent's state index (`u` untouched agents).

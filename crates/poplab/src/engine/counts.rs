@@ -564,7 +564,13 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         let u = below(&mut self.rng, self.n);
         let v = below(&mut self.rng, self.n - 1);
         let v = if v >= u { v + 1 } else { v };
-        let (i, j) = (self.fenwick_find(u), self.fenwick_find(v));
+        self.interact::<SAFE_SET, OUTPUT_CHANGE>(self.fenwick_find(u), self.fenwick_find(v))
+    }
+
+    /// An interaction between agents in the states with indices `i` (initiator) and `j`; tells
+    /// whether `watch` is met.
+    #[inline]
+    pub(super) fn interact<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, i: u32, j: u32) -> bool {
         let (a, b) = (self.states[i as usize], self.states[j as usize]);
         let (a2, b2) = self.protocol.transition(a, b);
         if a2 == a && b2 == b {
