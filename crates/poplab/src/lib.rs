@@ -12,8 +12,9 @@
 //!   module each, and the registry ([`protocols::with_protocol`]) that builds one by name.
 //! - [`graph`]: interaction graphs (complete, directed and undirected rings, arc lists) and their
 //!   schedulers, plus [`Replay`](graph::Replay) for hand-made executions.
-//! - [`engine`]: the agent-array engine, observers (time series, faults), and the time types
-//!   [`Steps`](engine::Steps) and [`ParallelTime`](engine::ParallelTime).
+//! - [`engine`]: the agent-array, count and batched engines ([`Engine`](engine::Engine) picks),
+//!   observers (time series, faults), and the time types [`Steps`](engine::Steps) and
+//!   [`ParallelTime`](engine::ParallelTime).
 //! - [`experiment`]: many seeded trials in parallel and their [`Summary`](experiment::Summary).
 //! - [`rng`]: the generator (Xoshiro256++) and the seed derivation that makes results independent
 //!   of the thread count.
