@@ -185,6 +185,15 @@ pub trait Protocol: Send + Sync + Sized {
         None
     }
 
+    /// Whether the safe set is closed: no interaction leads from a safe configuration out of it, so
+    /// the first safe configuration of a run is followed only by safe ones. The batched engine then
+    /// checks the safe set once per batch (and replays a batch that ends safe); a safe set that can
+    /// be left, as a loosely-stabilizing protocol's, must be checked after every interaction, so
+    /// the engine takes single steps while it watches one. `false` unless a protocol says so.
+    fn safe_set_is_closed(&self) -> bool {
+        false
+    }
+
     /// How many states the protocol has, where that is known and small enough to matter to the
     /// choice of engine (`--engine auto` keeps counts only for small state spaces); `None`: many.
     fn state_count_hint(&self) -> Option<u64> {

@@ -1,11 +1,15 @@
-//! The batched engine: exact first passage inside a batch, conservation, determinism.
+//! The batched engine: the law of a batch, exact first passage inside a batch, conservation,
+//! determinism.
 //!
-//! A batch takes about `sqrt(pi n / 8)` interactions at once. If the engine reported the end of the
-//! batch in which an event happened, first-passage steps would be rounded up by up to a batch
-//! length; these tests put the event inside the first batches and compare its step with the exact
-//! law, which would fail by a wide margin if it were rounded.
+//! A batch takes about `2 sqrt(n)` interactions at once, with several collisions. If the engine
+//! reported the end of the batch in which an event happened, first-passage steps would be rounded
+//! up by up to a batch length; these tests put the event inside the first batches and compare its
+//! step with the exact law, which would fail by a wide margin if it were rounded. In populations
+//! of 6 to 8 agents a batch is all collisions, delayed pairs resolved by them and replays, so the
+//! laws checked there exercise every path of a batch.
 
 use poplab::engine::{CountRun, Engine, Outcome, Watch};
+use poplab::exact::{ExploreSettings, expected_steps};
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::init::InitSpec;
 use poplab::protocol::{Params, Protocol};
@@ -13,7 +17,7 @@ use poplab::protocols::angluin::Angluin;
 use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
 use poplab::protocols::threshold::Threshold;
 use poplab::rng::{PopRng, TrialStreams};
-use poplab::stats::{ks_critical, ks_integer_sample};
+use poplab::stats::{ks_critical, ks_integer_sample, ks_two_sample};
 use rand_core::SeedableRng;
 
 /// A batching count run of `p` from `agents`.
@@ -51,7 +55,12 @@ fn the_first_output_change_has_the_geometric_law() {
 
 /// The steps at which `watch` is first met in 5000 batching runs from `agents`.
 fn first_passages<P: Protocol>(p: &P, agents: &[P::State], watch: Watch, first_seed: u64) -> Vec<u64> {
-    (first_seed..first_seed + 5000)
+    first_passages_n(p, agents, watch, first_seed, 5000)
+}
+
+/// The steps at which `watch` is first met in `trials` batching runs from `agents`.
+fn first_passages_n<P: Protocol>(p: &P, agents: &[P::State], watch: Watch, first_seed: u64, trials: u64) -> Vec<u64> {
+    (first_seed..first_seed + trials)
         .map(|seed| {
             let mut run = batching(p, agents, seed);
             assert!(run.advance(u64::MAX, watch));
@@ -71,11 +80,80 @@ fn assert_geometric(sample: &[u64], q: f64) {
 fn the_safe_set_entered_inside_a_batch_is_found_exactly() {
     // 99 agents in A and one undecided: consensus comes with the first interaction between the
     // undecided agent and an A (either order), probability q = 2 * 99 / (100 * 99) per step, so the
-    // first passage is geometric on {1, 2, ...} with mean 50; batches hold ~6 interactions, and
-    // reporting the end of the batch would shift the law by several steps.
+    // first passage is geometric on {1, 2, ...} with mean 50; batches hold ~20 interactions, and
+    // reporting the end of the batch would shift the law by many steps.
     let p = ApproxMajority::new(100, &Params::default()).unwrap();
     let agents: Vec<Opinion> = (0..100).map(|i| if i == 0 { Opinion::U } else { Opinion::A }).collect();
     assert_geometric(&first_passages(&p, &agents, Watch::SafeSet, 1_000), 0.02);
+}
+
+/// The configuration after `t` steps of 50 000 runs from `agents`, as `key` of its counts, batching
+/// whenever possible or never.
+fn after_steps<P: Protocol>(
+    p: &P,
+    agents: &[P::State],
+    t: u64,
+    batch: bool,
+    key: impl Fn(&[(P::State, u64)]) -> f64,
+) -> Vec<f64> {
+    (0..50_000)
+        .map(|seed| {
+            let mut run = CountRun::new(p, agents, PopRng::seed_from_u64(2 * seed + u64::from(batch))).unwrap();
+            if batch {
+                run.batch_always();
+            }
+            run.advance(t, Watch::Nothing);
+            key(&run.counts())
+        })
+        .collect()
+}
+
+#[test]
+fn a_batch_has_the_law_of_single_steps() {
+    // Six agents: each batch aims at 4 interactions, so it holds several collisions; the
+    // configuration after t steps must have the law of t single steps (two-sample KS).
+    let critical = ks_critical(0.001, 50_000, Some(50_000));
+    let p = Angluin::new(6, &Params::default()).unwrap();
+    let leaders = |c: &[(bool, u64)]| c.iter().find(|(s, _)| *s).map_or(0.0, |&(_, k)| k as f64);
+    for t in [3, 7, 20] {
+        let distance = ks_two_sample(
+            &after_steps(&p, &[true; 6], t, true, leaders),
+            &after_steps(&p, &[true; 6], t, false, leaders),
+        );
+        assert!(distance < critical, "angluin, t = {t}: KS {distance} >= {critical}");
+    }
+    let p = ApproxMajority::new(6, &Params::default()).unwrap();
+    let agents = [Opinion::A, Opinion::A, Opinion::A, Opinion::B, Opinion::B, Opinion::U];
+    let code = |c: &[(Opinion, u64)]| {
+        let count = |o| c.iter().find(|(s, _)| *s == o).map_or(0.0, |&(_, k)| k as f64);
+        10.0 * count(Opinion::A) + count(Opinion::B)
+    };
+    for t in [3, 7, 20] {
+        let distance =
+            ks_two_sample(&after_steps(&p, &agents, t, true, code), &after_steps(&p, &agents, t, false, code));
+        assert!(distance < critical, "approx-majority, t = {t}: KS {distance} >= {critical}");
+    }
+}
+
+#[test]
+fn batched_first_passage_has_the_exact_mean() {
+    // Mean steps to the safe set over 20 000 batching runs against the exact expectation of the
+    // Markov chain, within 4 standard errors (from the exact variance).
+    fn check<P: Protocol>(p: &P, agents: &[P::State], first_seed: u64) {
+        let exact = expected_steps(p, agents, &ExploreSettings::default()).unwrap();
+        let trials = 20_000;
+        let sample = first_passages_n(p, agents, Watch::SafeSet, first_seed, trials);
+        let mean = sample.iter().sum::<u64>() as f64 / trials as f64;
+        let se = (exact.variance_steps / trials as f64).sqrt();
+        let name = p.info().name;
+        assert!((mean - exact.expected_steps).abs() < 4.0 * se, "{name}: {mean} vs exact {}", exact.expected_steps);
+    }
+    let p = ApproxMajority::new(8, &Params::default()).unwrap();
+    check(&p, &[[Opinion::A; 2].as_slice(), &[Opinion::U; 6]].concat(), 10);
+    let p = Threshold::new(8, &Params::parse(&["k=3", "f=4"]).unwrap()).unwrap();
+    check(&p, &p.initial_configuration(), 20);
+    let p = Angluin::new(8, &Params::default()).unwrap();
+    check(&p, &[true; 8], 30);
 }
 
 #[test]

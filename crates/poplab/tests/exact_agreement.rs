@@ -12,6 +12,7 @@ use poplab::protocols::ls_timer::LsTimer;
 use poplab::protocols::pll::Pll;
 use poplab::protocols::ppl::Ppl;
 use poplab::protocols::prl::Prl;
+use poplab::protocols::threshold::Threshold;
 
 const TRIALS: u64 = 10_000;
 
@@ -85,4 +86,14 @@ fn pll_agrees_from_the_default_configuration() {
     // n = 3 is the largest size under the default cap: n = 4 reaches more than 10^6 configurations.
     agree(&Pll::new(3, &Params::default()).unwrap(), Graph::Complete, 5);
     agree(&Pll::as_printed(3, &Params::default()).unwrap(), Graph::Complete, 6);
+}
+
+#[test]
+fn threshold_agrees_and_swaps_are_self_loops() {
+    // (0, x) -> (x, 0) changes the agents but not the multiset: a self-loop of the chain of counts.
+    // n = 4, k = 3, four ones: 17/2 steps (an independent solve of the 8-configuration chain).
+    let p = Threshold::new(4, &params(&["k=3", "f=4"])).unwrap();
+    let (exact, _, _) = agree(&p, Graph::Complete, 7);
+    assert!((exact - 8.5).abs() < 1e-9, "{exact}");
+    agree(&Threshold::new(8, &params(&["k=3", "f=4"])).unwrap(), Graph::Complete, 8);
 }

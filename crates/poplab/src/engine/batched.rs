@@ -1,58 +1,92 @@
 //! Batching for the count engine: many interactions at once, exactly (the batched engine).
 //!
-//! Following the batching idea of Berenbrink, Hammer, Kaaser, Meyer, Penschuck and Tran
-//! ("Simulating Population Protocols in Sub-Constant Time per Interaction", ESA 2020); the code is
-//! our own. Let `L` be the number of interactions before the first one that involves an agent
-//! already involved since the batch began. Its law is known in closed form,
-//! `P(L >= k) = n (n - 1) ... (n - 2k + 1) / (n (n - 1))^k`, and given `L` the first `L`
-//! interactions involve `2L` distinct agents in uniformly random order. So a batch:
+//! After the multibatching of Berenbrink, Hammer, Kaaser, Meyer, Penschuck and Tran ("Simulating
+//! Population Protocols in Sub-Constant Time per Interaction", ESA 2020); the code is our own.
 //!
-//! 1. draws `L` ([`collision_free_run`]), capped by the steps left before the caller's limit;
-//! 2. draws the initiators' states (`L` agents without replacement: a multivariate hypergeometric
-//!    draw over the present states), then the responders' states from the agents left, then how the
-//!    two groups pair up (for each initiator state, a multivariate hypergeometric draw of its
-//!    partners among the responders left) — `O(k^2)` draws for `k` present states, whatever `L`;
-//! 3. applies every pair type's transition times its multiplicity (each agent interacts once, so
-//!    each interaction sees its agents' states from the start of the batch);
-//! 4. unless capped, takes the colliding interaction: an ordered pair with at least one agent
-//!    among the `2L` touched ones (whose states are now their results), drawn exactly.
+//! **Idea.** Agents are exchangeable, so an agent's state need not be known until something depends
+//! on it. A batch follows the scheduler's choices of *agents* (which needs no states) and keeps
+//! three kinds of agents:
+//! - *untouched*: not yet in an interaction of this batch;
+//! - *delayed*: in exactly one interaction so far, with another agent that was untouched then;
+//!   that interaction's pair type is not drawn yet;
+//! - *taken*: drawn singly, with a known current state.
 //!
-//! **Exact first passage.** A batch's interactions are exchangeable: given the multiset of pair
-//! types, their order is a uniformly random permutation. The engine records the whole batch into a
-//! copy of the monitor; if the watched event happened in the batch (the safe set holds at its end —
-//! safe sets are closed, so it cannot be entered and left inside a batch — or some pair type
-//! changes an output), it discards the batch's effect and replays the same multiset one
-//! interaction at a time in a uniformly random order from the batch's start, checking after each
-//! one. The step found is the exact first-passage step and the configuration is the one at that
-//! step. The colliding interaction is taken singly and checked like any step.
+//! The initial states of the untouched and delayed agents are a uniformly random arrangement of the
+//! *urn*: the configuration at the batch's start minus the initial states of the taken agents.
 //!
-//! A batch costs `O(k^2)` draws however few of its interactions change anything, so the engine
-//! batches only while a batch is expected to hold at least `k^2` non-null interactions, and
-//! otherwise takes the count engine's single null-skipping steps; batching needs the skip table
-//! (at most [`super::SKIP_MAX_STATES`] present states). Every choice depends only on the current
-//! configuration, so mixing batches and single steps keeps the law exact.
+//! **A batch.**
+//! 1. The number of interactions before the next one that involves a delayed or taken agent is
+//!    drawn from its closed-form law ([`collision_free_run`]): with `u` untouched agents,
+//!    `P(L >= k) = u (u - 1) ... (u - 2k + 1) / (n (n - 1))^k`. Its interactions make `2L` untouched
+//!    agents delayed.
+//! 2. The *collision* that ends the run is drawn exactly among the ordered pairs with at least one
+//!    delayed or taken agent. A delayed agent it involves is first *resolved*: its interaction
+//!    partner's and its own initial states are drawn from the urn, their interaction is applied, and
+//!    both become taken. An untouched agent it involves is drawn from the urn. The collision is
+//!    then applied and both agents are taken.
+//! 3. Steps 1-2 repeat until the batch holds about `2 sqrt(n)` interactions (or reaches the
+//!    caller's limit); then the delayed pairs left are drawn in bulk: their initiators' states (a
+//!    multivariate hypergeometric draw from the urn), their responders' states, and how the two
+//!    pair up: `O(k^2)` draws for `k` present states, however long the batch.
+//!
+//! A batch thus costs `O(k^2)` draws plus `O(1)` per collision (about 8 of them).
+//!
+//! **Exact first passage.** The batch is recorded into a copy of the monitor. If the watched event
+//! happened in it (the safe set holds at its end — batches watch only closed safe sets, which
+//! cannot be entered and left inside a batch — or some interaction changes an output), the batch's
+//! effect is discarded and its interactions are replayed one at a time, in their order in time, from the
+//! batch's start, checking after each. The order is drawn from its exact conditional law given
+//! what the batch drew:
+//! - the collisions come at the ends of their runs;
+//! - a resolved pair's interaction was a uniformly chosen delayed pair when it was resolved, so its
+//!   slot is uniform among the slots not yet given away in the runs before that collision;
+//! - the bulk pairs are exchangeable, so they fill the remaining slots in a uniformly random order.
+//!
+//! The step found is the exact first-passage step and the configuration is the one at that step.
+//!
+//! **When to batch.** While a safe set that can be left is watched, never: it must be checked after
+//! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise: a batch costs `O(k^2)` draws however few of its interactions change anything,
+//! so the engine batches only while a batch is expected to hold at least `k^2` non-null
+//! interactions, and otherwise takes the count engine's single null-skipping steps; batching needs
+//! the skip table (at most [`super::SKIP_MAX_STATES`] present states). Every choice depends only
+//! on the current configuration and on counts of agents, never on states drawn inside the batch,
+//! so mixing batches and single steps keeps the law exact.
 
-use super::counts::{CountRun, below, below_wide};
-use super::sampling::{collision_free_run, expected_run_length, multivariate_hypergeometric};
+use super::counts::{CountRun, NONE, below, below_wide};
+use super::sampling::{collision_free_run, expected_run_length, hypergeometric, multivariate_hypergeometric};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
 use rand_core::{Rng, SeedableRng};
 
+/// A batch aims at `c sqrt(n)` interactions with this `c`: about `2 c^2` collisions (each `O(1)`)
+/// per `O(k^2)` bulk draws. Tuned on approx-majority at n = 10^6 to 10^10 (c from 1 to 8; 1.5 to 3
+/// were within 10% of each other, 2 the fastest at 10^9 and 10^10).
+const BATCH_SQRT_N: f64 = 2.0;
+
 /// Scratch space of the batched engine, reused across batches.
 pub(super) struct Batcher {
-    /// `E[L]`, for the decision to batch.
-    expected_run: f64,
+    /// Interactions a batch aims at.
+    target: u64,
     /// Batch whenever something can change, however few non-null interactions a batch holds.
     always: bool,
     /// Picks the last demotion inside a batch for the census (a stream of its own, so a census
     /// does not change the run).
     census_rng: PopRng,
-    counts: Vec<u64>,
+    /// Per present slot: the initial states of the untouched and delayed agents.
+    urn: Vec<u64>,
     initiators: Vec<u64>,
     responders: Vec<u64>,
     row: Vec<u64>,
-    /// The batch's pair types: initiator slot, responder slot, multiplicity, non-null.
+    /// The bulk pairs' types: initiator, responder, multiplicity, result when non-null.
     pairs: Vec<PairType>,
+    /// Taken agents by current state index.
+    taken: Vec<(u32, u64)>,
+    /// Interactions taken singly, in the order they were drawn.
+    singles: Vec<Single>,
+    /// The lengths of the collision-free runs; run `c` comes just before collision `c`.
+    runs: Vec<u64>,
+    /// The batch's net change to the counts.
+    deltas: Vec<(u32, i64)>,
 }
 
 #[derive(Clone, Copy)]
@@ -64,18 +98,41 @@ struct PairType {
     result: Option<(u32, u32)>,
 }
 
+/// An interaction taken singly: a resolved delayed pair or a collision (state indices).
+#[derive(Clone, Copy)]
+struct Single {
+    before: [u32; 2],
+    after: [u32; 2],
+    collision: bool,
+}
+
+impl Single {
+    fn is_null(&self) -> bool {
+        self.before == self.after
+    }
+}
+
 impl Batcher {
     pub(super) fn new(n: u64, rng: &mut PopRng) -> Self {
         Self {
-            expected_run: expected_run_length(n),
+            target: (BATCH_SQRT_N * (n as f64).sqrt()) as u64,
             always: false,
             census_rng: PopRng::seed_from_u64(rng.next_u64()),
-            counts: Vec::new(),
+            urn: Vec::new(),
             initiators: Vec::new(),
             responders: Vec::new(),
             row: Vec::new(),
             pairs: Vec::new(),
+            taken: Vec::new(),
+            singles: Vec::new(),
+            runs: Vec::new(),
+            deltas: Vec::new(),
         }
+    }
+
+    /// The expected number of interactions in a batch of `n` agents (for the decision to batch).
+    fn expected_len(&self, n: u64) -> f64 {
+        (self.target as f64).max(expected_run_length(n))
     }
 }
 
@@ -87,15 +144,37 @@ fn add_to<T: std::ops::AddAssign>(list: &mut Vec<(u32, T)>, index: u32, amount: 
     }
 }
 
+/// The index whose slice of the weights, laid end to end, holds `rank` (`rank` below their total).
+fn index_of_rank(weights: impl IntoIterator<Item = u64>, mut rank: u64) -> usize {
+    for (i, weight) in weights.into_iter().enumerate() {
+        if rank < weight {
+            return i;
+        }
+        rank -= weight;
+    }
+    unreachable!("the rank is below the total weight")
+}
+
+/// A batch's agents by kind (see the module docs); the urn holds `untouched + delayed` agents.
+struct Kinds {
+    untouched: u64,
+    delayed: u64,
+    taken: u64,
+}
+
 impl<P: Protocol> CountRun<'_, P> {
-    /// Whether a batch is expected to hold at least `k^2` non-null interactions (`k` present
-    /// states), so that it beats single null-skipping steps.
-    pub(super) fn batch_pays(&self) -> bool {
+    /// Whether to batch now: a batch is expected to hold at least `k^2` non-null interactions (`k`
+    /// present states), so that it beats single null-skipping steps, and the watch can be checked
+    /// per batch (not a safe set that can be left, see [`Protocol::safe_set_is_closed`]).
+    pub(super) fn batch_pays(&self, watching_safe_set: bool) -> bool {
         let (Some(batcher), Some(table)) = (self.batcher.as_deref(), self.skip.as_deref()) else {
             return false;
         };
+        if watching_safe_set && !self.protocol.safe_set_is_closed() {
+            return false;
+        }
         let k = self.present.len() as f64;
-        table.w > 0 && (batcher.always || table.w as f64 / self.pairs as f64 * batcher.expected_run >= k * k)
+        table.w > 0 && (batcher.always || table.w as f64 / self.pairs as f64 * batcher.expected_len(self.n) >= k * k)
     }
 
     /// Batches whenever the skip table is kept and some pair is non-null, even where single steps
@@ -104,31 +183,29 @@ impl<P: Protocol> CountRun<'_, P> {
         self.batcher.get_or_insert_with(|| Box::new(Batcher::new(self.n, &mut self.rng))).always = true;
     }
 
-    /// One batch (and its colliding interaction), not beyond step `until`; returns whether the
-    /// watch was met (at exactly the current step).
+    /// One batch, not beyond step `until`; returns whether the watch was met (at exactly the
+    /// current step).
     pub(super) fn batch_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
         let mut batcher = self.batcher.take().expect("batched engine");
         self.pending = None;
-        let run = collision_free_run(&mut self.rng, self.n);
-        let room = until - self.step;
-        let (len, collides) = if run >= room { (room, false) } else { (run, true) };
-        self.draw_pair_types(&mut batcher, len);
+        let len = self.draw_batch(&mut batcher, until - self.step);
 
         // Record the batch into a copy of the monitor; replay it singly if the watch fires inside.
         let mut monitor = self.monitor.clone();
         let mut output_changed = false;
-        for pair in &batcher.pairs {
-            if let Some((i2, j2)) = pair.result {
-                let before = [self.states[pair.initiator as usize], self.states[pair.responder as usize]];
-                let after = [self.states[i2 as usize], self.states[j2 as usize]];
-                monitor.record_times(before, after, pair.times);
-                output_changed |= OUTPUT_CHANGE
-                    && (self.protocol.output(after[0]) != self.protocol.output(before[0])
-                        || self.protocol.output(after[1]) != self.protocol.output(before[1]));
-            }
+        let bulk = batcher
+            .pairs
+            .iter()
+            .filter_map(|p| p.result.map(|(i2, j2)| ([p.initiator, p.responder], [i2, j2], p.times)));
+        let singles = batcher.singles.iter().filter(|s| !s.is_null()).map(|s| (s.before, s.after, 1));
+        for (before, after, times) in bulk.chain(singles) {
+            let before = [self.states[before[0] as usize], self.states[before[1] as usize]];
+            let after = [self.states[after[0] as usize], self.states[after[1] as usize]];
+            monitor.record_times(before, after, times);
+            output_changed |= OUTPUT_CHANGE && self.changes_output(before, after);
         }
         if (SAFE_SET && monitor.is_safe()) || output_changed {
-            let met = self.replay::<SAFE_SET, OUTPUT_CHANGE>(&batcher, len);
+            let met = self.replay::<SAFE_SET, OUTPUT_CHANGE>(&batcher);
             debug_assert!(met, "the replayed batch must meet the watch");
             self.batcher = Some(batcher);
             return met;
@@ -137,38 +214,154 @@ impl<P: Protocol> CountRun<'_, P> {
         if self.census {
             self.census_of_batch(&mut batcher);
         }
-        let mut deltas: Vec<(u32, i64)> = Vec::new();
-        for pair in &batcher.pairs {
+        let Batcher { pairs, taken, deltas, .. } = &mut *batcher;
+        for pair in pairs.iter() {
             if let Some((i2, j2)) = pair.result {
                 let times = pair.times as i64;
                 for (index, delta) in [(pair.initiator, -times), (pair.responder, -times), (i2, times), (j2, times)] {
-                    add_to(&mut deltas, index, delta);
+                    add_to(deltas, index, delta);
                 }
             }
         }
-        self.apply_deltas(&deltas);
+        for &(index, count) in taken.iter() {
+            add_to(deltas, index, count as i64);
+        }
+        self.apply_deltas(deltas);
         self.step += len;
-        let met = collides && self.collision::<SAFE_SET, OUTPUT_CHANGE>(&batcher, len);
         self.batcher = Some(batcher);
-        met
+        false
     }
 
-    /// Draws the pair types of `len` collision-free interactions into `batcher.pairs`.
-    fn draw_pair_types(&mut self, batcher: &mut Batcher, len: u64) {
+    fn changes_output(&self, before: [P::State; 2], after: [P::State; 2]) -> bool {
+        self.protocol.output(after[0]) != self.protocol.output(before[0])
+            || self.protocol.output(after[1]) != self.protocol.output(before[1])
+    }
+
+    /// Draws a batch of at most `room` interactions into `batcher` (runs, singles, bulk pairs, and
+    /// in `deltas` the initial states of the taken agents, negated); returns its length.
+    fn draw_batch(&mut self, batcher: &mut Batcher, room: u64) -> u64 {
+        batcher.urn.clear();
+        batcher.urn.extend(self.present.iter().map(|&i| self.counts[i as usize]));
+        batcher.taken.clear();
+        batcher.singles.clear();
+        batcher.runs.clear();
+        batcher.deltas.clear();
+        let target = batcher.target;
+        let mut kinds = Kinds { untouched: self.n, delayed: 0, taken: 0 };
+        let mut len = 0;
+        loop {
+            let run = collision_free_run(&mut self.rng, kinds.untouched, self.n).min(room - len);
+            kinds.untouched -= 2 * run;
+            kinds.delayed += 2 * run;
+            len += run;
+            batcher.runs.push(run);
+            if len == room {
+                break;
+            }
+            len += 1;
+            self.collide(batcher, &mut kinds);
+            if len == room || len >= target {
+                break;
+            }
+        }
+        for (&index, &left) in self.present.iter().zip(&batcher.urn) {
+            let taken = self.counts[index as usize] - left;
+            if taken > 0 {
+                batcher.deltas.push((index, -(taken as i64)));
+            }
+        }
+        self.draw_pair_types(batcher, kinds.untouched + kinds.delayed, kinds.delayed / 2);
+        len
+    }
+
+    /// The interaction that ends a run: an ordered pair with at least one of the `t` delayed or
+    /// taken agents, drawn uniformly among such pairs, applied and recorded.
+    fn collide(&mut self, batcher: &mut Batcher, kinds: &mut Kinds) {
+        let t = u128::from(kinds.delayed + kinds.taken);
+        let u = u128::from(kinds.untouched);
+        let x = below_wide(&mut self.rng, t * (t - 1) + 2 * t * u);
+        let (i, j) = if x < t * (t - 1) {
+            let i = self.take_touched(batcher, kinds);
+            (i, self.take_touched(batcher, kinds))
+        } else if x < t * (t - 1) + t * u {
+            (self.take_touched(batcher, kinds), self.take_untouched(batcher, kinds))
+        } else {
+            let i = self.take_untouched(batcher, kinds);
+            (i, self.take_touched(batcher, kinds))
+        };
+        let (i2, j2) = self.transition_of(i, j);
+        batcher.singles.push(Single { before: [i, j], after: [i2, j2], collision: true });
+        add_to(&mut batcher.taken, i2, 1);
+        add_to(&mut batcher.taken, j2, 1);
+        kinds.taken += 2;
+    }
+
+    /// Takes a uniformly chosen delayed or taken agent out of its kind; returns its state index.
+    /// A delayed agent's pair is resolved first (its partner becomes taken).
+    fn take_touched(&mut self, batcher: &mut Batcher, kinds: &mut Kinds) -> u32 {
+        let y = below(&mut self.rng, kinds.delayed + kinds.taken);
+        if y < kinds.delayed {
+            let i = self.draw_from_urn(batcher, kinds);
+            kinds.delayed -= 1;
+            let j = self.draw_from_urn(batcher, kinds);
+            kinds.delayed -= 1;
+            let (i2, j2) = self.transition_of(i, j);
+            batcher.singles.push(Single { before: [i, j], after: [i2, j2], collision: false });
+            // Delayed agents are initiators and responders in equal numbers: the parity of y picks.
+            let (mine, partner) = if y.is_multiple_of(2) { (i2, j2) } else { (j2, i2) };
+            add_to(&mut batcher.taken, partner, 1);
+            kinds.taken += 1;
+            return mine;
+        }
+        kinds.taken -= 1;
+        let at = index_of_rank(batcher.taken.iter().map(|e| e.1), y - kinds.delayed);
+        batcher.taken[at].1 -= 1;
+        batcher.taken[at].0
+    }
+
+    /// Takes a uniformly chosen untouched agent; returns its state index.
+    fn take_untouched(&mut self, batcher: &mut Batcher, kinds: &mut Kinds) -> u32 {
+        let i = self.draw_from_urn(batcher, kinds);
+        kinds.untouched -= 1;
+        i
+    }
+
+    /// Draws one initial state from the urn, which holds `kinds.untouched + kinds.delayed` agents.
+    fn draw_from_urn(&mut self, batcher: &mut Batcher, kinds: &Kinds) -> u32 {
+        let r = index_of_rank(batcher.urn.iter().copied(), below(&mut self.rng, kinds.untouched + kinds.delayed));
+        batcher.urn[r] -= 1;
+        self.present[r]
+    }
+
+    /// The result of an interaction between the states with indices `i` and `j` (interned).
+    fn transition_of(&mut self, i: u32, j: u32) -> (u32, u32) {
+        let (r, c) = (self.slot[i as usize], self.slot[j as usize]);
+        if r != NONE && c != NONE {
+            let table = self.skip.as_deref().expect("skip table");
+            return if table.row[r as usize] >> c & 1 == 1 { self.result_of(r as usize, c as usize) } else { (i, j) };
+        }
+        let (a2, b2) = self.protocol.transition(self.states[i as usize], self.states[j as usize]);
+        (self.intern(a2), self.intern(b2))
+    }
+
+    /// Draws the pair types of `pairs` interactions between distinct agents drawn from the urn
+    /// (`total` agents) into `batcher.pairs`.
+    fn draw_pair_types(&mut self, batcher: &mut Batcher, total: u64, pairs_len: u64) {
         let k = self.present.len();
-        let Batcher { counts, initiators, responders, row, pairs, .. } = batcher;
-        counts.clear();
-        counts.extend(self.present.iter().map(|&i| self.counts[i as usize]));
+        let Batcher { urn, initiators, responders, row, pairs, .. } = batcher;
+        pairs.clear();
+        if pairs_len == 0 {
+            return;
+        }
         for buffer in [&mut *initiators, &mut *responders, &mut *row] {
             buffer.resize(k, 0);
         }
-        multivariate_hypergeometric(&mut self.rng, counts, self.n, len, initiators);
-        for (c, a) in counts.iter_mut().zip(initiators.iter()) {
+        multivariate_hypergeometric(&mut self.rng, urn, total, pairs_len, initiators);
+        for (c, a) in urn.iter_mut().zip(initiators.iter()) {
             *c -= a;
         }
-        multivariate_hypergeometric(&mut self.rng, counts, self.n - len, len, responders);
-        pairs.clear();
-        let mut responders_left = len;
+        multivariate_hypergeometric(&mut self.rng, urn, total - pairs_len, pairs_len, responders);
+        let mut responders_left = pairs_len;
         for (r, &a) in initiators.iter().enumerate() {
             if a == 0 {
                 continue;
@@ -188,119 +381,143 @@ impl<P: Protocol> CountRun<'_, P> {
         }
     }
 
-    /// Takes the batch's interactions one at a time, in a uniformly random order, from the batch's
-    /// start, until the watch is met; returns whether it was.
-    fn replay<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, batcher: &Batcher, len: u64) -> bool {
-        let mut left: Vec<(PairType, u64)> =
+    /// Takes the batch's interactions one at a time in their order in time (drawn from its law
+    /// given the batch, see the module docs), from the batch's start, until the watch is met;
+    /// returns whether it was.
+    fn replay<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, batcher: &Batcher) -> bool {
+        let Timeline { free, resolved_in, collisions } = Timeline::draw(&batcher.runs, &batcher.singles, &mut self.rng);
+        // The bulk pairs fill the free slots in a uniformly random order.
+        let mut bulk: Vec<(PairType, u64)> =
             batcher.pairs.iter().filter(|p| p.result.is_some()).map(|&p| (p, p.times)).collect();
-        let mut non_null_left: u64 = left.iter().map(|(_, t)| t).sum();
-        let mut null_left = len - non_null_left;
-        while non_null_left > 0 {
-            self.step += 1;
-            let mut x = below(&mut self.rng, non_null_left + null_left);
-            if x >= non_null_left {
-                null_left -= 1;
-                continue;
-            }
-            let (pair, times) = left
-                .iter_mut()
-                .find(|(_, t)| {
-                    let hit = x < *t;
-                    if !hit {
-                        x -= *t;
+        let mut non_null_left: u64 = bulk.iter().map(|(_, t)| t).sum();
+        let mut null_left = free.iter().sum::<u64>() - non_null_left;
+        for (run, mut resolved) in resolved_in.into_iter().enumerate() {
+            let mut bulk_here = free[run];
+            while bulk_here + resolved.len() as u64 > 0 {
+                self.step += 1;
+                let x = below(&mut self.rng, bulk_here + resolved.len() as u64);
+                let (before, after) = if x < resolved.len() as u64 {
+                    let single = resolved.swap_remove(x as usize);
+                    (single.before, single.after)
+                } else {
+                    bulk_here -= 1;
+                    let y = below(&mut self.rng, non_null_left + null_left);
+                    if y >= non_null_left {
+                        null_left -= 1;
+                        continue;
                     }
-                    hit
-                })
-                .expect("x is below the total");
-            *times -= 1;
-            non_null_left -= 1;
-            let (i2, j2) = pair.result.expect("non-null");
-            let (i, j) = (pair.initiator, pair.responder);
-            let before = [self.states[i as usize], self.states[j as usize]];
-            let after = [self.states[i2 as usize], self.states[j2 as usize]];
-            self.apply([i, j], [i2, j2]);
-            if self.event::<SAFE_SET, OUTPUT_CHANGE>(before, after) {
-                return true;
+                    non_null_left -= 1;
+                    let at = index_of_rank(bulk.iter().map(|b| b.1), y);
+                    let (pair, times) = &mut bulk[at];
+                    *times -= 1;
+                    let (i2, j2) = pair.result.expect("non-null");
+                    ([pair.initiator, pair.responder], [i2, j2])
+                };
+                if self.replay_one::<SAFE_SET, OUTPUT_CHANGE>(before, after) {
+                    return true;
+                }
+            }
+            if let Some(collision) = collisions.get(run) {
+                self.step += 1;
+                if self.replay_one::<SAFE_SET, OUTPUT_CHANGE>(collision.before, collision.after) {
+                    return true;
+                }
             }
         }
         false
     }
 
-    /// For the census: the last demotion of the batch is that of a uniformly chosen demoting
-    /// interaction (the last of a uniformly random order is uniform among them).
+    /// Applies one replayed interaction and tells whether the watch is met.
+    fn replay_one<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        before: [u32; 2],
+        after: [u32; 2],
+    ) -> bool {
+        if before == after {
+            return false;
+        }
+        let states = |s: [u32; 2]| [self.states[s[0] as usize], self.states[s[1] as usize]];
+        let (a, b) = (states(before), states(after));
+        self.apply(before, after);
+        self.event::<SAFE_SET, OUTPUT_CHANGE>(a, b)
+    }
+
+    /// For the census: the cause of the batch's last demotion, from the census's own stream.
+    /// Walking back in time, a collision is checked before the run that precedes it; a run's
+    /// demoting bulk pairs number a hypergeometric draw from those not yet placed, and the last
+    /// demotion of a run is uniform among its demotions (the run's order is uniform).
     fn census_of_batch(&mut self, batcher: &mut Batcher) {
-        let causes: Vec<(&'static str, u64)> = batcher
+        let cause = |before: [u32; 2], after: [u32; 2]| {
+            let states = |s: [u32; 2]| [self.states[s[0] as usize], self.states[s[1] as usize]];
+            self.protocol.demotion_cause(states(before), states(after))
+        };
+        let rng = &mut batcher.census_rng;
+        let Timeline { free, resolved_in, collisions } = Timeline::draw(&batcher.runs, &batcher.singles, rng);
+        let bulk: Vec<(&'static str, u64)> = batcher
             .pairs
             .iter()
             .filter_map(|p| {
-                let (i2, j2) = p.result?;
-                let before = [self.states[p.initiator as usize], self.states[p.responder as usize]];
-                let after = [self.states[i2 as usize], self.states[j2 as usize]];
-                self.protocol.demotion_cause(before, after).map(|cause| (cause, p.times))
+                p.result.and_then(|(i2, j2)| cause([p.initiator, p.responder], [i2, j2])).map(|c| (c, p.times))
             })
             .collect();
-        let total: u64 = causes.iter().map(|(_, t)| t).sum();
-        if total > 0 {
-            let mut x = below(&mut batcher.census_rng, total);
-            for (cause, times) in causes {
-                if x < times {
-                    self.last_demotion = Some(cause);
-                    break;
-                }
-                x -= times;
+        let demoting: u64 = bulk.iter().map(|b| b.1).sum();
+        let (mut slots_left, mut demoting_left) = (free.iter().sum::<u64>(), demoting);
+        let mut last = None;
+        for run in (0..free.len()).rev() {
+            if let Some(collision) = collisions.get(run)
+                && let Some(c) = cause(collision.before, collision.after)
+            {
+                last = Some(c);
+                break;
             }
+            let in_bulk = hypergeometric(rng, slots_left, demoting_left, free[run]);
+            let resolved: Vec<&'static str> =
+                resolved_in[run].iter().filter_map(|s| cause(s.before, s.after)).collect();
+            if in_bulk + resolved.len() as u64 > 0 {
+                let y = below(rng, in_bulk + resolved.len() as u64);
+                last = Some(if y < in_bulk {
+                    // Uniform among all demoting bulk pairs: the walk used only their number.
+                    bulk[index_of_rank(bulk.iter().map(|b| b.1), below(rng, demoting))].0
+                } else {
+                    resolved[(y - in_bulk) as usize]
+                });
+                break;
+            }
+            slots_left -= free[run];
+            demoting_left -= in_bulk;
+        }
+        if last.is_some() {
+            self.last_demotion = last;
         }
     }
+}
 
-    /// The interaction that ends a batch of `len`: an ordered pair with at least one of the `2 len`
-    /// touched agents (now in their result states), drawn uniformly among such pairs.
-    fn collision<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, batcher: &Batcher, len: u64) -> bool {
-        self.step += 1;
-        // Touched agents by state index.
-        let mut touched: Vec<(u32, u64)> = Vec::new();
-        for pair in &batcher.pairs {
-            let (i2, j2) = pair.result.unwrap_or((pair.initiator, pair.responder));
-            add_to(&mut touched, i2, pair.times);
-            add_to(&mut touched, j2, pair.times);
-        }
-        let t = 2 * len;
-        let u = self.n - t;
-        let (t_wide, u_wide) = (u128::from(t), u128::from(u));
-        let x = below_wide(&mut self.rng, t_wide * (t_wide - 1) + 2 * t_wide * u_wide);
-        let pick_touched = |rng: &mut PopRng, exclude: Option<u32>| {
-            let mut y = below(rng, t - u64::from(exclude.is_some()));
-            for &(index, count) in &touched {
-                let count = count - u64::from(exclude == Some(index));
-                if y < count {
-                    return index;
-                }
-                y -= count;
-            }
-            unreachable!("y is below the number of touched agents")
-        };
-        let (i, j) = if x < t_wide * (t_wide - 1) {
-            let i = pick_touched(&mut self.rng, None);
-            (i, pick_touched(&mut self.rng, Some(i)))
-        } else if x < t_wide * (t_wide - 1) + t_wide * u_wide {
-            (pick_touched(&mut self.rng, None), self.pick_untouched(&touched, u))
-        } else {
-            let i = self.pick_untouched(&touched, u);
-            (i, pick_touched(&mut self.rng, None))
-        };
-        self.interact::<SAFE_SET, OUTPUT_CHANGE>(i, j)
-    }
+/// A batch's order in time, as far as a replay or the census needs it: the slots of each run not
+/// taken by resolved pairs (`free`), the resolved pairs in each run, and the collisions (collision
+/// `c` comes just after run `c`).
+struct Timeline {
+    free: Vec<u64>,
+    resolved_in: Vec<Vec<Single>>,
+    collisions: Vec<Single>,
+}
 
-    /// A uniformly chosen untouched agent's state index (`u` untouched agents).
-    fn pick_untouched(&mut self, touched: &[(u32, u64)], u: u64) -> u32 {
-        let mut y = below(&mut self.rng, u);
-        for &index in &self.present {
-            let t = touched.iter().find(|(i, _)| *i == index).map_or(0, |&(_, t)| t);
-            let count = self.counts[index as usize] - t;
-            if y < count {
-                return index;
+impl Timeline {
+    /// Gives each resolved pair a slot: uniform among the slots not yet given away in the runs
+    /// before its collision (the delayed pair it resolved was uniform among those).
+    fn draw(runs: &[u64], singles: &[Single], rng: &mut PopRng) -> Self {
+        let mut free = runs.to_vec();
+        let mut resolved_in: Vec<Vec<Single>> = vec![Vec::new(); free.len()];
+        let mut collisions = Vec::new();
+        for single in singles {
+            if single.collision {
+                collisions.push(*single);
+                continue;
             }
-            y -= count;
+            let before = &free[..=collisions.len()];
+            let run = index_of_rank(before.iter().copied(), below(rng, before.iter().sum()));
+            free[run] -= 1;
+            resolved_in[run].push(*single);
         }
-        unreachable!("y is below the number of untouched agents")
+        Self { free, resolved_in, collisions }
     }
 }

@@ -540,7 +540,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     #[inline(never)]
     fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
         while self.step < until {
-            let met = if self.batch_pays() {
+            let met = if self.batch_pays(SAFE_SET) {
                 self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until)
             } else if self.skip.is_some() {
                 match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(until) {

@@ -80,38 +80,67 @@ fn ln_factorial_ratio(x: u64, y: u64) -> f64 {
 }
 
 /// `ln P(L >= k)` where `L` is the number of interactions before the first one that involves an
-/// agent already involved (`n` agents, ordered pairs of distinct agents drawn uniformly):
-/// `P(L >= k) = n (n - 1) ... (n - 2k + 1) / (n (n - 1))^k`.
-/// `ln_1p_minus_inverse_n` is `ln(1 - 1/n)`.
-fn ln_run_at_least(n: u64, k: u64, ln_1p_minus_inverse_n: f64) -> f64 {
-    ln_falling_over_power(n, 2 * k) - k as f64 * ln_1p_minus_inverse_n
+/// agent outside a set of `u` untouched agents (`n` agents, ordered pairs of distinct agents drawn
+/// uniformly): `P(L >= k) = u (u - 1) ... (u - 2k + 1) / (n (n - 1))^k`, computed as
+/// `ln(u (u - 1) ... (u - 2k + 1) / u^(2k)) + k ln_shrink`, `ln_shrink = ln(u^2 / (n (n - 1)))`.
+fn ln_run_at_least(u: u64, k: u64, ln_shrink: f64) -> f64 {
+    ln_falling_over_power(u, 2 * k) + k as f64 * ln_shrink
 }
 
-/// The expected collision-free run length, about `sqrt(pi n / 8)` (for choosing between batches
-/// and single steps only; nothing exact depends on it).
+/// The expected collision-free run length from a fresh start, about `sqrt(pi n / 8)` (for choosing
+/// between batches and single steps only; nothing exact depends on it).
 pub(crate) fn expected_run_length(n: u64) -> f64 {
     (std::f64::consts::PI * n as f64 / 8.0).sqrt()
 }
 
 /// Samples `L`, the number of interactions among `n >= 2` agents before the first interaction that
-/// involves an agent already involved in the run (so the first `L` interactions involve `2L`
-/// distinct agents). By inversion: `L = max { k : P(L >= k) >= U }`, starting from the Gaussian
-/// approximation `k = sqrt(n ln(1/U) / 2)` and stepping to the exact boundary.
-pub(crate) fn collision_free_run(rng: &mut PopRng, n: u64) -> u64 {
+/// involves an agent outside a set of `u <= n` untouched agents, each interaction making its two
+/// agents touched (so the first `L` interactions involve `2L` distinct untouched agents). By
+/// inversion: `L = max { k : P(L >= k) >= U }`, starting from a Gaussian approximation and stepping
+/// to the exact boundary.
+pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
+    debug_assert!(u <= n && n >= 2);
     let ln_u = unit_open0(rng).ln();
-    let max = n / 2;
-    let ln_keep = (-1.0 / n as f64).ln_1p();
-    let ok = |k: u64| ln_run_at_least(n, k, ln_keep) >= ln_u;
-    // ln P(L >= k) ~ -(2k^2 - 2k) / n - 4k^3 / (3n^2): the Gaussian guess and one Newton step.
-    let (nf, y) = (n as f64, -ln_u);
-    let mut guess = (nf * y / 2.0).sqrt();
-    let g = (2.0 * guess * guess - 2.0 * guess) / nf + 4.0 * guess.powi(3) / (3.0 * nf * nf) - y;
-    let slope = (4.0 * guess - 2.0) / nf + 4.0 * guess * guess / (nf * nf);
+    let max = u / 2;
+    if max == 0 {
+        return 0;
+    }
+    // ln(u^2 / (n (n - 1))) = 2 ln(1 - (n - u) / n) - ln(1 - 1 / n), accurate when u is close to n.
+    let (nf, uf) = (n as f64, u as f64);
+    let ln_shrink = 2.0 * (-((n - u) as f64) / nf).ln_1p() - (-1.0 / nf).ln_1p();
+    let ok = |k: u64| ln_run_at_least(u, k, ln_shrink) >= ln_u;
+    // -ln P(L >= k) ~ (2k^2 - k) / u + 4k^3 / (3u^2) - k ln_shrink: the root of the quadratic part,
+    // then one Newton step with the cubic term.
+    let y = -ln_u;
+    let b = -1.0 / uf - ln_shrink;
+    let mut guess = (-b + (b * b + 8.0 * y / uf).sqrt()) * uf / 4.0;
+    let g = (2.0 * guess * guess - guess) / uf + 4.0 * guess.powi(3) / (3.0 * uf * uf) - guess * ln_shrink - y;
+    let slope = (4.0 * guess - 1.0) / uf + 4.0 * guess * guess / (uf * uf) - ln_shrink;
     if slope > 0.0 {
         guess -= g / slope;
     }
     let mut k = (guess.max(0.0) as u64).min(max);
-    if ok(k) {
+    // Walk from the guess, one logarithm per step: ln P(L >= j + 1) - ln P(L >= j) is
+    // ln(1 - (n (n - 1) - (u - 2j) (u - 2j - 1)) / (n (n - 1))). A far guess gallops instead.
+    let pairs = u128::from(n) * u128::from(n - 1);
+    let ln_next = |j: u64| {
+        let kept = u128::from(u - 2 * j) * u128::from(u - 2 * j - 1);
+        (-((pairs - kept) as f64) / pairs as f64).ln_1p()
+    };
+    let mut ln_p = ln_run_at_least(u, k, ln_shrink);
+    const WALK: u32 = 8;
+    if ln_p >= ln_u {
+        for _ in 0..WALK {
+            if k == max {
+                return max;
+            }
+            let next = ln_p + ln_next(k);
+            if next < ln_u {
+                return k;
+            }
+            ln_p = next;
+            k += 1;
+        }
         // Gallop up to a failing k, then bisect.
         let mut step = 1;
         let mut lo = k;
@@ -121,13 +150,19 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, n: u64) -> u64 {
             }
             let hi = (lo + step).min(max);
             if !ok(hi) {
-                k = bisect(lo, hi, ok);
-                return k;
+                return bisect(lo, hi, ok);
             }
             lo = hi;
             step *= 2;
         }
     } else {
+        for _ in 0..WALK {
+            k -= 1;
+            ln_p -= ln_next(k);
+            if ln_p >= ln_u {
+                return k;
+            }
+        }
         let mut step = 1;
         let mut hi = k;
         loop {
@@ -303,22 +338,23 @@ mod tests {
     }
 
     /// The exact law of the run length, `P(L >= k)`, by the product.
-    fn run_tail(n: u64, k: u64) -> f64 {
-        if 2 * k > n {
+    fn run_tail(u: u64, n: u64, k: u64) -> f64 {
+        if 2 * k > u {
             return 0.0;
         }
-        (0..k).map(|i| ((n - 2 * i) * (n - 2 * i - 1)) as f64 / (n * (n - 1)) as f64).product()
+        (0..k).map(|i| ((u - 2 * i) * (u - 2 * i - 1)) as f64 / (n * (n - 1)) as f64).product()
     }
 
     #[test]
     fn run_length_has_the_exact_law() {
-        for (n, seed) in [(2u64, 1u64), (7, 2), (60, 3), (5000, 4)] {
-            let mut rng = PopRng::seed_from_u64(seed);
-            let sample: Vec<u64> = (0..20_000).map(|_| collision_free_run(&mut rng, n)).collect();
-            let distance = ks_integer_sample(&sample, |k| 1.0 - run_tail(n, k + 1));
+        let cases = [(2u64, 2u64), (7, 7), (60, 60), (5000, 5000), (0, 9), (1, 9), (5, 9), (4000, 5000), (1000, 5000)];
+        for (seed, (u, n)) in cases.into_iter().enumerate() {
+            let mut rng = PopRng::seed_from_u64(seed as u64);
+            let sample: Vec<u64> = (0..20_000).map(|_| collision_free_run(&mut rng, u, n)).collect();
+            let distance = ks_integer_sample(&sample, |k| 1.0 - run_tail(u, n, k + 1));
             let critical = ks_critical(0.001, sample.len(), None);
-            assert!(distance < critical, "n = {n}: KS {distance} >= {critical}");
-            assert!(sample.iter().all(|&k| k <= n / 2));
+            assert!(distance < critical, "u = {u}, n = {n}: KS {distance} >= {critical}");
+            assert!(sample.iter().all(|&k| k <= u / 2));
         }
     }
 
@@ -328,7 +364,7 @@ mod tests {
         let n = 100_000_000_000u64;
         let mut rng = PopRng::seed_from_u64(11);
         let trials = 20_000;
-        let mean = (0..trials).map(|_| collision_free_run(&mut rng, n) as f64).sum::<f64>() / trials as f64;
+        let mean = (0..trials).map(|_| collision_free_run(&mut rng, n, n) as f64).sum::<f64>() / trials as f64;
         let expected = expected_run_length(n) - 1.0 / 3.0;
         let se = 0.328 * (n as f64).sqrt() / (trials as f64).sqrt();
         assert!((mean - expected).abs() < 4.0 * se, "mean {mean}, expected {expected}, se {se}");

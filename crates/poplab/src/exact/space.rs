@@ -341,7 +341,13 @@ impl<'p, P: Protocol> Space<'p, P> {
                         next[second] = b2;
                         next.sort_unstable();
                         let (target, _) = self.insert(&next, at)?;
-                        out.push((target, w));
+                        if target == at {
+                            // A non-null pair that only swaps states (threshold's (0, x) -> (x, 0))
+                            // leaves the multiset as it was: a self-loop.
+                            self_weight += w;
+                        } else {
+                            out.push((target, w));
+                        }
                     }
                 }
             }

@@ -59,6 +59,11 @@ impl Protocol for Angluin {
         Map::new()
     }
 
+    /// One leader stays one leader: `(l, l)` is the only rule and needs two leaders.
+    fn safe_set_is_closed(&self) -> bool {
+        true
+    }
+
     #[inline(always)]
     fn transition(&self, initiator: bool, responder: bool) -> (bool, bool) {
         (initiator, responder && !initiator)

@@ -114,6 +114,11 @@ impl Protocol for ApproxMajority {
         Map::from_iter([("a".to_string(), Value::from(self.a)), ("initial_a".to_string(), Value::from(self.initial_a))])
     }
 
+    /// A consensus has no agent to change it: every pair of equal states is null.
+    fn safe_set_is_closed(&self) -> bool {
+        true
+    }
+
     #[inline(always)]
     fn transition(&self, initiator: Opinion, responder: Opinion) -> (Opinion, Opinion) {
         use Opinion::{A, B, U};

@@ -587,6 +587,11 @@ impl Protocol for Pll {
         map
     }
 
+    /// Leaders never appear and never all vanish (Lemma 11): one leader stays one.
+    fn safe_set_is_closed(&self) -> bool {
+        true
+    }
+
     /// Lines 1-57 in order (initiator `a_0`, responder `a_1`).
     #[inline]
     fn transition(&self, initiator: State, responder: State) -> (State, State) {

@@ -717,6 +717,11 @@ impl Protocol for PllSym {
         self.base.params()
     }
 
+    /// Leaders never appear and never all vanish (as Lemma 11): one leader stays one.
+    fn safe_set_is_closed(&self) -> bool {
+        true
+    }
+
     /// Line 0 (coin rules), section 4's status assignment, lines 7-34 of P_LL, then the module of
     /// the common epoch: Algorithm 3 or 4 with section 4's coins, or Algorithm 6. Symmetric.
     #[inline]

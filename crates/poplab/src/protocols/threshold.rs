@@ -79,6 +79,13 @@ impl Protocol for Threshold {
         Map::from_iter([("k".to_string(), Value::from(self.k)), ("f".to_string(), Value::from(self.f))])
     }
 
+    /// The answer is fixed by the sum of the values at the start ([`CorrectOutputs`]): if it is at
+    /// least `k`, the all-`k` configuration stays so; if below `k`, no pair ever reaches `k`, so no
+    /// agent ever says yes and every reachable configuration is correct.
+    fn safe_set_is_closed(&self) -> bool {
+        true
+    }
+
     #[inline(always)]
     fn transition(&self, x: u16, y: u16) -> (u16, u16) {
         let sum = u32::from(x) + u32::from(y);
