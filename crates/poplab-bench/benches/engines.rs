@@ -1,7 +1,9 @@
 //! ns per interaction of the agent-array engine. Prints two tables:
 //! 1. angluin and threshold, n = 10^3, 10^5, 10^7, on the complete graph and the directed ring;
 //! 2. the papers' protocols at n = 10^3, 10^5, 10^6 (ls-timer, ppl, pll on the complete graph,
-//!    prl on the directed ring), each from its default initial configuration.
+//!    prl on the directed ring), each from its default initial configuration;
+//! 3. the agent array at n = 10^8 against its memory floor ([`memory_floor_ns`]): a loop that only
+//!    swaps two random agents of the same size, with and without prefetching.
 
 use poplab::graph::Graph;
 use poplab::protocol::{Params, Protocol};
@@ -11,7 +13,7 @@ use poplab::protocols::pll::Pll;
 use poplab::protocols::ppl::Ppl;
 use poplab::protocols::prl::Prl;
 use poplab::protocols::threshold::Threshold;
-use poplab_bench::agent_ns_per_interaction;
+use poplab_bench::{agent_ns_per_interaction, memory_floor_ns};
 
 const BUDGET: u64 = 100_000_000;
 
@@ -46,4 +48,29 @@ fn main() {
         row(&Pll::new(n, &defaults).unwrap(), &Graph::Complete);
         row(&Prl::new(n, &defaults).unwrap(), &Graph::DirectedRing);
     }
+    println!("\nagent array at n = 10^8 against its memory floor ({BUDGET} interactions per cell)");
+    println!(
+        "| protocol   | bytes/agent | engine ns | floor ns, prefetched | floor ns, no prefetch | engine / floor |"
+    );
+    println!(
+        "|------------|------------:|----------:|---------------------:|----------------------:|---------------:|"
+    );
+    let n = 100_000_000;
+    floor_row(&Angluin::new(n, &defaults).unwrap());
+    floor_row(&LsTimer::new(n, &defaults).unwrap());
+    floor_row(&Pll::new(n, &defaults).unwrap());
+}
+
+fn floor_row<P: Protocol>(protocol: &P) {
+    let engine = agent_ns_per_interaction(protocol, &Graph::Complete, BUDGET);
+    let n = protocol.n();
+    let fill = protocol.initial_configuration()[0];
+    let floor = memory_floor_ns(fill, n, BUDGET, true);
+    let latency = memory_floor_ns(fill, n, BUDGET, false);
+    let bytes = std::mem::size_of::<P::State>();
+    let name = protocol.info().name;
+    println!(
+        "| {name:<10} | {bytes:>11} | {engine:>9.2} | {floor:>20.2} | {latency:>21.2} | {:>14.2} |",
+        engine / floor
+    );
 }

@@ -7,7 +7,7 @@
 
 use crate::engine::{
     AgentRun, CountRun, Ending, Engine, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps,
-    TimeSeries, TracePoint, drive, drive_counts,
+    TimeSeries, TracePoint, drive,
 };
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -156,7 +156,7 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
             if settings.census {
                 run.keep_census();
             }
-            let ending = drive_counts(&mut run, plan, &mut observers, &mut faults)?;
+            let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
             (ending, settings.census.then(|| run.distinct_states()), run.last_demotion())
         }
         Engine::Agents | Engine::Auto => {

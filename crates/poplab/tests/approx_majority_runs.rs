@@ -3,7 +3,7 @@
 //! exact small-n expectations, pinned values, and two statistical checks (the majority wins; the
 //! time to consensus grows like log n).
 
-use poplab::engine::{AgentRun, CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive, drive_counts};
+use poplab::engine::{AgentRun, CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive};
 use poplab::exact::{ExploreSettings, Starts, expected_steps, verify};
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Replay};
@@ -26,7 +26,7 @@ fn trial(p: &ApproxMajority, seed: u64, max_steps: u64) -> (Outcome, u64, usize)
     let mut streams = TrialStreams::new(seed);
     let mut run = CountRun::new(p, &p.initial_configuration(), streams.schedule).unwrap();
     let plan = RunPlan { measure: Measure::Convergence, max_steps, watch_from: 0 };
-    let ending = drive_counts(&mut run, plan, &mut [], &mut streams.faults).unwrap();
+    let ending = drive(&mut run, plan, &mut [], &mut streams.faults).unwrap();
     (ending.outcome, ending.steps.0, run.monitor().count(A))
 }
 

@@ -7,7 +7,7 @@
 //! engine must conserve `n` and keep its non-null weight in sync with the counts; and it must be
 //! deterministic per seed for any thread count.
 
-use poplab::engine::{CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive_counts, geometric_skip};
+use poplab::engine::{CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive, geometric_skip};
 use poplab::experiment::{RunSettings, TrialRecord, run_trials};
 use poplab::init::InitSpec;
 use poplab::protocol::{Params, Protocol};
@@ -41,7 +41,7 @@ fn forced_batch_steps<P: Protocol>(p: &P, settings: &RunSettings) -> Vec<f64> {
             let mut run = CountRun::new(p, &agents, streams.schedule).unwrap();
             run.batch_always();
             let plan = RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: 0 };
-            let ending = drive_counts(&mut run, plan, &mut [], &mut streams.faults).unwrap();
+            let ending = drive(&mut run, plan, &mut [], &mut streams.faults).unwrap();
             assert_ne!(ending.outcome, Outcome::Censored, "a trial was censored");
             ending.steps.0 as f64
         })

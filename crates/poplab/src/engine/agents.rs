@@ -7,8 +7,7 @@
 //! Blocks are a private detail: the sequence of pairs, and so every result, is the same whether a
 //! run stops mid-block, is split by observer events, or is observed at all.
 
-use super::{Ending, Observer, Outcome, Steps};
-use crate::error::{Error, Result};
+use super::{Drivable, Observer};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -199,68 +198,30 @@ fn prefetch<T>(ptr: *const T) {
     let _ = ptr;
 }
 
-/// What a run measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Measure {
-    /// Steps until the safe set is first entered (after the last fault, if any).
-    #[default]
-    Convergence,
-    /// Steps from a safe configuration until the specification breaks (some output changes).
-    Holding,
-}
-
-/// When a run stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunPlan {
-    pub measure: Measure,
-    /// The horizon: the run is censored after this many steps.
-    pub max_steps: u64,
-    /// The stop rule is only watched from this step on (after the last fault).
-    pub watch_from: u64,
-}
-
-/// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
-/// or the horizon (or the end of a replayed schedule) is reached. A holding run must start in the
-/// safe set; otherwise it is refused.
-pub fn drive<P: Protocol, S: Scheduler>(
-    run: &mut AgentRun<'_, P, S>,
-    plan: RunPlan,
-    observers: &mut [&mut dyn Observer<P>],
-    faults_rng: &mut PopRng,
-) -> Result<Ending> {
-    if plan.measure == Measure::Holding && !run.monitor().is_safe() {
-        return Err(Error::Init(
-            "a holding-time run starts from a safe configuration and this one is not safe; use --init safe".into(),
-        ));
+impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
+    fn step(&self) -> u64 {
+        self.step
     }
-    let horizon = plan.max_steps.min(run.step().saturating_add(run.pairs_left()));
-    let (watch, met) = match plan.measure {
-        Measure::Convergence => (Watch::SafeSet, Outcome::Converged),
-        Measure::Holding => (Watch::OutputChange, Outcome::Broken),
-    };
-    let outcome = loop {
+
+    fn monitor(&self) -> &P::Monitor {
+        &self.monitor
+    }
+
+    fn pairs_left(&self) -> u64 {
+        AgentRun::pairs_left(self)
+    }
+
+    fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
+        AgentRun::observe(self, observer, faults_rng);
+    }
+
+    fn advance(&mut self, until: u64, watch: Watch) -> bool {
+        AgentRun::advance(self, until, watch)
+    }
+
+    fn finish(&self, observers: &mut [&mut dyn Observer<P>]) {
         for observer in observers.iter_mut() {
-            while observer.next_at().is_some_and(|at| at <= run.step()) {
-                run.observe(&mut **observer, faults_rng);
-            }
+            observer.finish(self.step, self.protocol, &self.agents);
         }
-        let watching = run.step() >= plan.watch_from;
-        if watching && plan.measure == Measure::Convergence && run.monitor().is_safe() {
-            break met;
-        }
-        if run.step() >= horizon {
-            break Outcome::Censored;
-        }
-        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
-        let until = horizon.min(next_event);
-        let happened =
-            if watching { run.advance(until, watch) } else { run.advance(until.min(plan.watch_from), Watch::Nothing) };
-        if happened {
-            break met;
-        }
-    };
-    for observer in observers.iter_mut() {
-        observer.finish(run.step(), run.protocol, run.agents());
     }
-    Ok(Ending { outcome, steps: Steps(run.step()) })
 }

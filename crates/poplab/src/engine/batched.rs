@@ -53,7 +53,7 @@
 //! so mixing batches and single steps keeps the law exact.
 
 use super::counts::{CountRun, NONE, below, below_wide};
-use super::sampling::{collision_free_run, expected_run_length, hypergeometric, multivariate_hypergeometric};
+use super::sampling::{collision_free_run, hypergeometric, multivariate_hypergeometric};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
 use rand_core::{Rng, SeedableRng};
@@ -65,7 +65,7 @@ const BATCH_SQRT_N: f64 = 2.0;
 
 /// Scratch space of the batched engine, reused across batches.
 pub(super) struct Batcher {
-    /// Interactions a batch aims at.
+    /// Interactions a batch aims at (it ends at the first collision after them).
     target: u64,
     /// Batch whenever something can change, however few non-null interactions a batch holds.
     always: bool,
@@ -129,11 +129,6 @@ impl Batcher {
             deltas: Vec::new(),
         }
     }
-
-    /// The expected number of interactions in a batch of `n` agents (for the decision to batch).
-    fn expected_len(&self, n: u64) -> f64 {
-        (self.target as f64).max(expected_run_length(n))
-    }
 }
 
 /// Adds `amount` to `index`'s entry of a short list of (state index, amount).
@@ -174,7 +169,7 @@ impl<P: Protocol> CountRun<'_, P> {
             return false;
         }
         let k = self.present.len() as f64;
-        table.w > 0 && (batcher.always || table.w as f64 / self.pairs as f64 * batcher.expected_len(self.n) >= k * k)
+        table.w > 0 && (batcher.always || table.w as f64 / self.pairs as f64 * batcher.target as f64 >= k * k)
     }
 
     /// Batches whenever the skip table is kept and some pair is non-null, even where single steps

@@ -24,7 +24,7 @@
 
 use super::batched::Batcher;
 use super::sampling::unit_open0;
-use super::{Ending, Measure, Observer, Outcome, RunPlan, Steps, Watch};
+use super::{Drivable, Observer, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Protocol, tally};
@@ -654,52 +654,32 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 }
 
-/// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
-/// or the horizon is reached: the count engine's version of [`super::drive`], with the same rules.
-pub fn drive_counts<P: Protocol>(
-    run: &mut CountRun<'_, P>,
-    plan: RunPlan,
-    observers: &mut [&mut dyn Observer<P>],
-    faults_rng: &mut PopRng,
-) -> Result<Ending> {
-    if plan.measure == Measure::Holding && !run.monitor().is_safe() {
-        return Err(Error::Init(
-            "a holding-time run starts from a safe configuration and this one is not safe; use --init safe".into(),
-        ));
+impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
+    fn step(&self) -> u64 {
+        self.step
     }
-    let horizon = plan.max_steps;
-    let (watch, met) = match plan.measure {
-        Measure::Convergence => (Watch::SafeSet, Outcome::Converged),
-        Measure::Holding => (Watch::OutputChange, Outcome::Broken),
-    };
-    let outcome = loop {
-        for observer in observers.iter_mut() {
-            while observer.next_at().is_some_and(|at| at <= run.step()) {
-                run.observe(&mut **observer, faults_rng);
+
+    fn monitor(&self) -> &P::Monitor {
+        &self.monitor
+    }
+
+    fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
+        CountRun::observe(self, observer, faults_rng);
+    }
+
+    fn advance(&mut self, until: u64, watch: Watch) -> bool {
+        CountRun::advance(self, until, watch)
+    }
+
+    /// Expands the configuration into an agent array only when some observer needs it.
+    fn finish(&self, observers: &mut [&mut dyn Observer<P>]) {
+        if !observers.is_empty() {
+            let agents = self.agents();
+            for observer in observers.iter_mut() {
+                observer.finish(self.step, self.protocol, &agents);
             }
         }
-        let watching = run.step() >= plan.watch_from;
-        if watching && plan.measure == Measure::Convergence && run.monitor().is_safe() {
-            break met;
-        }
-        if run.step() >= horizon {
-            break Outcome::Censored;
-        }
-        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
-        let until = horizon.min(next_event);
-        let happened =
-            if watching { run.advance(until, watch) } else { run.advance(until.min(plan.watch_from), Watch::Nothing) };
-        if happened {
-            break met;
-        }
-    };
-    if !observers.is_empty() {
-        let agents = run.agents();
-        for observer in observers.iter_mut() {
-            observer.finish(run.step(), run.protocol, &agents);
-        }
     }
-    Ok(Ending { outcome, steps: Steps(run.step()) })
 }
 
 #[cfg(test)]

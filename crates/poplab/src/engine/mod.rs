@@ -12,11 +12,13 @@
 mod agents;
 pub mod batched;
 mod counts;
+mod drive;
 mod observer;
 mod sampling;
 
-pub use agents::{AgentRun, Census, Measure, RunPlan, Watch, drive};
-pub use counts::{CountRun, SKIP_MAX_STATES, drive_counts, geometric_skip};
+pub use agents::{AgentRun, Census, Watch};
+pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
+pub use drive::{Drivable, Measure, RunPlan, drive};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint};
 
 use crate::error::{Error, Result};

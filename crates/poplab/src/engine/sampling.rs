@@ -87,12 +87,6 @@ fn ln_run_at_least(u: u64, k: u64, ln_shrink: f64) -> f64 {
     ln_falling_over_power(u, 2 * k) + k as f64 * ln_shrink
 }
 
-/// The expected collision-free run length from a fresh start, about `sqrt(pi n / 8)` (for choosing
-/// between batches and single steps only; nothing exact depends on it).
-pub(crate) fn expected_run_length(n: u64) -> f64 {
-    (std::f64::consts::PI * n as f64 / 8.0).sqrt()
-}
-
 /// Samples `L`, the number of interactions among `n >= 2` agents before the first interaction that
 /// involves an agent outside a set of `u <= n` untouched agents, each interaction making its two
 /// agents touched (so the first `L` interactions involve `2L` distinct untouched agents). By
@@ -365,7 +359,7 @@ mod tests {
         let mut rng = PopRng::seed_from_u64(11);
         let trials = 20_000;
         let mean = (0..trials).map(|_| collision_free_run(&mut rng, n, n) as f64).sum::<f64>() / trials as f64;
-        let expected = expected_run_length(n) - 1.0 / 3.0;
+        let expected = (std::f64::consts::PI * n as f64 / 8.0).sqrt() - 1.0 / 3.0;
         let se = 0.328 * (n as f64).sqrt() / (trials as f64).sqrt();
         assert!((mean - expected).abs() < 4.0 * se, "mean {mean}, expected {expected}, se {se}");
     }

@@ -1,0 +1,96 @@
+//! Driving a run of any engine: observers, the stop rule, the horizon.
+
+use super::{Ending, Observer, Outcome, Steps, Watch};
+use crate::error::{Error, Result};
+use crate::protocol::{Monitor, Protocol};
+use crate::rng::PopRng;
+
+/// What a run measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Measure {
+    /// Steps until the safe set is first entered (after the last fault, if any).
+    #[default]
+    Convergence,
+    /// Steps from a safe configuration until the specification breaks (some output changes).
+    Holding,
+}
+
+/// When a run stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunPlan {
+    pub measure: Measure,
+    /// The horizon: the run is censored after this many steps.
+    pub max_steps: u64,
+    /// The stop rule is only watched from this step on (after the last fault).
+    pub watch_from: u64,
+}
+
+/// A run in progress of some engine, as [`drive`] sees it: every engine steps the same protocol
+/// code, and this is what the driver needs of it.
+pub trait Drivable<P: Protocol> {
+    /// Steps taken so far.
+    fn step(&self) -> u64;
+
+    /// The safe-set monitor.
+    fn monitor(&self) -> &P::Monitor;
+
+    /// How many more pairs the scheduler can give (`u64::MAX`: unlimited; a replayed schedule
+    /// ends).
+    fn pairs_left(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// Lets `observer` act now (a fault may change the configuration).
+    fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng);
+
+    /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
+    /// it happened (at exactly the current step).
+    fn advance(&mut self, until: u64, watch: Watch) -> bool;
+
+    /// Hands the final configuration to the observers.
+    fn finish(&self, observers: &mut [&mut dyn Observer<P>]);
+}
+
+/// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
+/// or the horizon (or the end of a replayed schedule) is reached. A holding run must start in the
+/// safe set; otherwise it is refused.
+pub fn drive<P: Protocol>(
+    run: &mut impl Drivable<P>,
+    plan: RunPlan,
+    observers: &mut [&mut dyn Observer<P>],
+    faults_rng: &mut PopRng,
+) -> Result<Ending> {
+    if plan.measure == Measure::Holding && !run.monitor().is_safe() {
+        return Err(Error::Init(
+            "a holding-time run starts from a safe configuration and this one is not safe; use --init safe".into(),
+        ));
+    }
+    let horizon = plan.max_steps.min(run.step().saturating_add(run.pairs_left()));
+    let (watch, met) = match plan.measure {
+        Measure::Convergence => (Watch::SafeSet, Outcome::Converged),
+        Measure::Holding => (Watch::OutputChange, Outcome::Broken),
+    };
+    let outcome = loop {
+        for observer in observers.iter_mut() {
+            while observer.next_at().is_some_and(|at| at <= run.step()) {
+                run.observe(&mut **observer, faults_rng);
+            }
+        }
+        let watching = run.step() >= plan.watch_from;
+        if watching && plan.measure == Measure::Convergence && run.monitor().is_safe() {
+            break met;
+        }
+        if run.step() >= horizon {
+            break Outcome::Censored;
+        }
+        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
+        let until = horizon.min(next_event);
+        let happened =
+            if watching { run.advance(until, watch) } else { run.advance(until.min(plan.watch_from), Watch::Nothing) };
+        if happened {
+            break met;
+        }
+    };
+    run.finish(observers);
+    Ok(Ending { outcome, steps: Steps(run.step()) })
+}
