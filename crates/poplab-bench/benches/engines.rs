@@ -4,6 +4,9 @@
 //!    prl on the directed ring), each from its default initial configuration;
 //! 3. the agent array at n = 10^8 against its memory floor ([`memory_floor_ns`]): a loop that only
 //!    swaps two random agents of the same size, with and without prefetching.
+//!
+//! `cargo bench -p poplab-bench --bench engines -- floor` prints only the tables whose name
+//! (`election`, `papers`, `floor`) contains the argument.
 
 use poplab::graph::Graph;
 use poplab::protocol::{Params, Protocol};
@@ -33,21 +36,40 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with("--")).unwrap_or_default();
     let defaults = Params::default();
+    if "election".contains(&filter) {
+        election_table(&defaults);
+    }
+    if "papers".contains(&filter) {
+        papers_table(&defaults);
+    }
+    if "floor".contains(&filter) {
+        floor_table(&defaults);
+    }
+}
+
+fn election_table(defaults: &Params) {
     header("agent-array engine: the 2-state election and the threshold example");
     for n in [1_000, 100_000, 10_000_000] {
         for graph in [Graph::Complete, Graph::DirectedRing] {
-            row(&Angluin::new(n, &defaults).unwrap(), &graph);
-            row(&Threshold::new(n, &defaults).unwrap(), &graph);
+            row(&Angluin::new(n, defaults).unwrap(), &graph);
+            row(&Threshold::new(n, defaults).unwrap(), &graph);
         }
     }
+}
+
+fn papers_table(defaults: &Params) {
     header("agent-array engine: the papers' protocols (default parameters)");
     for n in [1_000, 100_000, 1_000_000] {
-        row(&LsTimer::new(n, &defaults).unwrap(), &Graph::Complete);
-        row(&Ppl::new(n, &defaults).unwrap(), &Graph::Complete);
-        row(&Pll::new(n, &defaults).unwrap(), &Graph::Complete);
-        row(&Prl::new(n, &defaults).unwrap(), &Graph::DirectedRing);
+        row(&LsTimer::new(n, defaults).unwrap(), &Graph::Complete);
+        row(&Ppl::new(n, defaults).unwrap(), &Graph::Complete);
+        row(&Pll::new(n, defaults).unwrap(), &Graph::Complete);
+        row(&Prl::new(n, defaults).unwrap(), &Graph::DirectedRing);
     }
+}
+
+fn floor_table(defaults: &Params) {
     println!("\nagent array at n = 10^8 against its memory floor ({BUDGET} interactions per cell)");
     println!(
         "| protocol   | bytes/agent | engine ns | floor ns, prefetched | floor ns, no prefetch | engine / floor |"
@@ -56,9 +78,9 @@ fn main() {
         "|------------|------------:|----------:|---------------------:|----------------------:|---------------:|"
     );
     let n = 100_000_000;
-    floor_row(&Angluin::new(n, &defaults).unwrap());
-    floor_row(&LsTimer::new(n, &defaults).unwrap());
-    floor_row(&Pll::new(n, &defaults).unwrap());
+    floor_row(&Angluin::new(n, defaults).unwrap());
+    floor_row(&Ppl::new(n, defaults).unwrap());
+    floor_row(&Pll::new(n, defaults).unwrap());
 }
 
 fn floor_row<P: Protocol>(protocol: &P) {

@@ -1,7 +1,7 @@
 //! Throughput benchmarks of the poplab engines. Run `cargo bench -p poplab-bench`; each bench
 //! prints a table (speed claims live here, never in timed unit tests).
 
-use poplab::engine::{AgentRun, Watch};
+use poplab::engine::{AgentRun, Watch, on_huge_pages, prefetch};
 use poplab::graph::Graph;
 use poplab::protocol::Protocol;
 use poplab::rng::{TrialStreams, below_u64};
@@ -36,12 +36,13 @@ const FLOOR_PAIRS: usize = 1 << 24;
 const FLOOR_AHEAD: usize = 64;
 
 /// The memory floor of an agent array: nanoseconds per interaction of a loop that only swaps two
-/// agents of `T` (so both are read and written) in an array of `n` copies of `fill`, over `interactions` pairs of
+/// agents of `T` (so both are read and written) in an array of `n` copies of `fill` (on huge pages
+/// where the engine's array is, [`on_huge_pages`]), over `interactions` pairs of
 /// distinct uniform agents drawn in advance (so no random-number cost, no transition, no monitor).
-/// With `prefetch`, pair `j + 64` is prefetched while pair `j` is swapped, which overlaps the
+/// With `prefetching`, pair `j + 64` is prefetched while pair `j` is swapped, which overlaps the
 /// misses as far as the memory system allows: the memory-latency limit of the agent-array design.
 /// Without, every miss waits in turn.
-pub fn memory_floor_ns<T: Copy>(fill: T, n: usize, interactions: u64, prefetch: bool) -> f64 {
+pub fn memory_floor_ns<T: Copy>(fill: T, n: usize, interactions: u64, prefetching: bool) -> f64 {
     let mut rng = TrialStreams::new(1).schedule;
     let pairs: Vec<(u32, u32)> = (0..FLOOR_PAIRS)
         .map(|_| {
@@ -50,29 +51,18 @@ pub fn memory_floor_ns<T: Copy>(fill: T, n: usize, interactions: u64, prefetch: 
             (u, if v >= u { v + 1 } else { v })
         })
         .collect();
-    let mut agents = vec![fill; n];
+    let mut agents = on_huge_pages(vec![fill; n]);
     let start = Instant::now();
     for j in 0..interactions as usize {
         let (u, v) = pairs[j % FLOOR_PAIRS];
-        if prefetch {
+        if prefetching {
             let (pu, pv) = pairs[(j + FLOOR_AHEAD) % FLOOR_PAIRS];
-            prefetch_hint(agents.as_ptr().wrapping_add(pu as usize));
-            prefetch_hint(agents.as_ptr().wrapping_add(pv as usize));
+            prefetch(agents.as_ptr().wrapping_add(pu as usize));
+            prefetch(agents.as_ptr().wrapping_add(pv as usize));
         }
         agents.swap(u as usize, v as usize);
     }
     let elapsed = start.elapsed().as_secs_f64();
     std::hint::black_box(&agents);
     elapsed * 1e9 / interactions as f64
-}
-
-#[inline(always)]
-fn prefetch_hint<T>(ptr: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults, even for an address outside the array.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = ptr;
 }

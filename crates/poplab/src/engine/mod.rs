@@ -16,7 +16,7 @@ mod drive;
 mod observer;
 mod sampling;
 
-pub use agents::{AgentRun, Census, Watch};
+pub use agents::{AgentRun, Census, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
 pub use drive::{Drivable, Measure, RunPlan, drive};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint};
