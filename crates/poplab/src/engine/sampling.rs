@@ -250,10 +250,12 @@ fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode
     //   = d sum s_i ln x_i + sum ln_shift_over_power(x_i, s_i d).
     let anchors = [mode, marked - mode, draws - mode, unmarked - draws + mode];
     let signs = [1, -1, -1, 1];
+    // sum s_i ln x_i as one logarithm of a ratio (each product of two counts below 2^124 is exact
+    // to a relative 2^-52 in floating point).
     let slope: f64 = if anchors.contains(&0) {
         f64::NAN
     } else {
-        anchors.iter().zip(signs).map(|(&x, s)| f64::from(s) * (x as f64).ln()).sum()
+        ((anchors[0] as f64 * anchors[3] as f64) / (anchors[1] as f64 * anchors[2] as f64)).ln()
     };
     let ln_ratio = |z: u64| {
         if slope.is_nan() {
