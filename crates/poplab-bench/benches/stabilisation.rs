@@ -49,6 +49,19 @@ fn parallel(t: u64, n: usize) -> u64 {
     t.saturating_mul(n as u64)
 }
 
+/// A paper's election on the complete graph with default parameters: every engine at n = 1000,
+/// `auto` and `agents` above (their state spaces are large), censored at 10^6 parallel time.
+fn election_on_complete_graph(protocol: &'static str, sizes: &'static [usize]) -> Workload {
+    Workload {
+        protocol,
+        params: |_| vec![],
+        graph: Graph::Complete,
+        sizes,
+        engines: |n| if n <= 1_000 { ALL } else { AUTO_AGENTS },
+        max_steps: |n| parallel(1_000_000, n),
+    }
+}
+
 fn workloads() -> Vec<Workload> {
     vec![
         Workload {
@@ -97,30 +110,9 @@ fn workloads() -> Vec<Workload> {
             engines: |_| ALL,
             max_steps: |n| parallel(10_000, n),
         },
-        Workload {
-            protocol: "ls-timer",
-            params: |_| vec![],
-            graph: Graph::Complete,
-            sizes: &[1_000, 10_000],
-            engines: |n| if n <= 1_000 { ALL } else { AUTO_AGENTS },
-            max_steps: |n| parallel(1_000_000, n),
-        },
-        Workload {
-            protocol: "ppl",
-            params: |_| vec![],
-            graph: Graph::Complete,
-            sizes: &[1_000, 10_000],
-            engines: |n| if n <= 1_000 { ALL } else { AUTO_AGENTS },
-            max_steps: |n| parallel(1_000_000, n),
-        },
-        Workload {
-            protocol: "pll",
-            params: |_| vec![],
-            graph: Graph::Complete,
-            sizes: &[1_000, 10_000, 100_000],
-            engines: |n| if n <= 1_000 { ALL } else { AUTO_AGENTS },
-            max_steps: |n| parallel(1_000_000, n),
-        },
+        election_on_complete_graph("ls-timer", &[1_000, 10_000]),
+        election_on_complete_graph("ppl", &[1_000, 10_000]),
+        election_on_complete_graph("pll", &[1_000, 10_000, 100_000]),
         Workload {
             protocol: "prl",
             params: |_| vec![],

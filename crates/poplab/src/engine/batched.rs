@@ -52,7 +52,7 @@
 //! on the current configuration and on counts of agents, never on states drawn inside the batch,
 //! so mixing batches and single steps keeps the law exact.
 
-use super::counts::{CountRun, NONE, below, below_wide};
+use super::counts::{CountRun, below, below_wide};
 use super::sampling::{collision_free_run, hypergeometric, multivariate_hypergeometric};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -328,17 +328,6 @@ impl<P: Protocol> CountRun<'_, P> {
         self.present[r]
     }
 
-    /// The result of an interaction between the states with indices `i` and `j` (interned).
-    fn transition_of(&mut self, i: u32, j: u32) -> (u32, u32) {
-        let (r, c) = (self.slot[i as usize], self.slot[j as usize]);
-        if r != NONE && c != NONE {
-            let table = self.skip.as_deref().expect("skip table");
-            return if table.row[r as usize] >> c & 1 == 1 { self.result_of(r as usize, c as usize) } else { (i, j) };
-        }
-        let (a2, b2) = self.protocol.transition(self.states[i as usize], self.states[j as usize]);
-        (self.intern(a2), self.intern(b2))
-    }
-
     /// Draws the pair types of `pairs` interactions between distinct agents drawn from the urn
     /// (`total` agents) into `batcher.pairs`.
     fn draw_pair_types(&mut self, batcher: &mut Batcher, total: u64, pairs_len: u64) {
@@ -408,33 +397,18 @@ impl<P: Protocol> CountRun<'_, P> {
                     let (i2, j2) = pair.result.expect("non-null");
                     ([pair.initiator, pair.responder], [i2, j2])
                 };
-                if self.replay_one::<SAFE_SET, OUTPUT_CHANGE>(before, after) {
+                if before != after && self.take::<SAFE_SET, OUTPUT_CHANGE>(before, after) {
                     return true;
                 }
             }
             if let Some(collision) = collisions.get(run) {
                 self.step += 1;
-                if self.replay_one::<SAFE_SET, OUTPUT_CHANGE>(collision.before, collision.after) {
+                if !collision.is_null() && self.take::<SAFE_SET, OUTPUT_CHANGE>(collision.before, collision.after) {
                     return true;
                 }
             }
         }
         false
-    }
-
-    /// Applies one replayed interaction and tells whether the watch is met.
-    fn replay_one<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
-        &mut self,
-        before: [u32; 2],
-        after: [u32; 2],
-    ) -> bool {
-        if before == after {
-            return false;
-        }
-        let states = |s: [u32; 2]| [self.states[s[0] as usize], self.states[s[1] as usize]];
-        let (a, b) = (states(before), states(after));
-        self.apply(before, after);
-        self.event::<SAFE_SET, OUTPUT_CHANGE>(a, b)
     }
 
     /// For the census: the cause of the batch's last demotion, from the census's own stream.

@@ -41,8 +41,8 @@ pub const MAX_AGENTS: u64 = 1 << 62;
 /// After falling back to plain steps, skipping resumes when this few states are present.
 const SKIP_RESUME_STATES: usize = 32;
 
-pub(super) const NONE: u32 = u32::MAX;
-pub(super) const K: usize = SKIP_MAX_STATES;
+const NONE: u32 = u32::MAX;
+const K: usize = SKIP_MAX_STATES;
 
 /// A geometric number of failures before the first success, `P(G = g) = (1 - p)^g p` on
 /// `{0, 1, 2, ...}`, by inversion: `G = floor(ln U / ln(1 - p))` with `U` uniform on `(0, 1]`, so
@@ -95,13 +95,13 @@ pub(super) struct SkipTable<S> {
     /// `row[r]` has bit `c` set iff the pair (slot `r`, slot `c`) is non-null.
     pub(super) row: [u64; K],
     /// `col[c]` has bit `r` set iff the pair (slot `r`, slot `c`) is non-null.
-    pub(super) col: [u64; K],
+    col: [u64; K],
     /// The result states of each non-null pair, row-major with stride `K`.
-    pub(super) next: Vec<Option<(S, S)>>,
+    next: Vec<Option<(S, S)>>,
     /// Their interned indices, filled when the pair first fires.
-    pub(super) next_index: Vec<(u32, u32)>,
+    next_index: Vec<(u32, u32)>,
     /// `s[r] = sum over c in row r of (count(c) - [r = c])`; the row's weight is `count(r) s[r]`.
-    pub(super) s: [i64; K],
+    s: [i64; K],
     /// The total non-null weight.
     pub(super) w: u128,
 }
@@ -114,13 +114,13 @@ pub struct CountRun<'p, P: Protocol> {
     pub(super) pairs: u128,
     /// Interned states, by index; never removed, so their number is the distinct states visited.
     pub(super) states: Vec<P::State>,
-    pub(super) index: HashMap<P::State, u32>,
+    index: HashMap<P::State, u32>,
     pub(super) counts: Vec<u64>,
     /// 1-based Fenwick tree over `counts`, capacity a power of two.
-    pub(super) fenwick: Vec<u64>,
+    fenwick: Vec<u64>,
     /// Indices of the states present (count > 0), in slot order, and each index's slot.
     pub(super) present: Vec<u32>,
-    pub(super) slot: Vec<u32>,
+    slot: Vec<u32>,
     pub(super) skip: Option<Box<SkipTable<P::State>>>,
     /// Null steps still to take before the next non-null one, drawn for the current configuration.
     pub(super) pending: Option<u64>,
@@ -276,7 +276,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         }
     }
 
-    pub(super) fn intern(&mut self, state: P::State) -> u32 {
+    fn intern(&mut self, state: P::State) -> u32 {
         if let Some(&i) = self.index.get(&state) {
             return i;
         }
@@ -473,7 +473,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 
     /// Applies an interaction that turned the states with indices `before` into `after`.
-    pub(super) fn apply(&mut self, before: [u32; 2], after: [u32; 2]) {
+    fn apply(&mut self, before: [u32; 2], after: [u32; 2]) {
         let mut deltas: [(u32, i64); 4] = [(NONE, 0); 4];
         let mut len = 0;
         for (i, d) in [(before[0], -1), (before[1], -1), (after[0], 1), (after[1], 1)] {
@@ -510,7 +510,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     /// Records a non-null interaction `before -> after` and tells whether `watch` is met.
     #[inline]
-    pub(super) fn event<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+    fn event<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
         &mut self,
         before: [P::State; 2],
         after: [P::State; 2],
@@ -570,15 +570,40 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     /// An interaction between agents in the states with indices `i` (initiator) and `j`; tells
     /// whether `watch` is met.
     #[inline]
-    pub(super) fn interact<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, i: u32, j: u32) -> bool {
+    fn interact<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, i: u32, j: u32) -> bool {
+        let after = self.transition_of(i, j);
+        after != (i, j) && self.take::<SAFE_SET, OUTPUT_CHANGE>([i, j], [after.0, after.1])
+    }
+
+    /// The result states' indices of an interaction between the states with indices `i` and `j`:
+    /// from the skip table when both are present in it, else by the transition (results interned
+    /// only when the pair is non-null).
+    #[inline]
+    pub(super) fn transition_of(&mut self, i: u32, j: u32) -> (u32, u32) {
+        let (r, c) = (self.slot[i as usize], self.slot[j as usize]);
+        if let Some(table) = self.skip.as_deref()
+            && r != NONE
+            && c != NONE
+        {
+            return if table.row[r as usize] >> c & 1 == 1 { self.result_of(r as usize, c as usize) } else { (i, j) };
+        }
         let (a, b) = (self.states[i as usize], self.states[j as usize]);
         let (a2, b2) = self.protocol.transition(a, b);
-        if a2 == a && b2 == b {
-            return false;
-        }
-        let (i2, j2) = (self.intern(a2), self.intern(b2));
-        self.apply([i, j], [i2, j2]);
-        self.event::<SAFE_SET, OUTPUT_CHANGE>([a, b], [a2, b2])
+        if a2 == a && b2 == b { (i, j) } else { (self.intern(a2), self.intern(b2)) }
+    }
+
+    /// Takes a non-null interaction that turned the states with indices `before` into `after`:
+    /// applies it, records it and tells whether `watch` is met.
+    #[inline]
+    pub(super) fn take<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        before: [u32; 2],
+        after: [u32; 2],
+    ) -> bool {
+        let states = |s: [u32; 2]| [self.states[s[0] as usize], self.states[s[1] as usize]];
+        let (a, b) = (states(before), states(after));
+        self.apply(before, after);
+        self.event::<SAFE_SET, OUTPUT_CHANGE>(a, b)
     }
 
     /// Skips the null steps before the next non-null one and takes it, if it comes before `until`;
@@ -629,12 +654,8 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             }
             x -= weight;
         };
-        let (i, j) = (self.present[r], self.present[c]);
         let (i2, j2) = self.result_of(r, c);
-        let (a, b) = (self.states[i as usize], self.states[j as usize]);
-        let (a2, b2) = (self.states[i2 as usize], self.states[j2 as usize]);
-        self.apply([i, j], [i2, j2]);
-        Some(self.event::<SAFE_SET, OUTPUT_CHANGE>([a, b], [a2, b2]))
+        Some(self.take::<SAFE_SET, OUTPUT_CHANGE>([self.present[r], self.present[c]], [i2, j2]))
     }
 
     /// The state indices the non-null pair of slots `(r, c)` turns into (interned on first use).
