@@ -41,12 +41,12 @@ struct Workload {
     /// The engines to run at `n` (more than one: `auto` is listed too, to show what it resolves to).
     engines: fn(usize) -> &'static [Engine],
     /// The horizon in steps for `n` agents: a trial reaching it is censored.
-    max_steps: fn(usize) -> u64,
+    max_steps: fn(usize) -> u128,
 }
 
 /// A horizon of `t` parallel time units (`t n` steps).
-fn parallel(t: u64, n: usize) -> u64 {
-    t.saturating_mul(n as u64)
+fn parallel(t: u128, n: usize) -> u128 {
+    t.saturating_mul(n as u128)
 }
 
 /// A paper's election on the complete graph with default parameters: every engine at n = 1000,
@@ -99,7 +99,7 @@ fn workloads() -> Vec<Workload> {
             graph: Graph::Complete,
             sizes: &[1_000, 100_000],
             engines: |n| if n <= 10_000 { ALL } else { COUNTING },
-            max_steps: |n| parallel(100 * n as u64, n),
+            max_steps: |n| parallel(100 * n as u128, n),
         },
         Workload {
             // Half the population holds a one: O(log n) parallel time, few null interactions.

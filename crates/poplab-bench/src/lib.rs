@@ -20,9 +20,9 @@ pub fn agent_ns_per_interaction<P: Protocol>(protocol: &P, graph: &Graph, budget
         let scheduler = graph.scheduler(protocol.n()).expect("benchmark graphs are valid");
         let mut run = AgentRun::new(protocol, graph, agents, scheduler, TrialStreams::new(seed).schedule);
         let start = Instant::now();
-        run.advance(budget - total_steps, Watch::SafeSet);
+        run.advance(u128::from(budget - total_steps), Watch::SafeSet);
         elapsed += start.elapsed().as_secs_f64();
-        total_steps += run.step();
+        total_steps += u64::try_from(run.step()).expect("at most the budget");
         seed += 1;
     }
     elapsed * 1e9 / total_steps as f64

@@ -1,6 +1,6 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_steps};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -103,8 +103,8 @@ pub struct RunArgs {
     pub seed: u64,
 
     /// Horizon in steps: a trial that reaches it is reported as censored (a lower bound).
-    #[arg(long, default_value = "10^12", value_parser = parse_count)]
-    pub max_steps: u64,
+    #[arg(long, default_value = "10^12", value_parser = parse_steps)]
+    pub max_steps: u128,
 
     /// A transient fault STEP:K[:FAMILY]: at STEP, K agents chosen uniformly get states drawn from
     /// FAMILY (default random). Repeatable; the safe set is watched after the last fault.
@@ -116,8 +116,8 @@ pub struct RunArgs {
     pub trace: Option<PathBuf>,
 
     /// Steps between two rows of the time series.
-    #[arg(long, value_parser = parse_count, requires = "trace")]
-    pub trace_every: Option<u64>,
+    #[arg(long, value_parser = parse_steps, requires = "trace")]
+    pub trace_every: Option<u128>,
 
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long)]
@@ -180,8 +180,8 @@ pub struct SweepArgs {
     pub seed: u64,
 
     /// Horizon in steps per trial (censored beyond).
-    #[arg(long, default_value = "10^12", value_parser = parse_count)]
-    pub max_steps: u64,
+    #[arg(long, default_value = "10^12", value_parser = parse_steps)]
+    pub max_steps: u128,
 
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long)]

@@ -43,22 +43,23 @@ pub fn parse_init(spec: &str) -> Result<InitSpec> {
 
 /// Parses a count such as `1000`, `1_000`, `10^5` or `1e5`.
 pub fn parse_count(text: &str) -> Result<u64, String> {
+    u64::try_from(parse_steps(text)?).map_err(|_| format!("'{text}' is too large (at most {})", u64::MAX))
+}
+
+/// Parses a number of steps, written as for [`parse_count`], up to `u128::MAX` (angluin needs
+/// `(n-1)^2` expected steps, beyond 64 bits from `n` of about `4.3 * 10^9` on).
+pub fn parse_steps(text: &str) -> Result<u128, String> {
     let plain = text.replace('_', "");
     let bad = || format!("'{text}' is not a whole number (examples: 1000, 10^5, 1e5)");
-    let power = |base: &str, exponent: &str| -> Result<u64, String> {
-        let base: u64 = base.parse().map_err(|_| bad())?;
-        let exponent: u32 = exponent.parse().map_err(|_| bad())?;
-        base.checked_pow(exponent).ok_or_else(|| format!("'{text}' is too large"))
-    };
+    let too_large = || format!("'{text}' is too large");
     if let Some((base, exponent)) = plain.split_once('^') {
-        power(base, exponent)
+        let base: u128 = base.parse().map_err(|_| bad())?;
+        let exponent: u32 = exponent.parse().map_err(|_| bad())?;
+        base.checked_pow(exponent).ok_or_else(too_large)
     } else if let Some((mantissa, exponent)) = plain.split_once(['e', 'E']) {
         let exponent: u32 = exponent.parse().map_err(|_| bad())?;
-        let mantissa: u64 = mantissa.parse().map_err(|_| bad())?;
-        10u64
-            .checked_pow(exponent)
-            .and_then(|p| p.checked_mul(mantissa))
-            .ok_or_else(|| format!("'{text}' is too large"))
+        let mantissa: u128 = mantissa.parse().map_err(|_| bad())?;
+        10u128.checked_pow(exponent).and_then(|p| p.checked_mul(mantissa)).ok_or_else(too_large)
     } else {
         plain.parse().map_err(|_| bad())
     }
@@ -110,6 +111,9 @@ mod tests {
         assert_eq!(parse_count("2e3"), Ok(2000));
         assert!(parse_count("1.5").is_err());
         assert!(parse_count("10^30").is_err());
+        assert_eq!(parse_steps("10^30"), Ok(10u128.pow(30)));
+        assert_eq!(parse_steps("2e20"), Ok(200_000_000_000_000_000_000));
+        assert!(parse_steps("10^39").is_err());
         assert!(parse_count("-3").is_err());
     }
 

@@ -54,6 +54,15 @@ fn json_document_has_the_contract_fields() {
     assert!(lo < mean && mean < hi);
 }
 
+/// Step counts are 128-bit: a horizon beyond `u64::MAX` is taken and written back exactly.
+#[test]
+fn horizons_beyond_64_bits_round_trip() {
+    let doc = run_json(&["angluin", "--n", "20", "--max-steps", "10^30"]);
+    assert_eq!(doc["max_steps"].to_string(), format!("1{}", "0".repeat(30)));
+    assert_eq!(doc["trials"][0]["outcome"], "converged");
+    fails_with(&["run", "angluin", "--n", "20", "--max-steps", "10^39"], "too large");
+}
+
 #[test]
 fn json_is_identical_across_thread_counts() {
     let args = ["threshold", "--n", "200", "--set", "k=5", "--trials", "12", "--seed", "17"];

@@ -20,7 +20,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The default horizon: 10^12 steps (minutes to hours per trial on one core).
-pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000_000;
+pub const DEFAULT_MAX_STEPS: u128 = 1_000_000_000_000;
 
 /// Everything about a run except the protocol.
 #[derive(Clone, Debug)]
@@ -31,13 +31,13 @@ pub struct RunSettings {
     pub trials: u64,
     pub seed: u64,
     /// The horizon in steps; a trial that reaches it is censored.
-    pub max_steps: u64,
+    pub max_steps: u128,
     /// Worker threads (`None`: one per core). Results do not depend on it.
     pub threads: Option<usize>,
     /// Transient faults; the safe set is watched only after the last one.
     pub faults: Vec<Fault>,
     /// Record the number of leaders every this many steps.
-    pub trace_every: Option<u64>,
+    pub trace_every: Option<u128>,
     /// Count the distinct states each trial visits and the cause of its last demotion.
     pub census: bool,
     /// Which engine runs the trials ([`RunSettings::engine_used`] tells which one does).
@@ -231,8 +231,8 @@ pub struct Summary {
     pub mean_parallel_time: Option<f64>,
     pub median_parallel_time: Option<f64>,
     pub ci95_parallel_time: Option<[f64; 2]>,
-    pub min_steps: Option<u64>,
-    pub max_steps: Option<u64>,
+    pub min_steps: Option<u128>,
+    pub max_steps: Option<u128>,
     /// With a census: the largest number of distinct states a trial visited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_distinct_states: Option<u64>,
@@ -245,7 +245,7 @@ impl Summary {
     /// Summarises the trials of a run with `n` agents.
     pub fn of(records: &[TrialRecord], n: usize) -> Self {
         let count = |outcome: Outcome| records.iter().filter(|r| r.outcome == outcome).count() as u64;
-        let ended: Vec<u64> = records.iter().filter(|r| r.outcome != Outcome::Censored).map(|r| r.steps.0).collect();
+        let ended: Vec<u128> = records.iter().filter(|r| r.outcome != Outcome::Censored).map(|r| r.steps.0).collect();
         let censored = records.len() - ended.len();
         let steps: Vec<f64> = ended.iter().map(|&s| s as f64).collect();
         let times: Vec<f64> = steps.iter().map(|s| s / n as f64).collect();

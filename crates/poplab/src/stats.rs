@@ -57,8 +57,8 @@ pub fn censored_quantile(observed: &[f64], censored: usize, q: f64) -> Option<f6
 
 /// The Kolmogorov-Smirnov distance between an integer-valued sample (such as step counts) and a
 /// distribution function `cdf(k) = P(X <= k)`, compared on both sides of every observed jump.
-pub fn ks_integer_sample(sample: &[u64], cdf: impl Fn(u64) -> f64) -> f64 {
-    let mut sorted = sample.to_vec();
+pub fn ks_integer_sample<T: Copy + Into<u128>>(sample: &[T], cdf: impl Fn(u128) -> f64) -> f64 {
+    let mut sorted: Vec<u128> = sample.iter().map(|&x| x.into()).collect();
     sorted.sort_unstable();
     let n = sorted.len() as f64;
     let mut distance: f64 = 0.0;

@@ -36,7 +36,7 @@ pub struct SweepSpec {
     pub graph: Option<Graph>,
     pub trials: u64,
     pub seed: u64,
-    pub max_steps: u64,
+    pub max_steps: u128,
     /// Worker threads (`None`: one per core). Results do not depend on it.
     pub threads: Option<usize>,
     /// Count distinct states visited and demotion causes per trial (see [`crate::engine::Census`]).
@@ -241,7 +241,7 @@ pub struct StoredTrial {
     pub index: u64,
     pub seed: u64,
     pub outcome: Outcome,
-    pub steps: u64,
+    pub steps: u128,
     pub distinct_states: Option<u64>,
     pub last_demotion: Option<String>,
 }

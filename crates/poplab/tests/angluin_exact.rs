@@ -17,7 +17,7 @@ fn exact_variance(n: usize) -> f64 {
     (2..=n).map(|i| removal_probability(n, i)).map(|p| (1.0 - p) / (p * p)).sum()
 }
 
-fn steps_to_one_leader(n: usize, trials: u64, seed: u64) -> Vec<u64> {
+fn steps_to_one_leader(n: usize, trials: u64, seed: u64) -> Vec<u128> {
     let protocol = Angluin::new(n, &Params::default()).unwrap();
     let settings = RunSettings { trials, seed, ..RunSettings::default() };
     let records = run_trials(&protocol, &settings, &|| {}).unwrap();
@@ -83,4 +83,33 @@ fn exact_cdf_has_the_closed_form_mean() {
     let cdf = exact_cdf(10, 20_000);
     let expectation: f64 = cdf.iter().map(|f| 1.0 - f).sum();
     assert!((expectation - 81.0).abs() < 1e-6, "{expectation}");
+}
+
+/// Step counts beyond 64 bits: with two leaders among `n = 2^33` agents the last meeting takes a
+/// geometric number of steps with mean `n (n - 1) / 2`, about `3.7 * 10^19`, so most runs end past
+/// `u64::MAX` (a 64-bit counter would cap or wrap them). The count engine's steps follow the law
+/// `P(T <= t) = 1 - (1 - p)^t`, `p = 2 / (n (n - 1))` (KS at alpha = 0.001).
+#[test]
+fn the_last_meeting_is_counted_beyond_64_bits() {
+    use poplab::engine::{CountRun, Measure, RunPlan, drive};
+    use poplab::rng::TrialStreams;
+    let n: u64 = 1 << 33;
+    let protocol = Angluin::new(n as usize, &Params::default()).unwrap();
+    let plan = RunPlan { measure: Measure::Convergence, max_steps: u128::MAX, watch_from: 0 };
+    let trials = 2000;
+    let samples: Vec<u128> = (0..trials)
+        .map(|seed| {
+            let mut streams = TrialStreams::new(seed);
+            let mut run = CountRun::from_counts(&protocol, &[(true, 2), (false, n - 2)], streams.schedule).unwrap();
+            let ending = drive(&mut run, plan, &mut [], &mut streams.faults).unwrap();
+            assert_eq!(ending.outcome, poplab::engine::Outcome::Converged);
+            ending.steps.0
+        })
+        .collect();
+    let p = 2.0 / (n as f64 * (n - 1) as f64);
+    let distance = ks_integer_sample(&samples, |t| -(t as f64 * (-p).ln_1p()).exp_m1());
+    let critical = ks_critical(0.001, trials as usize, None);
+    assert!(distance < critical, "KS distance {distance} >= critical {critical}");
+    let beyond = samples.iter().filter(|&&s| s > u128::from(u64::MAX)).count();
+    assert!(beyond > trials as usize / 2, "only {beyond} of {trials} runs ended past u64::MAX");
 }

@@ -22,7 +22,7 @@ fn consensus(agents: &[Opinion]) -> bool {
 }
 
 /// One trial on the count engine: its outcome, its steps, and the number of agents in `A` at its end.
-fn trial(p: &ApproxMajority, seed: u64, max_steps: u64) -> (Outcome, u64, usize) {
+fn trial(p: &ApproxMajority, seed: u64, max_steps: u128) -> (Outcome, u128, usize) {
     let mut streams = TrialStreams::new(seed);
     let mut run = CountRun::new(p, &p.initial_configuration(), streams.schedule).unwrap();
     let plan = RunPlan { measure: Measure::Convergence, max_steps, watch_from: 0 };
@@ -42,7 +42,7 @@ fn every_step_conserves_n_and_keeps_the_counts() {
         let mut run =
             AgentRun::new(&p, &graph, p.initial_configuration(), graph.scheduler(n).unwrap(), streams.schedule);
         let mut prev = run.agents().to_vec();
-        for step in 1..=400 * n as u64 {
+        for step in 1..=400 * n as u128 {
             run.advance(step, Watch::Nothing);
             let agents = run.agents();
             assert_eq!(agents.len(), n);
@@ -56,7 +56,7 @@ fn every_step_conserves_n_and_keeps_the_counts() {
         }
         let end = run.agents().to_vec();
         assert!(consensus(&end) || end.iter().all(|&s| s == U), "seed {seed}: not silent after 400 n steps");
-        run.advance(500 * n as u64, Watch::Nothing);
+        run.advance(500 * n as u128, Watch::Nothing);
         assert_eq!(run.agents(), end, "a silent configuration changed");
     }
 }
@@ -67,7 +67,7 @@ fn every_step_conserves_n_and_keeps_the_counts() {
 fn count_engine_keeps_the_counts() {
     let p = protocol(50, "0.56");
     let mut run = CountRun::new(&p, &p.initial_configuration(), TrialStreams::new(9).schedule).unwrap();
-    for step in 1..=20_000 {
+    for step in 1..=20_000u128 {
         run.advance(step, Watch::Nothing);
         let counts = run.counts();
         assert_eq!(counts.iter().map(|&(_, c)| c).sum::<u64>(), 50);
@@ -104,11 +104,11 @@ fn hand_computed_executions() {
         streams.schedule,
     );
     for (step, configuration) in expected.iter().enumerate() {
-        run.advance(step as u64 + 1, Watch::Nothing);
+        run.advance(step as u128 + 1, Watch::Nothing);
         assert_eq!(run.agents(), configuration, "after step {}", step + 1);
     }
 
-    let plan = RunPlan { measure: Measure::Convergence, max_steps: u64::MAX, watch_from: 0 };
+    let plan = RunPlan { measure: Measure::Convergence, max_steps: u128::MAX, watch_from: 0 };
     let play = |schedule: Vec<(u32, u32)>| {
         let mut streams = TrialStreams::new(0);
         let replay = Replay::new(schedule, 4).unwrap();
@@ -167,10 +167,10 @@ fn pinned_steps_for_seed_42() {
     let settings = RunSettings { trials: 4, seed: 42, engine: Engine::Agents, ..RunSettings::default() };
     let records = run_trials(&p, &settings, &|| {}).unwrap();
     assert!(records.iter().all(|r| r.outcome == Outcome::Converged));
-    let steps: Vec<u64> = records.iter().map(|r| r.steps.0).collect();
+    let steps: Vec<u128> = records.iter().map(|r| r.steps.0).collect();
     assert_eq!(steps, PINNED);
 }
-const PINNED: [u64; 4] = [6102, 6118, 6095, 6060];
+const PINNED: [u128; 4] = [6102, 6118, 6095, 6060];
 
 /// The majority wins. At n = 1000 and a = 0.7 the initial margin |A| - |B| = 400 is about 12.6
 /// sqrt(n): the mean-field limit from (0.7, 0.3, 0) goes to all-A, and the random walk around it
@@ -185,13 +185,13 @@ const PINNED: [u64; 4] = [6102, 6118, 6095, 6060];
 #[test]
 fn the_majority_wins_and_a_tie_is_a_fair_coin() {
     let p = protocol(1000, "0.7");
-    let ends: Vec<_> = (0..200).into_par_iter().map(|i| trial(&p, trial_seed(7, i), u64::MAX)).collect();
+    let ends: Vec<_> = (0..200).into_par_iter().map(|i| trial(&p, trial_seed(7, i), u128::MAX)).collect();
     for (i, &(outcome, steps, a)) in ends.iter().enumerate() {
         assert_eq!((outcome, a), (Outcome::Converged, 1000), "trial {i} ended after {steps} steps");
     }
 
     let p = protocol(1000, "0.5");
-    let ends: Vec<_> = (0..400).into_par_iter().map(|i| trial(&p, trial_seed(8, i), u64::MAX)).collect();
+    let ends: Vec<_> = (0..400).into_par_iter().map(|i| trial(&p, trial_seed(8, i), u128::MAX)).collect();
     assert!(ends.iter().all(|&(outcome, _, _)| outcome == Outcome::Converged));
     let a_wins = ends.iter().filter(|&&(_, _, a)| a == 1000).count();
     eprintln!("a = 0.5, n = 1000: A won {a_wins} of 400");
@@ -217,7 +217,7 @@ fn parallel_time_from_a_tie_grows_like_log_n() {
         let times: Vec<f64> = (0..TRIALS)
             .into_par_iter()
             .map(|i| {
-                let (outcome, steps, _) = trial(&p, trial_seed(n as u64, i), u64::MAX);
+                let (outcome, steps, _) = trial(&p, trial_seed(n as u64, i), u128::MAX);
                 assert_eq!(outcome, Outcome::Converged);
                 steps as f64 / n as f64
             })

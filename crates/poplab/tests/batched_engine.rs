@@ -35,7 +35,7 @@ fn the_first_interaction_of_a_batch_is_found_exactly() {
     let agents = vec![true; n];
     for seed in 0..20 {
         let mut run = batching(&p, &agents, seed);
-        assert!(run.advance(u64::MAX, Watch::OutputChange));
+        assert!(run.advance(u128::MAX, Watch::OutputChange));
         assert_eq!(run.step(), 1, "seed {seed}");
         assert_eq!(run.counts().iter().find(|(s, _)| *s).map(|&(_, c)| c), Some(n as u64 - 1));
     }
@@ -54,23 +54,23 @@ fn the_first_output_change_has_the_geometric_law() {
 }
 
 /// The steps at which `watch` is first met in 5000 batching runs from `agents`.
-fn first_passages<P: Protocol>(p: &P, agents: &[P::State], watch: Watch, first_seed: u64) -> Vec<u64> {
+fn first_passages<P: Protocol>(p: &P, agents: &[P::State], watch: Watch, first_seed: u64) -> Vec<u128> {
     first_passages_n(p, agents, watch, first_seed, 5000)
 }
 
 /// The steps at which `watch` is first met in `trials` batching runs from `agents`.
-fn first_passages_n<P: Protocol>(p: &P, agents: &[P::State], watch: Watch, first_seed: u64, trials: u64) -> Vec<u64> {
+fn first_passages_n<P: Protocol>(p: &P, agents: &[P::State], watch: Watch, first_seed: u64, trials: u64) -> Vec<u128> {
     (first_seed..first_seed + trials)
         .map(|seed| {
             let mut run = batching(p, agents, seed);
-            assert!(run.advance(u64::MAX, watch));
+            assert!(run.advance(u128::MAX, watch));
             run.step()
         })
         .collect()
 }
 
 /// KS test of `sample` against the geometric law on {1, 2, ...} with success probability `q`.
-fn assert_geometric(sample: &[u64], q: f64) {
+fn assert_geometric(sample: &[u128], q: f64) {
     let distance = ks_integer_sample(sample, |k| 1.0 - (1.0 - q).powi(k as i32));
     let critical = ks_critical(0.001, sample.len(), None);
     assert!(distance < critical, "KS {distance} >= {critical}");
@@ -102,7 +102,7 @@ fn after_steps<P: Protocol>(
             if batch {
                 run.batch_always();
             }
-            run.advance(t, Watch::Nothing);
+            run.advance(t.into(), Watch::Nothing);
             key(&run.counts())
         })
         .collect()
@@ -143,7 +143,7 @@ fn batched_first_passage_has_the_exact_mean() {
         let exact = expected_steps(p, agents, &ExploreSettings::default()).unwrap();
         let trials = 20_000;
         let sample = first_passages_n(p, agents, Watch::SafeSet, first_seed, trials);
-        let mean = sample.iter().sum::<u64>() as f64 / trials as f64;
+        let mean = sample.iter().sum::<u128>() as f64 / trials as f64;
         let se = (exact.variance_steps / trials as f64).sqrt();
         let name = p.info().name;
         assert!((mean - exact.expected_steps).abs() < 4.0 * se, "{name}: {mean} vs exact {}", exact.expected_steps);

@@ -53,10 +53,10 @@ fn check_angluin_trace(b: &TrialRecord) {
 fn pinned_steps_for_seed_42() {
     let p = angluin(100);
     let settings = RunSettings { trials: 4, seed: 42, engine: Engine::Agents, ..RunSettings::default() };
-    let steps: Vec<u64> = run_trials(&p, &settings, &|| {}).unwrap().iter().map(|r| r.steps.0).collect();
+    let steps: Vec<u128> = run_trials(&p, &settings, &|| {}).unwrap().iter().map(|r| r.steps.0).collect();
     assert_eq!(steps, PINNED);
 }
-const PINNED: [u64; 4] = [9616, 14345, 6983, 11808];
+const PINNED: [u128; 4] = [9616, 14345, 6983, 11808];
 
 #[test]
 fn a_fault_resets_the_watch_and_recovery_is_measured_from_it() {

@@ -197,7 +197,7 @@ fn check_conservation<P: Protocol>(p: &P, init: InitSpec, seed: u64, steps: u64)
     let mut run = CountRun::new(p, &agents, streams.schedule).unwrap();
     let (mut events, mut skipped, mut plain) = (0u64, false, false);
     let mut last = run.counts();
-    while run.step() < steps {
+    while run.step() < u128::from(steps) {
         run.advance(run.step() + 1, Watch::Nothing);
         let counts = run.counts();
         assert!(counts.iter().all(|&(_, c)| c > 0), "a present state with count 0");

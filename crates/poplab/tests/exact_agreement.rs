@@ -26,7 +26,8 @@ fn agree<P: Protocol>(protocol: &P, graph: Graph, seed: u64) -> (f64, f64, f64) 
     let exact = expected_steps(protocol, &protocol.initial_configuration(), &settings).unwrap();
     assert!(exact.expected_steps.is_finite(), "{}: infinite expectation", protocol.info().name);
     assert!(exact.relative_error_bound < 1e-9);
-    let run = RunSettings { graph, trials: TRIALS, seed, max_steps: u64::MAX, threads: None, ..RunSettings::default() };
+    let run =
+        RunSettings { graph, trials: TRIALS, seed, max_steps: u128::MAX, threads: None, ..RunSettings::default() };
     let records = run_trials(protocol, &run, &|| {}).unwrap();
     assert!(records.iter().all(|r| r.outcome == Outcome::Converged));
     let mean = records.iter().map(|r| r.steps.0 as f64).sum::<f64>() / TRIALS as f64;

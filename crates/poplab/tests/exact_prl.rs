@@ -110,7 +110,7 @@ fn replay<P: Protocol>(p: &P, start: &[P::State], schedule: &[(u32, u32)]) -> Ve
     let replay = Replay::new(schedule.to_vec(), p.n()).unwrap();
     let mut run = AgentRun::new(p, &graph, start.to_vec(), replay, streams.schedule);
     let mut configurations = vec![start.to_vec()];
-    for step in 1..=schedule.len() as u64 {
+    for step in 1..=schedule.len() as u128 {
         run.advance(step, Watch::Nothing);
         configurations.push(run.agents().to_vec());
     }

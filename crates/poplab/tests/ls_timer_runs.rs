@@ -39,7 +39,7 @@ fn check_every_step(p: &LsTimer, agents: Vec<LsState>, seed: u64, steps: u64) ->
         let before = run.agents().to_vec();
         let (u, v) = twin.0.next_pair(&mut twin.1);
         let (u, v) = (u as usize, v as usize);
-        run.advance(step, Watch::Nothing);
+        run.advance(step.into(), Watch::Nothing);
         let after = run.agents();
         let (a, b) = (before[u], before[v]);
         let (a2, b2) = (after[u], after[v]);
@@ -126,7 +126,7 @@ fn from_no_leader_a_timeout_comes_within_the_timeout_bound() {
         while run.monitor().leaders() == 0 {
             step += 1;
             assert!(step <= 100 * bound as u64, "no timeout after {step} steps");
-            run.advance(step, Watch::Nothing);
+            run.advance(step.into(), Watch::Nothing);
         }
         assert_eq!(run.monitor().leaders(), 1);
         times.push(step);

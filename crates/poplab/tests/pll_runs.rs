@@ -47,7 +47,7 @@ fn checked_run(p: &Pll, seed: u64, max_steps: u64) -> (u64, Module) {
     let name = p.info().name;
     while step < max_steps {
         step += 1;
-        run.advance(step, Watch::Nothing);
+        run.advance(step.into(), Watch::Nothing);
         let agents = run.agents();
         let count = leaders(agents);
         assert!(count <= prev_leaders, "{name} seed {seed} step {step}: leaders rose {prev_leaders} -> {count}");

@@ -186,7 +186,7 @@ fn count_coin(agents: &[State], coin: Coin) -> usize {
 ///
 /// Runs until one leader is left and every agent is in epoch 3, then `200 n` more steps. Returns the
 /// step of stabilisation and the module of the last elimination.
-fn checked_run(p: &PllSym, seed: u64, max_steps: u64) -> (u64, Module) {
+fn checked_run(p: &PllSym, seed: u64, max_steps: u128) -> (u128, Module) {
     let n = p.n();
     let graph = Graph::Complete;
     let streams = TrialStreams::new(seed);
@@ -240,7 +240,7 @@ fn checked_run(p: &PllSym, seed: u64, max_steps: u64) -> (u64, Module) {
             stabilised_at = Some(run.step());
         }
         if end == max_steps && stabilised_at.is_some() && agents.iter().all(|s| s.epoch() == 3) {
-            end = run.step() + 200 * n as u64;
+            end = run.step() + 200 * n as u128;
         }
         prev.copy_from_slice(agents);
         prev_leaders = leaders;

@@ -46,7 +46,7 @@ fn check_every_step(p: &Ppl, agents: Vec<PplState>, seed: u64, steps: u64, event
         let before = run.agents().to_vec();
         let (u, v) = twin_scheduler.next_pair(&mut twin_stream);
         let (u, v) = (u as usize, v as usize);
-        run.advance(step, Watch::Nothing);
+        run.advance(step.into(), Watch::Nothing);
         let after = run.agents();
         let (a, b) = (before[u], before[v]);
         let (a2, b2) = (after[u], after[v]);

@@ -113,7 +113,7 @@ fn the_incremental_monitor_equals_the_safe_set_on_every_step() {
             let mut step = 0;
             while step < last {
                 step += 1;
-                run.advance(step, Watch::Nothing);
+                run.advance(step.into(), Watch::Nothing);
                 let safe = in_s_rl(run.agents(), big_n);
                 if safe && !was_safe {
                     last = last.min(step + 300);
@@ -211,7 +211,7 @@ fn lemmas_2_6_7_8_closure_on_every_step() {
             let mut run = AgentRun::new(&p, &graph, start, graph.scheduler(n).unwrap(), streams.schedule);
             let mut before = run.agents().to_vec();
             let mut entered_rl = false;
-            for step in 1..=6_000u64 {
+            for step in 1..=6_000u128 {
                 run.advance(step, Watch::Nothing);
                 let after = run.agents();
                 let (pb, ni, rl) = (in_c_pb(&before), in_c_ni(&before, big_n), in_s_rl(&before, big_n));
@@ -391,7 +391,7 @@ fn long_runs_agree_with_the_predicate_at_the_end() {
         let rebuilds = run.monitor().rebuilds();
         eprintln!("prl n = {n} N = {big_n} seed {seed}: {} steps, {rebuilds} monitor rebuilds", ending.steps.0);
         // Each rebuild costs O(n); they must be rare compared with the steps.
-        assert!(rebuilds * (n as u64) < ending.steps.0, "{rebuilds} rebuilds in {} steps", ending.steps.0);
+        assert!(u128::from(rebuilds) * (n as u128) < ending.steps.0, "{rebuilds} rebuilds in {} steps", ending.steps.0);
         // Record one more interaction by hand: the monitor API used directly stays consistent.
         let mut monitor = run.monitor().clone();
         let mut agents = run.agents().to_vec();
@@ -436,7 +436,7 @@ fn survey_large_ring_speed() {
         };
         let mut run = AgentRun::new(&p, &graph, start, graph.scheduler(n).unwrap(), streams.schedule);
         let clock = std::time::Instant::now();
-        let plan = RunPlan { measure: Measure::Convergence, max_steps: u64::MAX, watch_from: 0 };
+        let plan = RunPlan { measure: Measure::Convergence, max_steps: u128::MAX, watch_from: 0 };
         let ending = drive(&mut run, plan, &mut [], &mut streams.faults).unwrap();
         let seconds = clock.elapsed().as_secs_f64();
         assert!(in_s_rl(run.agents(), big_n));

@@ -27,7 +27,7 @@ fn hand_computed_angluin_execution() {
     let replay = Replay::new(schedule.clone(), 4).unwrap();
     let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), replay, streams.schedule.clone());
     for (step, configuration) in expected.iter().enumerate() {
-        run.advance(step as u64 + 1, Watch::Nothing);
+        run.advance(step as u128 + 1, Watch::Nothing);
         assert_eq!(run.agents(), configuration, "after step {}", step + 1);
     }
 
@@ -36,7 +36,7 @@ fn hand_computed_angluin_execution() {
     let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), replay, streams.schedule);
     let ending = drive(
         &mut run,
-        RunPlan { measure: Measure::Convergence, max_steps: u64::MAX, watch_from: 0 },
+        RunPlan { measure: Measure::Convergence, max_steps: u128::MAX, watch_from: 0 },
         &mut [],
         &mut faults_rng,
     )
@@ -53,7 +53,7 @@ fn a_schedule_that_ends_before_the_safe_set_is_censored_at_its_length() {
     let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), replay, streams.schedule);
     let ending = drive(
         &mut run,
-        RunPlan { measure: Measure::Convergence, max_steps: u64::MAX, watch_from: 0 },
+        RunPlan { measure: Measure::Convergence, max_steps: u128::MAX, watch_from: 0 },
         &mut [],
         &mut streams.faults,
     )

@@ -1,7 +1,7 @@
 //! `poplab run`: independent trials of one protocol.
 
 use crate::cli::{MeasureArg, RunArgs};
-use crate::input::{InputError, parse_count, parse_graph, parse_init};
+use crate::input::{InputError, parse_count, parse_graph, parse_init, parse_steps};
 use crate::output::{self, RunReport};
 use crate::progress::Progress;
 use anyhow::Result;
@@ -29,7 +29,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         max_steps: args.max_steps,
         threads: args.threads,
         faults: args.faults.iter().map(|f| parse_fault(f)).collect::<Result<_>>()?,
-        trace_every: args.trace.as_ref().map(|_| args.trace_every.unwrap_or(args.n)),
+        trace_every: args.trace.as_ref().map(|_| args.trace_every.unwrap_or(u128::from(args.n))),
         census: args.census,
         engine: args.engine.engine(),
     };
@@ -83,7 +83,7 @@ fn parse_fault(spec: &str) -> Result<Fault> {
     let bad =
         |why: String| InputError(format!("--fault {spec}: {why}; write STEP:K[:FAMILY], for example 1e6:5:random"));
     let mut parts = spec.splitn(3, ':');
-    let step = parse_count(parts.next().unwrap_or("")).map_err(bad)?;
+    let step = parse_steps(parts.next().unwrap_or("")).map_err(bad)?;
     let count = parse_count(parts.next().ok_or_else(|| bad("K is missing".into()))?).map_err(bad)?;
     let states = match parts.next() {
         None | Some("random") => FaultStates::Random,

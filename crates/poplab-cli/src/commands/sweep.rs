@@ -186,7 +186,8 @@ fn read_spec(dir: &Path) -> Result<SweepSpec> {
         graph: v["graph"].as_str().map(Graph::from_name).transpose()?,
         trials: number("trials")?,
         seed: number("seed")?,
-        max_steps: number("max_steps")?,
+        // Written as a JSON number of up to 128 bits: read back from its digits.
+        max_steps: v["max_steps"].to_string().parse().map_err(|_| bad())?,
         threads: None,
         census: v["census"].as_bool().unwrap_or(false),
         // Sweeps written before the count engine existed ran on agents.
@@ -298,7 +299,7 @@ fn read_rows(dir: &Path, spec: &SweepSpec) -> Result<BTreeMap<(String, u64), Swe
         };
         let trial: u64 = record[trial_at].parse().map_err(|_| bad())?;
         let seed: u64 = record[seed_at].parse().map_err(|_| bad())?;
-        let steps: u64 = record[steps_at].parse().map_err(|_| bad())?;
+        let steps: u128 = record[steps_at].parse().map_err(|_| bad())?;
         let distinct_states = match &record[states_at] {
             "" => None,
             text => Some(text.parse().map_err(|_| bad())?),

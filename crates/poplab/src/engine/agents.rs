@@ -7,7 +7,7 @@
 //! Blocks are a private detail: the sequence of pairs, and so every result, is the same whether a
 //! run stops mid-block, is split by observer events, or is observed at all.
 
-use super::{Drivable, Observer};
+use super::{Drivable, Observer, steps_to};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -28,6 +28,7 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     monitor: P::Monitor,
     scheduler: S,
     rng: PopRng,
+    /// Steps taken so far; 64 bits suffice here (`2^64` single steps take centuries).
     step: u64,
     pairs: [(u32, u32); BLOCK],
     next_pair: usize,
@@ -88,8 +89,8 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     }
 
     /// Steps taken so far.
-    pub fn step(&self) -> u64 {
-        self.step
+    pub fn step(&self) -> u128 {
+        u128::from(self.step)
     }
 
     /// The current configuration.
@@ -102,15 +103,15 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
         &self.monitor
     }
 
-    /// How many more pairs the scheduler can give (`u64::MAX`: unlimited), counting drawn ones.
-    pub fn pairs_left(&self) -> u64 {
-        let buffered = (self.pairs_len - self.next_pair) as u64;
-        self.scheduler.limit().map_or(u64::MAX, |left| left + buffered)
+    /// How many more pairs the scheduler can give (`u128::MAX`: unlimited), counting drawn ones.
+    pub fn pairs_left(&self) -> u128 {
+        let buffered = (self.pairs_len - self.next_pair) as u128;
+        self.scheduler.limit().map_or(u128::MAX, |left| u128::from(left) + buffered)
     }
 
     /// Lets `observer` act now; rebuilds the monitor if it changed agents.
     pub fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
-        if observer.observe(self.step, self.protocol, &mut self.agents, faults_rng) {
+        if observer.observe(self.step(), self.protocol, &mut self.agents, faults_rng) {
             self.monitor = self.protocol.monitor(&self.agents, self.graph);
             if let Some(census) = &mut self.census {
                 census.visited.extend(self.agents.iter().copied());
@@ -133,7 +134,8 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
 
     /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
     /// it happened (at exactly the current step). The caller keeps `until <= step + pairs_left()`.
-    pub fn advance(&mut self, until: u64, watch: Watch) -> bool {
+    pub fn advance(&mut self, until: u128, watch: Watch) -> bool {
+        let until = self.step.saturating_add(steps_to(self.step(), until));
         match watch {
             Watch::Nothing => self.advance_watching::<false, false>(until),
             Watch::SafeSet => self.advance_watching::<true, false>(until),
@@ -232,15 +234,15 @@ pub fn prefetch<T>(ptr: *const T) {
 }
 
 impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
-    fn step(&self) -> u64 {
-        self.step
+    fn step(&self) -> u128 {
+        AgentRun::step(self)
     }
 
     fn monitor(&self) -> &P::Monitor {
         &self.monitor
     }
 
-    fn pairs_left(&self) -> u64 {
+    fn pairs_left(&self) -> u128 {
         AgentRun::pairs_left(self)
     }
 
@@ -248,13 +250,13 @@ impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
         AgentRun::observe(self, observer, faults_rng);
     }
 
-    fn advance(&mut self, until: u64, watch: Watch) -> bool {
+    fn advance(&mut self, until: u128, watch: Watch) -> bool {
         AgentRun::advance(self, until, watch)
     }
 
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]) {
         for observer in observers.iter_mut() {
-            observer.finish(self.step, self.protocol, &self.agents);
+            observer.finish(self.step(), self.protocol, &self.agents);
         }
     }
 }

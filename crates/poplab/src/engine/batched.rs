@@ -54,6 +54,7 @@
 
 use super::counts::{CountRun, below, below_wide};
 use super::sampling::{collision_free_run, hypergeometric, multivariate_hypergeometric};
+use super::steps_to;
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
 use rand_core::{Rng, SeedableRng};
@@ -180,10 +181,10 @@ impl<P: Protocol> CountRun<'_, P> {
 
     /// One batch, not beyond step `until`; returns whether the watch was met (at exactly the
     /// current step).
-    pub(super) fn batch_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
+    pub(super) fn batch_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
         let mut batcher = self.batcher.take().expect("batched engine");
         self.pending = None;
-        let len = self.draw_batch(&mut batcher, until - self.step);
+        let len = self.draw_batch(&mut batcher, steps_to(self.step, until));
 
         // Record the batch into a copy of the monitor; replay it singly if the watch fires inside.
         let mut monitor = self.monitor.clone();
@@ -222,7 +223,7 @@ impl<P: Protocol> CountRun<'_, P> {
             add_to(deltas, index, count as i64);
         }
         self.apply_deltas(deltas);
-        self.step += len;
+        self.step += u128::from(len);
         self.batcher = Some(batcher);
         false
     }

@@ -47,18 +47,19 @@ const K: usize = SKIP_MAX_STATES;
 /// A geometric number of failures before the first success, `P(G = g) = (1 - p)^g p` on
 /// `{0, 1, 2, ...}`, by inversion: `G = floor(ln U / ln(1 - p))` with `U` uniform on `(0, 1]`, so
 /// `P(G >= g) = P(U <= (1 - p)^g) = (1 - p)^g`. `ln(1 - p)` is computed as `ln_1p(-p)`, accurate
-/// for tiny `p`; `p >= 1` gives 0 and `p <= 0` gives `u64::MAX` (never).
-pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u64 {
+/// for tiny `p`; `p >= 1` gives 0 and `p <= 0` gives `u128::MAX` (never). `U` has 53 random
+/// bits and the quotient is a double, so the law is exact up to a relative error of about `2^-52`
+/// (for skips beyond `2^53` steps, the last bits of the skip are those of a rounded double).
+pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u128 {
     if p >= 1.0 {
         return 0;
     }
     if p <= 0.0 || p.is_nan() {
-        return u64::MAX;
+        return u128::MAX;
     }
     let u = unit_open0(rng);
-    // The ratio is >= 0, so truncation is the floor; `as` saturates, and a skip beyond u64::MAX
-    // steps is beyond every horizon anyway.
-    (u.ln() / (-p).ln_1p()) as u64
+    // The ratio is >= 0, so truncation is the floor; `as` saturates.
+    (u.ln() / (-p).ln_1p()) as u128
 }
 
 /// A uniform integer in `0..bound` (`bound >= 1`): Lemire's method, computing the rejection
@@ -123,10 +124,10 @@ pub struct CountRun<'p, P: Protocol> {
     slot: Vec<u32>,
     pub(super) skip: Option<Box<SkipTable<P::State>>>,
     /// Null steps still to take before the next non-null one, drawn for the current configuration.
-    pub(super) pending: Option<u64>,
+    pub(super) pending: Option<u128>,
     pub(super) monitor: P::Monitor,
     pub(super) rng: PopRng,
-    pub(super) step: u64,
+    pub(super) step: u128,
     pub(super) census: bool,
     pub(super) last_demotion: Option<&'static str>,
     /// Present when batching ([`CountRun::batch`]).
@@ -228,7 +229,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 
     /// Steps taken so far.
-    pub fn step(&self) -> u64 {
+    pub fn step(&self) -> u128 {
         self.step
     }
 
@@ -381,7 +382,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     fn update_weight(&mut self) {
         if let Some(table) = &mut self.skip {
-            // Each term is at most c_r (n - 1) and they sum to at most n (n - 1) < 2^64.
+            // Each term is at most c_r (n - 1) and they sum to at most n (n - 1) < 2^124.
             let mut w: u128 = 0;
             for (r, &i) in self.present.iter().enumerate() {
                 let c = self.counts[i as usize];
@@ -529,7 +530,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
     /// it happened (at exactly the current step).
-    pub fn advance(&mut self, until: u64, watch: Watch) -> bool {
+    pub fn advance(&mut self, until: u128, watch: Watch) -> bool {
         match watch {
             Watch::Nothing => self.advance_watching::<false, false>(until),
             Watch::SafeSet => self.advance_watching::<true, false>(until),
@@ -538,7 +539,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 
     #[inline(never)]
-    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
+    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
         while self.step < until {
             let met = if self.batch_pays(SAFE_SET) {
                 self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until)
@@ -609,7 +610,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     /// Skips the null steps before the next non-null one and takes it, if it comes before `until`;
     /// returns whether the watch was met, or `None` when `until` was reached first.
     #[inline]
-    fn skip_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> Option<bool> {
+    fn skip_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> Option<bool> {
         let table = self.skip.as_deref().expect("skip table");
         if table.w == 0 {
             // No pair changes anything: the configuration is silent for good.
@@ -676,7 +677,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 }
 
 impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
-    fn step(&self) -> u64 {
+    fn step(&self) -> u128 {
         self.step
     }
 
@@ -688,7 +689,7 @@ impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
         CountRun::observe(self, observer, faults_rng);
     }
 
-    fn advance(&mut self, until: u64, watch: Watch) -> bool {
+    fn advance(&mut self, until: u128, watch: Watch) -> bool {
         CountRun::advance(self, until, watch)
     }
 
@@ -712,7 +713,7 @@ mod tests {
     fn geometric_skip_edges() {
         let mut rng = PopRng::seed_from_u64(1);
         assert_eq!(geometric_skip(&mut rng, 1.0), 0);
-        assert_eq!(geometric_skip(&mut rng, 0.0), u64::MAX);
+        assert_eq!(geometric_skip(&mut rng, 0.0), u128::MAX);
         assert!((0..1000).all(|_| geometric_skip(&mut rng, 1.0 - 1e-15) <= 1));
         let tiny: f64 = (0..2000).map(|_| geometric_skip(&mut rng, 1e-15) as f64).sum::<f64>() / 2000.0;
         assert!((tiny / 1e15 - 1.0).abs() < 0.15, "{tiny}");

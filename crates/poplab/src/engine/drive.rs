@@ -20,24 +20,24 @@ pub enum Measure {
 pub struct RunPlan {
     pub measure: Measure,
     /// The horizon: the run is censored after this many steps.
-    pub max_steps: u64,
+    pub max_steps: u128,
     /// The stop rule is only watched from this step on (after the last fault).
-    pub watch_from: u64,
+    pub watch_from: u128,
 }
 
 /// A run in progress of some engine, as [`drive`] sees it: every engine steps the same protocol
 /// code, and this is what the driver needs of it.
 pub trait Drivable<P: Protocol> {
     /// Steps taken so far.
-    fn step(&self) -> u64;
+    fn step(&self) -> u128;
 
     /// The safe-set monitor.
     fn monitor(&self) -> &P::Monitor;
 
-    /// How many more pairs the scheduler can give (`u64::MAX`: unlimited; a replayed schedule
+    /// How many more pairs the scheduler can give (`u128::MAX`: unlimited; a replayed schedule
     /// ends).
-    fn pairs_left(&self) -> u64 {
-        u64::MAX
+    fn pairs_left(&self) -> u128 {
+        u128::MAX
     }
 
     /// Lets `observer` act now (a fault may change the configuration).
@@ -45,7 +45,7 @@ pub trait Drivable<P: Protocol> {
 
     /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
     /// it happened (at exactly the current step).
-    fn advance(&mut self, until: u64, watch: Watch) -> bool;
+    fn advance(&mut self, until: u128, watch: Watch) -> bool;
 
     /// Hands the final configuration to the observers.
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]);
@@ -83,7 +83,7 @@ pub fn drive<P: Protocol>(
         if run.step() >= horizon {
             break Outcome::Censored;
         }
-        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u64::MAX);
+        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u128::MAX);
         let until = horizon.min(next_event);
         let happened =
             if watching { run.advance(until, watch) } else { run.advance(until.min(plan.watch_from), Watch::Nothing) };

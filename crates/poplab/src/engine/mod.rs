@@ -26,10 +26,11 @@ use crate::graph::Graph;
 
 use serde::Serialize;
 
-/// A number of interactions.
+/// A number of interactions. 128 bits wide: angluin needs `(n-1)^2` expected steps, beyond `u64`
+/// from `n` of about `4.3 * 10^9` on, and the count engines take up to `2^62` agents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
-pub struct Steps(pub u64);
+pub struct Steps(pub u128);
 
 /// Steps divided by the population size.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize)]
@@ -41,6 +42,12 @@ impl Steps {
     pub fn parallel_time(self, n: usize) -> ParallelTime {
         ParallelTime(self.0 as f64 / n as f64)
     }
+}
+
+/// The steps from `step` to `until`, capped at `u64::MAX`: what an engine that counts a stretch of
+/// steps in 64 bits (an agent array, one batch) may take before `until`.
+pub(crate) fn steps_to(step: u128, until: u128) -> u64 {
+    u64::try_from(until.saturating_sub(step)).unwrap_or(u64::MAX)
 }
 
 /// How a trial ended.

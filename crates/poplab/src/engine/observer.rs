@@ -10,20 +10,20 @@ use crate::rng::{PopRng, below_u64};
 /// Acts on a run at steps of its choosing.
 pub trait Observer<P: Protocol> {
     /// The step at which [`Observer::observe`] should next be called (`None`: never again).
-    fn next_at(&self) -> Option<u64>;
+    fn next_at(&self) -> Option<u128>;
 
     /// Called once the run has taken exactly `next_at()` steps. May change agents (a fault) and
     /// returns whether it did, so the engine can rebuild its monitor.
-    fn observe(&mut self, step: u64, protocol: &P, agents: &mut [P::State], rng: &mut PopRng) -> bool;
+    fn observe(&mut self, step: u128, protocol: &P, agents: &mut [P::State], rng: &mut PopRng) -> bool;
 
     /// Called once when the run ends at `step`.
-    fn finish(&mut self, _step: u64, _protocol: &P, _agents: &[P::State]) {}
+    fn finish(&mut self, _step: u128, _protocol: &P, _agents: &[P::State]) {}
 }
 
 /// One row of a time series.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TracePoint {
-    pub step: u64,
+    pub step: u128,
     /// Agents whose output is leader (or yes).
     pub leaders: u64,
     /// The protocol's own columns ([`Protocol::trace_columns`]).
@@ -34,35 +34,35 @@ pub struct TracePoint {
 /// steps and at the end.
 #[derive(Clone, Debug)]
 pub struct TimeSeries {
-    every: u64,
-    next: u64,
+    every: u128,
+    next: u128,
     pub points: Vec<TracePoint>,
 }
 
 impl TimeSeries {
     /// A series sampled at steps 0, `every`, `2 every`, ... (`every >= 1`).
-    pub fn new(every: u64) -> Self {
+    pub fn new(every: u128) -> Self {
         Self { every: every.max(1), next: 0, points: Vec::new() }
     }
 
-    fn record<P: Protocol>(&mut self, step: u64, protocol: &P, agents: &[P::State]) {
+    fn record<P: Protocol>(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
         let leaders = agents.iter().filter(|&&s| protocol.output(s).is_marked()).count() as u64;
         self.points.push(TracePoint { step, leaders, values: protocol.trace_values(agents) });
     }
 }
 
 impl<P: Protocol> Observer<P> for TimeSeries {
-    fn next_at(&self) -> Option<u64> {
+    fn next_at(&self) -> Option<u128> {
         Some(self.next)
     }
 
-    fn observe(&mut self, step: u64, protocol: &P, agents: &mut [P::State], _rng: &mut PopRng) -> bool {
+    fn observe(&mut self, step: u128, protocol: &P, agents: &mut [P::State], _rng: &mut PopRng) -> bool {
         self.record(step, protocol, agents);
         self.next = step.saturating_add(self.every);
         false
     }
 
-    fn finish(&mut self, step: u64, protocol: &P, agents: &[P::State]) {
+    fn finish(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
         if self.points.last().is_none_or(|p| p.step != step) {
             self.record(step, protocol, agents);
         }
@@ -81,7 +81,7 @@ pub enum FaultStates {
 /// A transient fault: at `step`, `count` agents chosen uniformly without replacement are overwritten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
-    pub step: u64,
+    pub step: u128,
     pub count: usize,
     pub states: FaultStates,
     done: bool,
@@ -89,17 +89,17 @@ pub struct Fault {
 
 impl Fault {
     /// A fault at `step` that overwrites `count` agents with states from `states`.
-    pub fn new(step: u64, count: usize, states: FaultStates) -> Self {
+    pub fn new(step: u128, count: usize, states: FaultStates) -> Self {
         Self { step, count, states, done: false }
     }
 }
 
 impl<P: Protocol> Observer<P> for Fault {
-    fn next_at(&self) -> Option<u64> {
+    fn next_at(&self) -> Option<u128> {
         (!self.done).then_some(self.step)
     }
 
-    fn observe(&mut self, _step: u64, protocol: &P, agents: &mut [P::State], rng: &mut PopRng) -> bool {
+    fn observe(&mut self, _step: u128, protocol: &P, agents: &mut [P::State], rng: &mut PopRng) -> bool {
         self.done = true;
         let hit = distinct_indices(agents.len(), self.count, rng);
         let family = match &self.states {

@@ -347,7 +347,7 @@ mod tests {
         for (seed, (u, n)) in cases.into_iter().enumerate() {
             let mut rng = PopRng::seed_from_u64(seed as u64);
             let sample: Vec<u64> = (0..20_000).map(|_| collision_free_run(&mut rng, u, n)).collect();
-            let distance = ks_integer_sample(&sample, |k| 1.0 - run_tail(u, n, k + 1));
+            let distance = ks_integer_sample(&sample, |k| 1.0 - run_tail(u, n, k as u64 + 1));
             let critical = ks_critical(0.001, sample.len(), None);
             assert!(distance < critical, "u = {u}, n = {n}: KS {distance} >= {critical}");
             assert!(sample.iter().all(|&k| k <= u / 2));

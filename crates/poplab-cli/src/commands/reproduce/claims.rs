@@ -82,7 +82,7 @@ fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, see
 fn with(mut spec: SweepSpec, init: &str, measure: Measure, max_steps: u64) -> SweepSpec {
     spec.init = InitSpec::from_name(init);
     spec.measure = measure;
-    spec.max_steps = max_steps;
+    spec.max_steps = max_steps.into();
     spec
 }
 
