@@ -145,13 +145,14 @@ run_poplab() {  # run_poplab PROTOCOL N: sets POPLAB_T (parallel time to the saf
   local p=$1 n=$2 t0 t1 rc=0 extra=()
   POPLAB_T=""
   [ "$p" = approx-majority ] && extra=(--set a=0.5)
-  local best="" r
-  for ((r = 1; r <= REPEAT; r++)); do
+  local best="" runs=0
+  while [ $runs -lt "$REPEAT" ]; do
     t0=$EPOCHREALTIME
     timeout -k 10 "$LIMIT" "$POPLAB" run "$p" --n "$n" --trials 1 --seed "$SEED" --json --engine "$ENGINE" \
       --max-steps 10^30 "${extra[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
     t1=$EPOCHREALTIME
     [ $rc -eq 0 ] || break
+    runs=$((runs + 1))
     best=$(fastest "$best" "$(elapsed "$t0" "$t1")")
     long "$best" && break
   done
@@ -165,7 +166,7 @@ EOF
     read -r outcome ptime steps engine <<<"$info"
     if [ "$outcome" = converged ]; then
       POPLAB_T=$ptime
-      record poplab "$p" "$n" "\"seconds\": $best, \"runs\": $r, \"steps\": $steps, \"parallel_time\": $ptime, \"engine\": \"$engine\", \"stop_rule\": \"safe set\""
+      record poplab "$p" "$n" "\"seconds\": $best, \"runs\": $runs, \"steps\": $steps, \"parallel_time\": $ptime, \"engine\": \"$engine\", \"stop_rule\": \"safe set\""
       return
     fi
     record poplab "$p" "$n" "$(reason_json "could not run: $outcome at 10^30 steps")"
@@ -187,19 +188,21 @@ run_ppsim() {  # run_ppsim VERSION PROTOCOL N
     fi
     args=(--time "$POPLAB_T")
   fi
-  local best="" line="" r
-  for ((r = 1; r <= REPEAT; r++)); do
+  local best="" line="" runs=0
+  while [ $runs -lt "$REPEAT" ]; do
     t0=$EPOCHREALTIME
     timeout -k 10 "$LIMIT" prlimit --as="$MEM_BYTES" "$(venv_python "$v")" "$HERE/ppsim_bench.py" run \
       --protocol "$p" --n "$n" --seed "$SEED" "${args[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
     t1=$EPOCHREALTIME
     [ $rc -eq 0 ] || break
+    runs=$((runs + 1))
     local seconds; seconds=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seconds"])' "$(tail -1 "$TMP/out")")
     if [ "$(fastest "$best" "$seconds")" != "$best" ]; then
-      best=$seconds; line="$(tail -1 "$TMP/out" | sed 's/}$//'), \"runs\": $r, \"wall_s\": $(elapsed "$t0" "$t1")}"
+      best=$seconds; line="$(tail -1 "$TMP/out" | sed 's/}$//'), \"wall_s\": $(elapsed "$t0" "$t1")}"
     fi
     long "$best" && break
   done
+  line="${line%\}}, \"runs\": $runs}"
   local ph; ph=$(grep '^phase: ' "$TMP/err" | tail -1 | sed 's/^phase: //')
   if [ $rc -eq 0 ]; then
     local rule="silence"; [ ${#args[@]} -gt 0 ] && rule="poplab's parallel time"
