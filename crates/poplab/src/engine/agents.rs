@@ -7,7 +7,7 @@
 //! Blocks are a private detail: the sequence of pairs, and so every result, is the same whether a
 //! run stops mid-block, is split by observer events, or is observed at all.
 
-use super::{Drivable, Observer, steps_to};
+use super::{Drivable, Observer, StateHasher, steps_to};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -42,7 +42,7 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
 #[derive(Clone, Debug)]
 pub struct Census<S> {
     /// Every state some agent held at some step.
-    pub visited: HashSet<S>,
+    pub visited: HashSet<S, StateHasher>,
     /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
     pub last_demotion: Option<&'static str>,
 }

@@ -24,7 +24,7 @@
 
 use super::batched::Batcher;
 use super::sampling::unit_open0;
-use super::{Drivable, Observer, Watch};
+use super::{Drivable, Observer, StateHasher, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Protocol, tally};
@@ -115,7 +115,7 @@ pub struct CountRun<'p, P: Protocol> {
     pub(super) pairs: u128,
     /// Interned states, by index; never removed, so their number is the distinct states visited.
     pub(super) states: Vec<P::State>,
-    index: HashMap<P::State, u32>,
+    index: HashMap<P::State, u32, StateHasher>,
     pub(super) counts: Vec<u64>,
     /// 1-based Fenwick tree over `counts`, capacity a power of two.
     fenwick: Vec<u64>,
@@ -164,7 +164,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             n,
             pairs: u128::from(n) * u128::from(n - 1),
             states: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             counts: Vec::new(),
             fenwick: vec![0; 2],
             present: Vec::new(),

@@ -32,6 +32,11 @@ use serde::Serialize;
 #[serde(transparent)]
 pub struct Steps(pub u128);
 
+/// The hasher of the engines' state sets and maps: states are small keys hashed once per changed
+/// agent, where SipHash cost a fifth of the count engine's time (pll); fixed, so runs do not
+/// depend on a random hash seed.
+pub type StateHasher = foldhash::fast::FixedState;
+
 /// Steps divided by the population size.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize)]
 #[serde(transparent)]
