@@ -103,10 +103,13 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
         &self.monitor
     }
 
-    /// How many more pairs the scheduler can give (`u128::MAX`: unlimited), counting drawn ones.
+    /// How many more pairs the run can take, counting drawn ones: what a limited scheduler (a
+    /// replayed schedule) has left, else what the 64-bit step counter has left, so a driver's
+    /// horizon never asks for more than the run can count.
     pub fn pairs_left(&self) -> u128 {
         let buffered = (self.pairs_len - self.next_pair) as u128;
-        self.scheduler.limit().map_or(u128::MAX, |left| u128::from(left) + buffered)
+        let counter_left = u128::from(u64::MAX - self.step);
+        self.scheduler.limit().map_or(counter_left, |left| u128::from(left) + buffered)
     }
 
     /// Lets `observer` act now; rebuilds the monitor if it changed agents.
@@ -264,6 +267,19 @@ impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unlimited_run_can_take_what_its_step_counter_has_left() {
+        use crate::protocol::Params;
+        use crate::protocols::angluin::Angluin;
+        use rand_core::SeedableRng;
+        let (p, graph) = (Angluin::new(10, &Params::default()).unwrap(), Graph::Complete);
+        let scheduler = graph.scheduler(10).unwrap();
+        let mut run = AgentRun::new(&p, &graph, p.initial_configuration(), scheduler, PopRng::seed_from_u64(1));
+        assert_eq!(run.pairs_left(), u128::from(u64::MAX));
+        run.advance(10, Watch::Nothing);
+        assert_eq!(run.pairs_left(), u128::from(u64::MAX - 10));
+    }
 
     #[test]
     fn moving_to_huge_pages_keeps_the_agents() {

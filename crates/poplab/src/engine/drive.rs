@@ -34,8 +34,8 @@ pub trait Drivable<P: Protocol> {
     /// The safe-set monitor.
     fn monitor(&self) -> &P::Monitor;
 
-    /// How many more pairs the scheduler can give (`u128::MAX`: unlimited; a replayed schedule
-    /// ends).
+    /// How many more steps the run can take (`u128::MAX`: unlimited; a replayed schedule ends, and
+    /// the agent engine counts its steps in 64 bits); the horizon never goes beyond it.
     fn pairs_left(&self) -> u128 {
         u128::MAX
     }
