@@ -230,12 +230,18 @@ fn counts_conserve_n_and_the_weight_stays_in_sync() {
     let t = Threshold::new(20, &params(&["k=4", "f=6"])).unwrap();
     let (events, skipped, _) = check_conservation(&t, InitSpec::Random, 1, 2_000);
     assert!(events > 5 && skipped, "threshold: {events} events");
+    // ls-timer's timers make most steps non-null: plain steps.
     let l = LsTimer::new(8, &params(&["timer_factor=1"])).unwrap();
-    let (events, skipped, _) = check_conservation(&l, InitSpec::Random, 2, 20_000);
-    assert!(events > 100 && skipped, "ls-timer: {events} events");
+    let (events, _, plain) = check_conservation(&l, InitSpec::Random, 2, 20_000);
+    assert!(events > 100 && plain, "ls-timer: {events} events");
     let pll = Pll::new(40, &Params::default()).unwrap();
-    let (events, skipped, _) = check_conservation(&pll, InitSpec::Default, 3, 20_000);
-    assert!(events > 100 && skipped, "pll: {events} events");
+    let (events, _, plain) = check_conservation(&pll, InitSpec::Default, 3, 20_000);
+    assert!(events > 100 && plain, "pll: {events} events");
+    // angluin from all leaders: every pair is non-null at first (plain steps), then fewer than
+    // half (the table is rebuilt at a review and kept).
+    let angluin = Angluin::new(60, &Params::default()).unwrap();
+    let (events, skipped, plain) = check_conservation(&angluin, InitSpec::Default, 5, 20_000);
+    assert!(events > 50 && skipped && plain, "angluin: {events} events, skipped {skipped}, plain {plain}");
     // ppl from random states at n = 100: more than 64 states present, so plain steps, until the
     // population settles into fewer states and skipping resumes.
     let ppl = Ppl::new(100, &Params::default()).unwrap();

@@ -19,8 +19,13 @@
 //! stream independent of observers that only look); a configuration changed from outside (a fault)
 //! discards it, which is exact because the geometric law is memoryless.
 //!
-//! With more states present the engine falls back to plain steps (one pair per step, found by a
-//! Fenwick tree over the counts), so protocols with huge state spaces still run.
+//! **Plain steps.** With more states present, or while more than half of the steps are non-null
+//! (skipping then saves little, and keeping the table costs `O(k)` per change of a count), the
+//! engine drops the table and takes plain steps: one pair per step, found by a Fenwick tree over
+//! the counts, its result looked up in a memo of the transitions by state index. Every
+//! `64 k^2` plain steps it rebuilds the table (`O(k^2)` transitions) to see whether skipping
+//! pays again. The choice depends only on the configuration and the step count, so the law of
+//! the run is the same either way; protocols with huge state spaces still run.
 
 use super::batched::Batcher;
 use super::sampling::unit_open0;
@@ -38,8 +43,12 @@ pub const SKIP_MAX_STATES: usize = 64;
 /// The largest population the count engines take (counts and weights stay exact below it).
 pub const MAX_AGENTS: u64 = 1 << 62;
 
-/// After falling back to plain steps, skipping resumes when this few states are present.
-const SKIP_RESUME_STATES: usize = 32;
+/// Plain steps replace null skipping while more than this fraction of the steps are non-null.
+const PLAIN_ABOVE: f64 = 0.5;
+
+/// Transitions are memoised by state index for the first this many interned states (a table of
+/// `MEMO_MAX_STATES^2` entries of 8 bytes).
+const MEMO_MAX_STATES: usize = 1024;
 
 const NONE: u32 = u32::MAX;
 const K: usize = SKIP_MAX_STATES;
@@ -123,6 +132,13 @@ pub struct CountRun<'p, P: Protocol> {
     pub(super) present: Vec<u32>,
     slot: Vec<u32>,
     pub(super) skip: Option<Box<SkipTable<P::State>>>,
+    /// While taking plain steps: the step at which to rebuild the skip table and see whether
+    /// skipping pays again.
+    skip_review: u128,
+    /// `memo[i * memo_stride + j]` holds the result indices of the pair of state indices `(i, j)`
+    /// packed as `(i2 << 32 | j2) + 1`, or 0 when not yet computed.
+    memo: Vec<u64>,
+    memo_stride: usize,
     /// Null steps still to take before the next non-null one, drawn for the current configuration.
     pub(super) pending: Option<u128>,
     pub(super) monitor: P::Monitor,
@@ -170,6 +186,9 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             present: Vec::new(),
             slot: Vec::new(),
             skip: None,
+            skip_review: 0,
+            memo: Vec::new(),
+            memo_stride: 0,
             pending: None,
             monitor: monitor(),
             rng,
@@ -290,7 +309,22 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             self.fenwick = vec![0; self.fenwick.len() * 2];
             self.rebuild_fenwick();
         }
+        if self.states.len() > self.memo_stride && self.memo_stride < MEMO_MAX_STATES {
+            self.grow_memo();
+        }
         i
+    }
+
+    /// Doubles the memo's stride (at least 16), keeping the results already known.
+    fn grow_memo(&mut self) {
+        let stride = (2 * self.memo_stride).clamp(16, MEMO_MAX_STATES);
+        let mut memo = vec![0; stride * stride];
+        for i in 0..self.memo_stride {
+            let row = i * self.memo_stride;
+            memo[i * stride..i * stride + self.memo_stride].copy_from_slice(&self.memo[row..row + self.memo_stride]);
+        }
+        self.memo = memo;
+        self.memo_stride = stride;
     }
 
     fn rebuild_fenwick(&mut self) {
@@ -316,14 +350,15 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     /// The state index of agent `rank` when agents are laid out by state index (`rank < n`).
     fn fenwick_find(&self, mut rank: u64) -> u32 {
+        // The length is a power of two, so `pos + bit` stays below it. Branch-free: which way the
+        // search goes is a coin flip for the branch predictor.
         let mut pos = 0usize;
         let mut bit = self.fenwick.len() / 2;
         while bit > 0 {
-            let next = pos + bit;
-            if next < self.fenwick.len() && self.fenwick[next] <= rank {
-                rank -= self.fenwick[next];
-                pos = next;
-            }
+            let below = self.fenwick[pos + bit];
+            let go = below <= rank;
+            rank -= if go { below } else { 0 };
+            pos += if go { bit } else { 0 };
             bit /= 2;
         }
         pos as u32
@@ -381,17 +416,23 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 
     fn update_weight(&mut self) {
-        if let Some(table) = &mut self.skip {
-            // Each term is at most c_r (n - 1) and they sum to at most n (n - 1) < 2^124.
-            let mut w: u128 = 0;
-            for (r, &i) in self.present.iter().enumerate() {
-                let c = self.counts[i as usize];
-                if c > 0 {
-                    w += u128::from(c) * table.s[r] as u128;
-                }
-            }
-            table.w = w;
+        if let Some(w) = self.fresh_weight() {
+            self.skip.as_deref_mut().expect("skip table").w = w;
         }
+    }
+
+    /// `W` summed afresh over the present states, when the skip table is kept.
+    fn fresh_weight(&self) -> Option<u128> {
+        let table = self.skip.as_deref()?;
+        // Each term is at most c_r (n - 1) and they sum to at most n (n - 1) < 2^124.
+        let mut w: u128 = 0;
+        for (r, &i) in self.present.iter().enumerate() {
+            let c = self.counts[i as usize];
+            if c > 0 {
+                w += u128::from(c) * table.s[r] as u128;
+            }
+        }
+        Some(w)
     }
 
     /// Makes state `i` (count 0) present.
@@ -400,7 +441,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         self.slot[i as usize] = new_slot as u32;
         self.present.push(i);
         if new_slot >= K {
-            self.skip = None;
+            self.drop_skip();
             return;
         }
         if let Some(mut table) = self.skip.take() {
@@ -454,22 +495,30 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             self.slot[self.present[gone] as usize] = gone as u32;
         }
         self.slot[i as usize] = NONE;
-        if self.skip.is_none() && self.present.len() <= SKIP_RESUME_STATES {
-            self.rebuild_skip();
-        }
     }
 
+    /// Adds `delta` to the count of the present state `i`, keeping the Fenwick tree, the row sums
+    /// and the non-null weight `W = sum over r of c_r s_r` in step (`O(1 + non-null pairs into i)`).
     fn change_count(&mut self, i: u32, delta: i64) {
-        let count = &mut self.counts[i as usize];
-        *count = count.wrapping_add_signed(delta);
+        let old = self.counts[i as usize];
+        self.counts[i as usize] = old.wrapping_add_signed(delta);
         self.fenwick_add(i, delta);
         if let Some(table) = &mut self.skip {
-            let mut rows = table.col[self.slot[i as usize] as usize];
+            // Every row r with a non-null pair (r, i) gains delta in s_r, so c_r delta in W; row i
+            // itself also changes its count.
+            let own = self.slot[i as usize] as usize;
+            let mut rows = table.col[own];
+            let mut w_change: i128 = -i128::from(old) * i128::from(table.s[own]);
             while rows != 0 {
                 let r = rows.trailing_zeros() as usize;
                 rows &= rows - 1;
                 table.s[r] += delta;
+                if r != own {
+                    w_change += i128::from(self.counts[self.present[r] as usize]) * i128::from(delta);
+                }
             }
+            w_change += i128::from(self.counts[i as usize]) * i128::from(table.s[own]);
+            table.w = table.w.wrapping_add_signed(w_change);
         }
     }
 
@@ -501,12 +550,13 @@ impl<'p, P: Protocol> CountRun<'p, P> {
                 self.change_count(i, d);
             }
         }
+        // States come and go with count 0, which adds nothing to W.
         for &(i, d) in deltas {
             if d < 0 && self.counts[i as usize] == 0 {
                 self.remove_present(i);
             }
         }
-        self.update_weight();
+        debug_assert_eq!(self.non_null_weight(), self.fresh_weight(), "W kept in step");
     }
 
     /// Records a non-null interaction `before -> after` and tells whether `watch` is met.
@@ -543,7 +593,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         while self.step < until {
             let met = if self.batch_pays(SAFE_SET) {
                 self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until)
-            } else if self.skip.is_some() {
+            } else if self.review_skip() {
                 match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(until) {
                     Some(met) => met,
                     None => return false,
@@ -558,9 +608,35 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         false
     }
 
-    /// One step without skipping.
+    /// Whether to skip null steps now (see the module docs): keeps the skip table while at most a
+    /// fraction [`PLAIN_ABOVE`] of the steps are non-null, else drops it; rebuilds it when a
+    /// review of plain steps is due and few enough states are present.
+    fn review_skip(&mut self) -> bool {
+        if self.skip.is_none() && self.step >= self.skip_review && self.present.len() <= SKIP_MAX_STATES {
+            self.rebuild_skip();
+        }
+        let Some(table) = self.skip.as_deref() else {
+            return false;
+        };
+        if (table.w as f64) <= PLAIN_ABOVE * self.pairs as f64 {
+            return true;
+        }
+        self.drop_skip();
+        false
+    }
+
+    /// Takes plain steps from now on, until a review in `64 k^2` steps (`k` states present): a
+    /// rebuild costs `O(k^2)` transitions, so reviews cost a small fraction of the plain steps.
+    fn drop_skip(&mut self) {
+        self.skip = None;
+        let k = self.present.len() as u128;
+        self.skip_review = self.step + 64 * (k * k).max(16);
+    }
+
+    /// One step without skipping (a skip already drawn is dropped: exact, the law is memoryless).
     #[inline]
     fn plain_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self) -> bool {
+        self.pending = None;
         self.step += 1;
         let u = below(&mut self.rng, self.n);
         let v = below(&mut self.rng, self.n - 1);
@@ -588,9 +664,21 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         {
             return if table.row[r as usize] >> c & 1 == 1 { self.result_of(r as usize, c as usize) } else { (i, j) };
         }
+        let cell = (i as usize) * self.memo_stride + j as usize;
+        let known = (i as usize) < self.memo_stride && (j as usize) < self.memo_stride;
+        if known && self.memo[cell] != 0 {
+            let packed = self.memo[cell] - 1;
+            return ((packed >> 32) as u32, packed as u32);
+        }
         let (a, b) = (self.states[i as usize], self.states[j as usize]);
         let (a2, b2) = self.protocol.transition(a, b);
-        if a2 == a && b2 == b { (i, j) } else { (self.intern(a2), self.intern(b2)) }
+        let result = if a2 == a && b2 == b { (i, j) } else { (self.intern(a2), self.intern(b2)) };
+        // Interning may have grown the memo: index it afresh.
+        if (i as usize) < self.memo_stride && (j as usize) < self.memo_stride {
+            self.memo[(i as usize) * self.memo_stride + j as usize] =
+                ((u64::from(result.0) << 32) | u64::from(result.1)) + 1;
+        }
+        result
     }
 
     /// Takes a non-null interaction that turned the states with indices `before` into `after`:
