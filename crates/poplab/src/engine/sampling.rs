@@ -99,9 +99,12 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
     if max == 0 {
         return 0;
     }
-    // ln(u^2 / (n (n - 1))) = 2 ln(1 - (n - u) / n) - ln(1 - 1 / n), accurate when u is close to n.
-    let (nf, uf) = (n as f64, u as f64);
-    let ln_shrink = 2.0 * (-((n - u) as f64) / nf).ln_1p() - (-1.0 / nf).ln_1p();
+    // ln(u^2 / (n (n - 1))) = ln(1 + (u^2 - n (n - 1)) / (n (n - 1))), the difference exact in
+    // integers, so accurate when u is close to n.
+    let uf = u as f64;
+    let pairs = u128::from(n) * u128::from(n - 1);
+    let ln_shrink = ((u128::from(u) * u128::from(u)) as i128 - pairs as i128) as f64 / pairs as f64;
+    let ln_shrink = ln_shrink.ln_1p();
     let ok = |k: u64| ln_run_at_least(u, k, ln_shrink) >= ln_u;
     // -ln P(L >= k) ~ (2k^2 - k) / u + 4k^3 / (3u^2) - k ln_shrink: the root of the quadratic part,
     // then one Newton step with the cubic term.
@@ -114,25 +117,22 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
         guess -= g / slope;
     }
     let mut k = (guess.max(0.0) as u64).min(max);
-    // Walk from the guess, one logarithm per step: ln P(L >= j + 1) - ln P(L >= j) is
-    // ln(1 - (n (n - 1) - (u - 2j) (u - 2j - 1)) / (n (n - 1))). A far guess gallops instead.
-    let pairs = u128::from(n) * u128::from(n - 1);
-    let ln_next = |j: u64| {
-        let kept = u128::from(u - 2 * j) * u128::from(u - 2 * j - 1);
-        (-((pairs - kept) as f64) / pairs as f64).ln_1p()
-    };
-    let mut ln_p = ln_run_at_least(u, k, ln_shrink);
+    // Walk from the guess without logarithms: with r = U / P(L >= j), L >= j iff r <= 1, and
+    // P(L >= j + 1) = P(L >= j) q_j, q_j = (u - 2j) (u - 2j - 1) / (n (n - 1)). A far guess gallops
+    // instead.
+    let q = |j: u64| (u128::from(u - 2 * j) * u128::from(u - 2 * j - 1)) as f64 / pairs as f64;
+    let mut r = (ln_u - ln_run_at_least(u, k, ln_shrink)).exp();
     const WALK: u32 = 8;
-    if ln_p >= ln_u {
+    if r <= 1.0 {
         for _ in 0..WALK {
             if k == max {
                 return max;
             }
-            let next = ln_p + ln_next(k);
-            if next < ln_u {
+            let q_k = q(k);
+            if q_k < r {
                 return k;
             }
-            ln_p = next;
+            r /= q_k;
             k += 1;
         }
         // Gallop up to a failing k, then bisect.
@@ -152,8 +152,9 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
     } else {
         for _ in 0..WALK {
             k -= 1;
-            ln_p -= ln_next(k);
-            if ln_p >= ln_u {
+            r *= q(k);
+            // L >= 0 always (at k = 0, r is U up to rounding).
+            if r <= 1.0 || k == 0 {
                 return k;
             }
         }
@@ -276,6 +277,13 @@ fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode
             continue;
         }
         let z = w as u64;
+        if z.abs_diff(mode) <= PRODUCT_MAX_DISTANCE {
+            // The test itself, x^2 <= f(z) / f(mode), with the ratio as a product: no logarithm.
+            if x * x <= pmf_ratio(marked, draws, unmarked, mode, z) {
+                return z;
+            }
+            continue;
+        }
         let ln_f = ln_ratio(z);
         if x * (4.0 - x) - 3.0 <= ln_f {
             return z;
@@ -287,6 +295,32 @@ fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode
             return z;
         }
     }
+}
+
+/// Candidates this close to the mode are tested by [`pmf_ratio`], farther ones in logarithms.
+const PRODUCT_MAX_DISTANCE: u64 = 48;
+
+/// `f(z) / f(mode)` for the hypergeometric law, as the product of the ratio recurrence
+/// `P(x + 1) / P(x) = (marked - x) (draws - x) / ((x + 1) (unmarked - draws + x + 1))` between them:
+/// `|z - mode|` terms, numerators and denominators multiplied in chunks of 8 (each factor is below
+/// `2^126`, so a chunk stays far from overflow) and divided once per chunk.
+fn pmf_ratio(marked: u64, draws: u64, unmarked: u64, mode: u64, z: u64) -> f64 {
+    let (from, to) = if z < mode { (z, mode) } else { (mode, z) };
+    let (g, k, base) = (marked as f64, draws as f64, (unmarked - draws) as f64);
+    let mut up_over_down = 1.0;
+    let mut x = from;
+    while x < to {
+        let (mut up, mut down) = (1.0, 1.0);
+        for x in x..to.min(x + 8) {
+            let xf = x as f64;
+            up *= (g - xf) * (k - xf);
+            down *= (xf + 1.0) * (base + xf + 1.0);
+        }
+        up_over_down *= up / down;
+        x += 8;
+    }
+    // Going up from the mode multiplies by the recurrence; going down divides by it.
+    if z > mode { up_over_down } else { 1.0 / up_over_down }
 }
 
 /// Draws `draws` items without replacement from an urn with `counts[i]` items of colour `i`
@@ -368,9 +402,18 @@ mod tests {
 
     #[test]
     fn hypergeometric_has_the_exact_law() {
-        // Small and large modes, both symmetries, and a huge urn.
-        let cases: [(u64, u64, u64); 6] =
-            [(20, 7, 5), (50, 40, 30), (1000, 30, 200), (1000, 500, 500), (10_000, 9_000, 300), (100_000, 60, 40_000)];
+        // Small and large modes, both symmetries, a huge urn, and a spread (about 158) wide enough
+        // that ratio of uniforms tests candidates both near the mode (by the product) and far
+        // from it (in logarithms).
+        let cases: [(u64, u64, u64); 7] = [
+            (20, 7, 5),
+            (50, 40, 30),
+            (1000, 30, 200),
+            (1000, 500, 500),
+            (10_000, 9_000, 300),
+            (100_000, 60, 40_000),
+            (10_000_000, 5_000_000, 100_000),
+        ];
         for (case, &(total, marked, draws)) in cases.iter().enumerate() {
             let mut rng = PopRng::seed_from_u64(100 + case as u64);
             let sample: Vec<u64> = (0..20_000).map(|_| hypergeometric(&mut rng, total, marked, draws)).collect();
