@@ -315,6 +315,12 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         i
     }
 
+    /// The memo's cell of the pair of state indices `(i, j)`, if the memo covers both.
+    fn memo_cell(&self, i: u32, j: u32) -> Option<usize> {
+        let (i, j) = (i as usize, j as usize);
+        (i < self.memo_stride && j < self.memo_stride).then(|| i * self.memo_stride + j)
+    }
+
     /// Doubles the memo's stride (at least 16), keeping the results already known.
     fn grow_memo(&mut self) {
         let stride = (2 * self.memo_stride).clamp(16, MEMO_MAX_STATES);
@@ -653,8 +659,8 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 
     /// The result states' indices of an interaction between the states with indices `i` and `j`:
-    /// from the skip table when both are present in it, else by the transition (results interned
-    /// only when the pair is non-null).
+    /// from the skip table when both are present in it, else from the memo, else by the transition
+    /// (results interned only when the pair is non-null, then memoised).
     #[inline]
     pub(super) fn transition_of(&mut self, i: u32, j: u32) -> (u32, u32) {
         let (r, c) = (self.slot[i as usize], self.slot[j as usize]);
@@ -664,19 +670,18 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         {
             return if table.row[r as usize] >> c & 1 == 1 { self.result_of(r as usize, c as usize) } else { (i, j) };
         }
-        let cell = (i as usize) * self.memo_stride + j as usize;
-        let known = (i as usize) < self.memo_stride && (j as usize) < self.memo_stride;
-        if known && self.memo[cell] != 0 {
+        if let Some(cell) = self.memo_cell(i, j)
+            && self.memo[cell] != 0
+        {
             let packed = self.memo[cell] - 1;
             return ((packed >> 32) as u32, packed as u32);
         }
         let (a, b) = (self.states[i as usize], self.states[j as usize]);
         let (a2, b2) = self.protocol.transition(a, b);
         let result = if a2 == a && b2 == b { (i, j) } else { (self.intern(a2), self.intern(b2)) };
-        // Interning may have grown the memo: index it afresh.
-        if (i as usize) < self.memo_stride && (j as usize) < self.memo_stride {
-            self.memo[(i as usize) * self.memo_stride + j as usize] =
-                ((u64::from(result.0) << 32) | u64::from(result.1)) + 1;
+        // Interning may have grown the memo: its cell is looked up afresh.
+        if let Some(cell) = self.memo_cell(i, j) {
+            self.memo[cell] = ((u64::from(result.0) << 32) | u64::from(result.1)) + 1;
         }
         result
     }
