@@ -162,15 +162,15 @@ impl<P: Protocol> CountRun<'_, P> {
     /// Whether to batch now: a batch is expected to hold at least `k^2` non-null interactions (`k`
     /// present states), so that it beats single null-skipping steps, and the watch can be checked
     /// per batch (not a safe set that can be left, see [`Protocol::safe_set_is_closed`]).
-    pub(super) fn batch_pays(&self, watching_safe_set: bool) -> bool {
-        let (Some(batcher), Some(table)) = (self.batcher.as_deref(), self.skip.as_deref()) else {
+    pub(super) fn batch_pays(&self, non_null_probability: Option<f64>, watching_safe_set: bool) -> bool {
+        let (Some(batcher), Some(p)) = (self.batcher.as_deref(), non_null_probability) else {
             return false;
         };
         if watching_safe_set && !self.protocol.safe_set_is_closed() {
             return false;
         }
         let k = self.present.len() as f64;
-        table.w > 0 && (batcher.always || table.w as f64 / self.pairs as f64 * batcher.target as f64 >= k * k)
+        p > 0.0 && (batcher.always || p * batcher.target as f64 >= k * k)
     }
 
     /// Batches whenever the skip table is kept and some pair is non-null, even where single steps

@@ -390,8 +390,8 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         for r in 0..k {
             table.s[r] = self.row_sum(&table, r);
         }
+        table.w = self.weight_of(&table);
         self.skip = Some(table);
-        self.update_weight();
     }
 
     fn row_sum(&self, table: &SkipTable<P::State>, r: usize) -> i64 {
@@ -421,15 +421,8 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         }
     }
 
-    fn update_weight(&mut self) {
-        if let Some(w) = self.fresh_weight() {
-            self.skip.as_deref_mut().expect("skip table").w = w;
-        }
-    }
-
-    /// `W` summed afresh over the present states, when the skip table is kept.
-    fn fresh_weight(&self) -> Option<u128> {
-        let table = self.skip.as_deref()?;
+    /// `W` summed afresh over the present states, from the table's row sums.
+    fn weight_of(&self, table: &SkipTable<P::State>) -> u128 {
         // Each term is at most c_r (n - 1) and they sum to at most n (n - 1) < 2^124.
         let mut w: u128 = 0;
         for (r, &i) in self.present.iter().enumerate() {
@@ -438,7 +431,12 @@ impl<'p, P: Protocol> CountRun<'p, P> {
                 w += u128::from(c) * table.s[r] as u128;
             }
         }
-        Some(w)
+        w
+    }
+
+    /// The probability `p = W / (n (n - 1))` that a step is non-null, while the skip table is kept.
+    pub(super) fn non_null_probability(&self) -> Option<f64> {
+        self.skip.as_deref().map(|table| table.w as f64 / self.pairs as f64)
     }
 
     /// Makes state `i` (count 0) present.
@@ -562,7 +560,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
                 self.remove_present(i);
             }
         }
-        debug_assert_eq!(self.non_null_weight(), self.fresh_weight(), "W kept in step");
+        debug_assert_eq!(self.non_null_weight(), self.skip.as_deref().map(|t| self.weight_of(t)), "W kept in step");
     }
 
     /// Records a non-null interaction `before -> after` and tells whether `watch` is met.
@@ -597,10 +595,12 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     #[inline(never)]
     fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
         while self.step < until {
-            let met = if self.batch_pays(SAFE_SET) {
+            // Computed once per event: the three choices below all read it.
+            let p = self.non_null_probability();
+            let met = if self.batch_pays(p, SAFE_SET) {
                 self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until)
-            } else if self.review_skip() {
-                match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(until) {
+            } else if let Some(p) = self.review_skip(p) {
+                match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(p, until) {
                     Some(met) => met,
                     None => return false,
                 }
@@ -614,21 +614,21 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         false
     }
 
-    /// Whether to skip null steps now (see the module docs): keeps the skip table while at most a
-    /// fraction [`PLAIN_ABOVE`] of the steps are non-null, else drops it; rebuilds it when a
-    /// review of plain steps is due and few enough states are present.
-    fn review_skip(&mut self) -> bool {
+    /// Whether to skip null steps now (see the module docs), given the current non-null
+    /// probability `p`: keeps the skip table while `p` is at most [`PLAIN_ABOVE`], else drops it;
+    /// rebuilds it when a review of plain steps is due and few enough states are present. Returns
+    /// `p` when skipping.
+    fn review_skip(&mut self, mut p: Option<f64>) -> Option<f64> {
         if self.skip.is_none() && self.step >= self.skip_review && self.present.len() <= SKIP_MAX_STATES {
             self.rebuild_skip();
+            p = self.non_null_probability();
         }
-        let Some(table) = self.skip.as_deref() else {
-            return false;
-        };
-        if (table.w as f64) <= PLAIN_ABOVE * self.pairs as f64 {
-            return true;
+        let p = p?;
+        if p <= PLAIN_ABOVE {
+            return Some(p);
         }
         self.drop_skip();
-        false
+        None
     }
 
     /// Takes plain steps from now on, until a review in `64 k^2` steps (`k` states present): a
@@ -703,7 +703,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     /// Skips the null steps before the next non-null one and takes it, if it comes before `until`;
     /// returns whether the watch was met, or `None` when `until` was reached first.
     #[inline]
-    fn skip_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> Option<bool> {
+    fn skip_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, p: f64, until: u128) -> Option<bool> {
         let table = self.skip.as_deref().expect("skip table");
         if table.w == 0 {
             // No pair changes anything: the configuration is silent for good.
@@ -712,7 +712,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         }
         let nulls = match self.pending.take() {
             Some(nulls) => nulls,
-            None => geometric_skip(&mut self.rng, table.w as f64 / self.pairs as f64),
+            None => geometric_skip(&mut self.rng, p),
         };
         let room = until - self.step;
         if nulls >= room {

@@ -233,8 +233,8 @@ pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u
 /// The hypergeometric law by ratio of uniforms (Stadlober's HRUA, as in numpy), for
 /// `marked <= total / 2`, `draws <= total / 2` and a mode of at least 10. The hat is a table
 /// mountain around the mode; a candidate `z` is accepted with probability `f(z) / f(mode)`,
-/// evaluated exactly up to rounding by [`ln_factorial_ratio`] (differences of log-factorials of
-/// nearby numbers, never of two huge values).
+/// evaluated exactly up to rounding: near the mode as a product ([`pmf_ratio`]), farther away in
+/// logarithms (differences of log-factorials of nearby numbers, never of two huge values).
 fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode: u64) -> u64 {
     const D1: f64 = 1.715_527_769_921_413_5; // 2 sqrt(2 / e)
     const D2: f64 = 0.898_916_162_058_898_8; // 3 - 2 sqrt(3 / e)
@@ -253,12 +253,16 @@ fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode
     let signs = [1, -1, -1, 1];
     // sum s_i ln x_i as one logarithm of a ratio (each product of two counts below 2^124 is exact
     // to a relative 2^-52 in floating point).
-    let slope: f64 = if anchors.contains(&0) {
-        f64::NAN
-    } else {
-        ((anchors[0] as f64 * anchors[3] as f64) / (anchors[1] as f64 * anchors[2] as f64)).ln()
-    };
+    // Computed on first use: candidates near the mode never need it.
+    let slope = std::cell::OnceCell::new();
     let ln_ratio = |z: u64| {
+        let slope = *slope.get_or_init(|| {
+            if anchors.contains(&0) {
+                f64::NAN
+            } else {
+                ((anchors[0] as f64 * anchors[3] as f64) / (anchors[1] as f64 * anchors[2] as f64)).ln()
+            }
+        });
         if slope.is_nan() {
             return ln_factorial_ratio(mode, z)
                 + ln_factorial_ratio(marked - mode, marked - z)
@@ -308,16 +312,14 @@ fn pmf_ratio(marked: u64, draws: u64, unmarked: u64, mode: u64, z: u64) -> f64 {
     let (from, to) = if z < mode { (z, mode) } else { (mode, z) };
     let (g, k, base) = (marked as f64, draws as f64, (unmarked - draws) as f64);
     let mut up_over_down = 1.0;
-    let mut x = from;
-    while x < to {
+    for chunk in (from..to).step_by(8) {
         let (mut up, mut down) = (1.0, 1.0);
-        for x in x..to.min(x + 8) {
+        for x in chunk..to.min(chunk + 8) {
             let xf = x as f64;
             up *= (g - xf) * (k - xf);
             down *= (xf + 1.0) * (base + xf + 1.0);
         }
         up_over_down *= up / down;
-        x += 8;
     }
     // Going up from the mode multiplies by the recurrence; going down divides by it.
     if z > mode { up_over_down } else { 1.0 / up_over_down }
