@@ -46,7 +46,7 @@ pub enum MeasureArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// batched on the complete graph without faults for protocols with at most 64 states, agents otherwise.
+    /// batched on the complete graph without faults where few states are present (protocols with at most 64 states; pll from n = 10^5), agents otherwise.
     Auto,
     /// One state per agent: any graph.
     Agents,
@@ -123,8 +123,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub threads: Option<usize>,
 
-    /// Simulation engine: auto (counts on the complete graph without faults, else agents), agents,
-    /// or counts (complete graph only). The output's "engine" says which one ran.
+    /// Simulation engine (see the values below). The output's "engine" says which one ran.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 
@@ -191,8 +190,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub census: bool,
 
-    /// Simulation engine: auto (counts on the complete graph without faults, else agents), agents,
-    /// or counts (complete graph only). The output's "engine" says which one ran.
+    /// Simulation engine (see the values below). The output's "engine" says which one ran.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 

@@ -92,3 +92,19 @@ fn resume_needs_a_sweep_directory() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot resume"));
 }
+
+#[test]
+fn a_sweep_names_the_engine_of_each_cell_when_auto_picks_several() {
+    let dir = fresh_dir("engines");
+    let args = ["sweep", "threshold", "--n", "100", "--set", "k=3,70", "--trials", "3", "--seed", "1", "--out"];
+    poplab().args(args).arg(&dir).assert().success();
+    let spec: serde_json::Value = serde_json::from_str(&read(&dir, "sweep.json")).unwrap();
+    // 4 states batch; 71 states stay on the agent array.
+    assert_eq!(spec["engine"], "auto");
+    assert_eq!(spec["engine_by_cell"], serde_json::json!({"n=100 k=3": "batched", "n=100 k=70": "agents"}));
+    // One engine for every cell: named, with no list.
+    let single = fresh_dir("one-engine");
+    poplab().args(["sweep", "angluin", "--n", "50,100", "--trials", "2", "--out"]).arg(&single).assert().success();
+    let spec: serde_json::Value = serde_json::from_str(&read(&single, "sweep.json")).unwrap();
+    assert_eq!((spec["engine"].as_str(), spec.get("engine_by_cell")), (Some("batched"), None));
+}

@@ -47,7 +47,7 @@ pub struct RunSettings {
 impl RunSettings {
     /// The engine the trials actually run on ([`Engine::resolve`]): never [`Engine::Auto`].
     pub fn engine_used<P: Protocol>(&self, protocol: &P) -> Result<Engine> {
-        self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.state_count_hint())
+        self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.auto_batches())
     }
 }
 

@@ -99,6 +99,10 @@ pub struct ProtocolInfo {
 pub const STATE_SPACE_LIMIT: u64 = 1 << 20;
 
 /// A population protocol, built for one population size and parameter set.
+/// A protocol with at most this many states runs on the batched engine under `--engine auto`
+/// ([`Protocol::auto_batches`]).
+pub const AUTO_BATCHED_MAX_STATES: u64 = 64;
+
 pub trait Protocol: Send + Sync + Sized {
     /// One agent's state: small and `Copy`, since engines keep one per agent.
     type State: Copy + Eq + Hash + Debug + Send + Sync;
@@ -194,10 +198,13 @@ pub trait Protocol: Send + Sync + Sized {
         false
     }
 
-    /// How many states the protocol has, where that is known and small enough to matter to the
-    /// choice of engine (`--engine auto` keeps counts only for small state spaces); `None`: many.
-    fn state_count_hint(&self) -> Option<u64> {
-        None
+    /// Whether `--engine auto` runs this protocol, as built (for its `n` and parameters), on the
+    /// batched engine on the complete graph without faults: where few states are present at once,
+    /// so that null skipping and batches beat the agent array. Protocols with at most
+    /// [`AUTO_BATCHED_MAX_STATES`] states say so always; others where it was measured (see their
+    /// docs). `false` (the agent array) unless a protocol says so.
+    fn auto_batches(&self) -> bool {
+        false
     }
 
     /// The graph a run uses when none is named (the complete graph unless overridden).

@@ -148,13 +148,20 @@ impl SweepSpec {
         }
     }
 
-    /// The engine the sweep's trials actually run on: the graph (the protocol's own when `None`)
-    /// is the same for every cell and a sweep has no faults, so one engine serves all cells.
-    pub fn engine_used(&self) -> Result<Engine> {
-        let cell = self.cells()?.swap_remove(0);
-        let n = usize::try_from(cell.n).map_err(|_| Error::PopulationSize { n: cell.n, reason: "too large".into() })?;
-        let (default_graph, states) = with_protocol(&self.protocol, n, &cell.params()?, GraphAndStates)?;
-        self.engine.resolve(self.graph.as_ref().unwrap_or(&default_graph), false, states)
+    /// The engine each cell's trials actually run on, in cell order: the graph (the protocol's own
+    /// when `None`) is the same for every cell and a sweep has no faults, but under `auto` the
+    /// choice can depend on `n` and the parameters ([`crate::protocol::Protocol::auto_batches`]).
+    pub fn engines_used(&self) -> Result<Vec<(Cell, Engine)>> {
+        self.cells()?
+            .into_iter()
+            .map(|cell| {
+                let n = usize::try_from(cell.n)
+                    .map_err(|_| Error::PopulationSize { n: cell.n, reason: "too large".into() })?;
+                let (default_graph, batches_pay) = with_protocol(&self.protocol, n, &cell.params()?, GraphAndAuto)?;
+                let engine = self.engine.resolve(self.graph.as_ref().unwrap_or(&default_graph), false, batches_pay)?;
+                Ok((cell, engine))
+            })
+            .collect()
     }
 
     /// Checks every cell: the protocol builds with its parameters and the settings fit it.
@@ -201,15 +208,14 @@ impl SweepSpec {
     }
 }
 
-/// The protocol's own graph.
-/// A protocol's own graph and its state-count hint.
-struct GraphAndStates;
+/// A protocol's own graph and whether `--engine auto` batches it.
+struct GraphAndAuto;
 
-impl ProtocolVisitor for GraphAndStates {
-    type Output = (Graph, Option<u64>);
+impl ProtocolVisitor for GraphAndAuto {
+    type Output = (Graph, bool);
 
     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Self::Output {
-        (protocol.default_graph(), protocol.state_count_hint())
+        (protocol.default_graph(), protocol.auto_batches())
     }
 }
 

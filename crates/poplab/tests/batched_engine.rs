@@ -15,6 +15,7 @@ use poplab::init::InitSpec;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
+use poplab::protocols::pll::Pll;
 use poplab::protocols::threshold::Threshold;
 use poplab::rng::{PopRng, TrialStreams};
 use poplab::stats::{ks_critical, ks_integer_sample, ks_two_sample};
@@ -176,6 +177,25 @@ fn batches_conserve_n_and_keep_the_weight_in_sync() {
             }
         }
         assert_eq!(run.non_null_weight(), Some(u128::from(fresh)), "weight out of sync at step {}", run.step());
+    }
+}
+
+#[test]
+fn pll_batches_without_the_skip_table_in_large_populations_only() {
+    // P_LL keeps nearly every pair non-null and often more than 64 states present, so the count
+    // engine takes plain steps; batches pay where they aim at `k^2 / 2` interactions or more:
+    // nearly always at n = 10^6, rarely at n = 1000 (only while few states are present).
+    for (n, batched_share) in [(1_000, 0.0..=0.2), (1_000_000, 0.8..=1.0)] {
+        let p = Pll::new(n, &Params::default()).unwrap();
+        let mut run = CountRun::from_counts(&p, &p.initial_counts(), PopRng::seed_from_u64(n as u64)).unwrap();
+        run.batch();
+        run.advance(20 * n as u128, Watch::Nothing);
+        assert_eq!(run.step(), 20 * n as u128);
+        assert!(run.non_null_weight().is_none(), "n = {n}: no skip table");
+        let share = run.steps_in_batches() as f64 / run.step() as f64;
+        eprintln!("n = {n}: {share} of the steps in batches");
+        assert!(batched_share.contains(&share), "n = {n}: {share} of the steps in batches");
+        assert_eq!(run.counts().iter().map(|&(_, c)| c).sum::<u64>(), n as u64, "n = {n}: n not conserved");
     }
 }
 

@@ -267,9 +267,13 @@ fn count_engine_is_deterministic_across_thread_counts_and_observers() {
         assert_eq!(last.step, b.steps.0);
         assert_eq!(last.leaders, 1);
     }
-    // Auto keeps the agent array for a protocol with many states (P_LL has thousands).
+    // Auto keeps the agent array for P_LL in small populations and batches it in large ones.
     let auto = RunSettings { engine: Engine::Auto, ..base };
     assert_eq!(auto.engine_used(&p).unwrap(), Engine::Agents);
+    let large = Pll::new(poplab::protocols::pll::AUTO_BATCHED_MIN_N as usize, &Params::default()).unwrap();
+    assert_eq!(auto.engine_used(&large).unwrap(), Engine::Batched);
+    let below = Pll::new(poplab::protocols::pll::AUTO_BATCHED_MIN_N as usize - 1, &Params::default()).unwrap();
+    assert_eq!(auto.engine_used(&below).unwrap(), Engine::Agents);
     let angluin = poplab::protocols::angluin::Angluin::new(100, &Params::default()).unwrap();
     assert_eq!(auto.engine_used(&angluin).unwrap(), Engine::Batched, "two states: batched");
 }
@@ -286,7 +290,7 @@ fn faults_and_horizons_in_the_count_engine() {
     };
     let records = run_trials(&p, &settings, &|| {}).unwrap();
     assert!(records.iter().all(|r| r.outcome == Outcome::Converged && r.steps.0 >= 5_000));
-    assert_eq!(Engine::Auto.resolve(&poplab::graph::Graph::Complete, true, Some(2)).unwrap(), Engine::Agents);
+    assert_eq!(Engine::Auto.resolve(&poplab::graph::Graph::Complete, true, true).unwrap(), Engine::Agents);
     // A horizon censors at exactly the horizon.
     let p = Angluin::new(1000, &Params::default()).unwrap();
     let settings = RunSettings { engine: Engine::Counts, trials: 3, max_steps: 1000, ..RunSettings::default() };

@@ -141,8 +141,16 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
     })
 }
 
+/// The sweep's definition as written to its directory. `engine` is the engine every cell runs on;
+/// when `auto` picks different engines for different cells, it is `auto` (resolved again, the same
+/// way, on resume) and `engine_by_cell` names each cell's.
 fn spec_json(spec: &SweepSpec) -> Result<Value> {
-    Ok(json!({
+    let engines = spec.engines_used()?;
+    let engine = match engines.first() {
+        Some(&(_, first)) if engines.iter().all(|&(_, e)| e == first) => first,
+        _ => spec.engine,
+    };
+    let mut doc = json!({
         "protocol": spec.protocol,
         "n": spec.ns,
         "params": spec.params.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
@@ -154,8 +162,14 @@ fn spec_json(spec: &SweepSpec) -> Result<Value> {
         "max_steps": spec.max_steps,
         "census": spec.census,
         "rng": RNG_NAME,
-        "engine": spec.engine_used()?.name(),
-    }))
+        "engine": engine.name(),
+    });
+    if engine == Engine::Auto {
+        let by_cell: serde_json::Map<String, Value> =
+            engines.iter().map(|(cell, e)| (cell.key(), Value::from(e.name()))).collect();
+        doc["engine_by_cell"] = Value::Object(by_cell);
+    }
+    Ok(doc)
 }
 
 fn read_spec(dir: &Path) -> Result<SweepSpec> {

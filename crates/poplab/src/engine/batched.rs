@@ -24,12 +24,16 @@
 //!    partner's and its own initial states are drawn from the urn, their interaction is applied, and
 //!    both become taken. An untouched agent it involves is drawn from the urn. The collision is
 //!    then applied and both agents are taken.
-//! 3. Steps 1-2 repeat until the batch holds about `2 sqrt(n)` interactions (or reaches the
-//!    caller's limit); then the delayed pairs left are drawn in bulk: their initiators' states (a
-//!    multivariate hypergeometric draw from the urn), their responders' states, and how the two
-//!    pair up: `O(k^2)` draws for `k` present states, however long the batch.
+//! 3. Steps 1-2 repeat until the batch holds about `c sqrt(n)` interactions, `c` growing with the
+//!    number `k` of present states (see [`BATCH_SQRT_N`]), or reaches the caller's limit; then the
+//!    delayed pairs left are drawn in bulk: their initiators' states (a multivariate
+//!    hypergeometric draw from the urn), their responders' states, and how the two pair up: for
+//!    each initiator state, its responders' states, drawn from those left, most numerous first.
 //!
-//! A batch thus costs `O(k^2)` draws plus `O(1)` per collision (about 8 of them).
+//! A batch thus costs at most `O(k^2)` draws in bulk, far fewer when a few states hold most
+//! agents (a row of few initiators ends after a few draws; a hypergeometric draw of at most 16
+//! items costs one uniform integer per item), plus `O(k)` per collision (about `2 c^2` of them).
+//! The pairs' results come from the count engine's memo, so batches need no table of all pairs.
 //!
 //! **Exact first passage.** The batch is recorded into a copy of the monitor. If the watched event
 //! happened in it (the safe set holds at its end — batches watch only closed safe sets, which
@@ -45,39 +49,55 @@
 //! The step found is the exact first-passage step and the configuration is the one at that step.
 //!
 //! **When to batch.** While a safe set that can be left is watched, never: it must be checked after
-//! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise: a batch costs `O(k^2)` draws however few of its interactions change anything,
-//! so the engine batches only while a batch is expected to hold at least `k^2` non-null
-//! interactions, and otherwise takes the count engine's single null-skipping steps; batching needs
-//! the skip table (at most [`super::SKIP_MAX_STATES`] present states). Every choice depends only
-//! on the current configuration and on counts of agents, never on states drawn inside the batch,
-//! so mixing batches and single steps keeps the law exact.
+//! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise the engine batches when a batch
+//! is expected to beat single steps: while skipping null steps, when a batch is expected to hold
+//! at least `k^2` non-null interactions; while taking plain steps (many states present, or most
+//! pairs non-null), when a batch aims at [`PLAIN_BATCH_MIN_RATIO`]` k^2` interactions or more.
+//! Every choice depends only on the current configuration and on counts of agents, never on
+//! states drawn inside the batch, so mixing batches and single steps keeps the law exact.
 
-use super::counts::{CountRun, below, below_wide};
-use super::sampling::{collision_free_run, hypergeometric, multivariate_hypergeometric};
+use super::counts::CountRun;
+use super::fenwick::Fenwick;
+use super::sampling::{below, below_wide, collision_free_run, hypergeometric, multivariate_hypergeometric};
 use super::steps_to;
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
 use rand_core::{Rng, SeedableRng};
 
-/// A batch aims at `c sqrt(n)` interactions with this `c`: about `2 c^2` collisions (each `O(1)`)
-/// per `O(k^2)` bulk draws. Tuned on approx-majority at n = 10^6 to 10^10 (c from 1 to 8; 1.5 to 3
-/// were within 10% of each other, 2 the fastest at 10^9 and 10^10).
+/// A batch aims at `c sqrt(n)` interactions with `c = max(BATCH_SQRT_N, sqrt(k))` for `k` present
+/// states: about `2 c^2` collisions (each `O(log k)` or less) per batch, whose bulk costs up to
+/// `O(k^2)` draws, so more states call for longer batches. `BATCH_SQRT_N` was tuned on
+/// approx-majority at n = 10^6 to 10^10 (c from 1 to 8; 1.5 to 3 were within 10% of each other, 2
+/// the fastest at 10^9 and 10^10); `sqrt(k)` on pll at n = 10^7 (about 90 states present; c from
+/// 2 to 32: 8 to 16 were within 10% of each other and twice as fast as 2).
 const BATCH_SQRT_N: f64 = 2.0;
+
+/// Without the skip table (more than [`super::SKIP_MAX_STATES`] states present, or most pairs
+/// non-null), the engine batches when a batch aims at least at this many times `k^2`
+/// interactions. Tuned on pll (20 trials, seed 1): batches were slower than plain steps at n = 10^4
+/// (about 70 states, target `0.16 k^2`) and faster at 10^5, 10^6 and 10^7 (targets `2.7 k^2`,
+/// `0.6 k^2` and `3.7 k^2`).
+const PLAIN_BATCH_MIN_RATIO: f64 = 0.5;
 
 /// Scratch space of the batched engine, reused across batches.
 pub(super) struct Batcher {
-    /// Interactions a batch aims at (it ends at the first collision after them).
-    target: u64,
+    /// `sqrt(n)`: a batch aims at a multiple of it ([`Batcher::target`]).
+    sqrt_n: f64,
     /// Batch whenever something can change, however few non-null interactions a batch holds.
     always: bool,
+    /// Steps taken in batches so far (replays included).
+    steps_in_batches: u128,
     /// Picks the last demotion inside a batch for the census (a stream of its own, so a census
     /// does not change the run).
     census_rng: PopRng,
     /// Per present slot: the initial states of the untouched and delayed agents.
     urn: Vec<u64>,
+    /// The urn again, for drawing from it by rank.
+    urn_ranks: Fenwick,
     initiators: Vec<u64>,
     responders: Vec<u64>,
-    row: Vec<u64>,
+    /// The responder states still unpaired (slot, agents), most numerous first.
+    columns: Vec<(u32, u64)>,
     /// The bulk pairs' types: initiator, responder, multiplicity, result when non-null.
     pairs: Vec<PairType>,
     /// Taken agents by current state index.
@@ -87,7 +107,7 @@ pub(super) struct Batcher {
     /// The lengths of the collision-free runs; run `c` comes just before collision `c`.
     runs: Vec<u64>,
     /// The batch's net change to the counts.
-    deltas: Vec<(u32, i64)>,
+    net: NetChange,
 }
 
 #[derive(Clone, Copy)]
@@ -114,20 +134,28 @@ impl Single {
 }
 
 impl Batcher {
+    /// Interactions a batch aims at with `k` present states (it ends at the first collision after
+    /// them).
+    fn target(&self, k: usize) -> u64 {
+        (BATCH_SQRT_N.max((k as f64).sqrt()) * self.sqrt_n) as u64
+    }
+
     pub(super) fn new(n: u64, rng: &mut PopRng) -> Self {
         Self {
-            target: (BATCH_SQRT_N * (n as f64).sqrt()) as u64,
+            sqrt_n: (n as f64).sqrt(),
             always: false,
+            steps_in_batches: 0,
             census_rng: PopRng::seed_from_u64(rng.next_u64()),
             urn: Vec::new(),
+            urn_ranks: Fenwick::default(),
             initiators: Vec::new(),
             responders: Vec::new(),
-            row: Vec::new(),
+            columns: Vec::new(),
             pairs: Vec::new(),
             taken: Vec::new(),
             singles: Vec::new(),
             runs: Vec::new(),
-            deltas: Vec::new(),
+            net: NetChange::default(),
         }
     }
 }
@@ -137,6 +165,49 @@ fn add_to<T: std::ops::AddAssign>(list: &mut Vec<(u32, T)>, index: u32, amount: 
     match list.iter_mut().find(|(i, _)| *i == index) {
         Some(entry) => entry.1 += amount,
         None => list.push((index, amount)),
+    }
+}
+
+/// Net changes to the counts by state index, gathered densely: a batch can change every present
+/// state, too many for a short list.
+#[derive(Default)]
+struct NetChange {
+    /// By state index; `listed[i]` says whether `i` is in `changes`.
+    by_index: Vec<i64>,
+    listed: Vec<bool>,
+    indices: Vec<u32>,
+    /// The changes as (state index, change), each index once, after [`NetChange::gather`].
+    changes: Vec<(u32, i64)>,
+}
+
+impl NetChange {
+    fn clear(&mut self) {
+        for &i in &self.indices {
+            self.by_index[i as usize] = 0;
+            self.listed[i as usize] = false;
+        }
+        self.indices.clear();
+        self.changes.clear();
+    }
+
+    fn add(&mut self, index: u32, amount: i64) {
+        let i = index as usize;
+        if i >= self.by_index.len() {
+            self.by_index.resize(i + 1, 0);
+            self.listed.resize(i + 1, false);
+        }
+        if !self.listed[i] {
+            self.listed[i] = true;
+            self.indices.push(index);
+        }
+        self.by_index[i] += amount;
+    }
+
+    /// Lists the changes in `changes`.
+    fn gather(&mut self) -> &[(u32, i64)] {
+        self.changes.clear();
+        self.changes.extend(self.indices.iter().map(|&i| (i, self.by_index[i as usize])));
+        &self.changes
     }
 }
 
@@ -159,24 +230,37 @@ struct Kinds {
 }
 
 impl<P: Protocol> CountRun<'_, P> {
-    /// Whether to batch now: a batch is expected to hold at least `k^2` non-null interactions (`k`
-    /// present states), so that it beats single null-skipping steps, and the watch can be checked
-    /// per batch (not a safe set that can be left, see [`Protocol::safe_set_is_closed`]).
+    /// Whether to batch now. The watch must be checkable per batch (not a safe set that can be
+    /// left, see [`Protocol::safe_set_is_closed`]). While skipping null steps (`k` present states,
+    /// non-null probability `p`), a batch must be expected to hold at least `k^2` non-null
+    /// interactions, so that it beats single null-skipping steps; while taking plain steps, it
+    /// must aim at [`PLAIN_BATCH_MIN_RATIO`]` k^2` interactions or more.
     pub(super) fn batch_pays(&self, non_null_probability: Option<f64>, watching_safe_set: bool) -> bool {
-        let (Some(batcher), Some(p)) = (self.batcher.as_deref(), non_null_probability) else {
+        let Some(batcher) = self.batcher.as_deref() else {
             return false;
         };
         if watching_safe_set && !self.protocol.safe_set_is_closed() {
             return false;
         }
-        let k = self.present.len() as f64;
-        p > 0.0 && (batcher.always || p * batcher.target as f64 >= k * k)
+        let k = self.present.len();
+        let target = batcher.target(k) as f64;
+        let k = k as f64;
+        match non_null_probability {
+            Some(p) => p > 0.0 && (batcher.always || p * target >= k * k),
+            None => batcher.always || target >= PLAIN_BATCH_MIN_RATIO * k * k,
+        }
     }
 
-    /// Batches whenever the skip table is kept and some pair is non-null, even where single steps
-    /// would be faster: for tests of exactness, which need batches in small populations.
+    /// Batches whenever something may change (any step while taking plain steps; while skipping,
+    /// whenever some pair is non-null), even where single steps would be faster: for tests of
+    /// exactness, which need batches in small populations.
     pub fn batch_always(&mut self) {
         self.batcher.get_or_insert_with(|| Box::new(Batcher::new(self.n, &mut self.rng))).always = true;
+    }
+
+    /// Steps taken in batches so far (0 unless batching): the rest were single steps.
+    pub fn steps_in_batches(&self) -> u128 {
+        self.batcher.as_deref().map_or(0, |b| b.steps_in_batches)
     }
 
     /// One batch, not beyond step `until`; returns whether the watch was met (at exactly the
@@ -201,8 +285,10 @@ impl<P: Protocol> CountRun<'_, P> {
             output_changed |= OUTPUT_CHANGE && self.changes_output(before, after);
         }
         if (SAFE_SET && monitor.is_safe()) || output_changed {
+            let start = self.step;
             let met = self.replay::<SAFE_SET, OUTPUT_CHANGE>(&batcher);
             debug_assert!(met, "the replayed batch must meet the watch");
+            batcher.steps_in_batches += self.step - start;
             self.batcher = Some(batcher);
             return met;
         }
@@ -210,20 +296,21 @@ impl<P: Protocol> CountRun<'_, P> {
         if self.census {
             self.census_of_batch(&mut batcher);
         }
-        let Batcher { pairs, taken, deltas, .. } = &mut *batcher;
+        let Batcher { pairs, taken, net, .. } = &mut *batcher;
         for pair in pairs.iter() {
             if let Some((i2, j2)) = pair.result {
                 let times = pair.times as i64;
                 for (index, delta) in [(pair.initiator, -times), (pair.responder, -times), (i2, times), (j2, times)] {
-                    add_to(deltas, index, delta);
+                    net.add(index, delta);
                 }
             }
         }
         for &(index, count) in taken.iter() {
-            add_to(deltas, index, count as i64);
+            net.add(index, count as i64);
         }
-        self.apply_deltas(deltas);
+        self.apply_deltas(net.gather());
         self.step += u128::from(len);
+        batcher.steps_in_batches += u128::from(len);
         self.batcher = Some(batcher);
         false
     }
@@ -234,15 +321,16 @@ impl<P: Protocol> CountRun<'_, P> {
     }
 
     /// Draws a batch of at most `room` interactions into `batcher` (runs, singles, bulk pairs, and
-    /// in `deltas` the initial states of the taken agents, negated); returns its length.
+    /// in `net` the initial states of the taken agents, negated); returns its length.
     fn draw_batch(&mut self, batcher: &mut Batcher, room: u64) -> u64 {
         batcher.urn.clear();
         batcher.urn.extend(self.present.iter().map(|&i| self.counts[i as usize]));
+        batcher.urn_ranks.rebuild(&batcher.urn);
         batcher.taken.clear();
         batcher.singles.clear();
         batcher.runs.clear();
-        batcher.deltas.clear();
-        let target = batcher.target;
+        batcher.net.clear();
+        let target = batcher.target(self.present.len());
         let mut kinds = Kinds { untouched: self.n, delayed: 0, taken: 0 };
         let mut len = 0;
         loop {
@@ -263,7 +351,7 @@ impl<P: Protocol> CountRun<'_, P> {
         for (&index, &left) in self.present.iter().zip(&batcher.urn) {
             let taken = self.counts[index as usize] - left;
             if taken > 0 {
-                batcher.deltas.push((index, -(taken as i64)));
+                batcher.net.add(index, -(taken as i64));
             }
         }
         self.draw_pair_types(batcher, kinds.untouched + kinds.delayed, kinds.delayed / 2);
@@ -324,21 +412,25 @@ impl<P: Protocol> CountRun<'_, P> {
 
     /// Draws one initial state from the urn, which holds `kinds.untouched + kinds.delayed` agents.
     fn draw_from_urn(&mut self, batcher: &mut Batcher, kinds: &Kinds) -> u32 {
-        let r = index_of_rank(batcher.urn.iter().copied(), below(&mut self.rng, kinds.untouched + kinds.delayed));
+        let r = batcher.urn_ranks.find(below(&mut self.rng, kinds.untouched + kinds.delayed));
         batcher.urn[r] -= 1;
+        batcher.urn_ranks.add(r, -1);
         self.present[r]
     }
 
-    /// Draws the pair types of `pairs` interactions between distinct agents drawn from the urn
-    /// (`total` agents) into `batcher.pairs`.
+    /// Draws the pair types of `pairs_len` interactions between distinct agents drawn from the urn
+    /// (`total` agents) into `batcher.pairs`: the initiators' states, the responders' states, then
+    /// each initiator state's responders from those left. The responder states are visited most
+    /// numerous first, so a row with few initiators ends after a few draws: the pairing costs far
+    /// fewer than `k^2` draws when a few states hold most agents.
     fn draw_pair_types(&mut self, batcher: &mut Batcher, total: u64, pairs_len: u64) {
         let k = self.present.len();
-        let Batcher { urn, initiators, responders, row, pairs, .. } = batcher;
+        let Batcher { urn, initiators, responders, columns, pairs, .. } = batcher;
         pairs.clear();
         if pairs_len == 0 {
             return;
         }
-        for buffer in [&mut *initiators, &mut *responders, &mut *row] {
+        for buffer in [&mut *initiators, &mut *responders] {
             buffer.resize(k, 0);
         }
         multivariate_hypergeometric(&mut self.rng, urn, total, pairs_len, initiators);
@@ -346,22 +438,40 @@ impl<P: Protocol> CountRun<'_, P> {
             *c -= a;
         }
         multivariate_hypergeometric(&mut self.rng, urn, total - pairs_len, pairs_len, responders);
+        columns.clear();
+        columns.extend((0..k).filter(|&c| responders[c] > 0).map(|c| (c as u32, responders[c])));
+        columns.sort_unstable_by_key(|&(c, count)| (std::cmp::Reverse(count), c));
         let mut responders_left = pairs_len;
         for (r, &a) in initiators.iter().enumerate() {
             if a == 0 {
                 continue;
             }
-            multivariate_hypergeometric(&mut self.rng, responders, responders_left, a, row);
-            responders_left -= a;
-            for c in 0..k {
-                let times = row[c];
+            let (mut left_total, mut left_draws) = (responders_left, a);
+            let mut emptied = false;
+            for column in columns.iter_mut() {
+                if left_draws == 0 {
+                    break;
+                }
+                let times = if column.1 == left_total {
+                    left_draws
+                } else {
+                    hypergeometric(&mut self.rng, left_total, column.1, left_draws)
+                };
+                left_total -= column.1;
+                left_draws -= times;
                 if times == 0 {
                     continue;
                 }
-                responders[c] -= times;
-                let non_null = self.skip.as_deref().expect("skip table").row[r] >> c & 1 == 1;
-                let result = non_null.then(|| self.result_of(r, c));
-                pairs.push(PairType { initiator: self.present[r], responder: self.present[c], times, result });
+                column.1 -= times;
+                emptied |= column.1 == 0;
+                let (i, j) = (self.present[r], self.present[column.0 as usize]);
+                let after = self.transition_of(i, j);
+                let result = (after != (i, j)).then_some(after);
+                pairs.push(PairType { initiator: i, responder: j, times, result });
+            }
+            responders_left -= a;
+            if emptied {
+                columns.retain(|column| column.1 > 0);
             }
         }
     }

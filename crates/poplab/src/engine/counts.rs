@@ -28,13 +28,13 @@
 //! the run is the same either way; protocols with huge state spaces still run.
 
 use super::batched::Batcher;
-use super::sampling::unit_open0;
+use super::fenwick::Fenwick;
+use super::sampling::{below, below_wide, unit_open0};
 use super::{Drivable, Observer, StateHasher, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Protocol, tally};
 use crate::rng::PopRng;
-use rand_core::Rng;
 use std::collections::HashMap;
 
 /// Null skipping is used while at most this many states are present.
@@ -71,35 +71,6 @@ pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u128 {
     (u.ln() / (-p).ln_1p()) as u128
 }
 
-/// A uniform integer in `0..bound` (`bound >= 1`): Lemire's method, computing the rejection
-/// threshold (a division) only in the rare case it can matter. Exact, like [`crate::rng::below_u64`].
-#[inline(always)]
-pub(super) fn below(rng: &mut PopRng, bound: u64) -> u64 {
-    let mut product = u128::from(rng.next_u64()) * u128::from(bound);
-    if (product as u64) < bound {
-        let threshold = bound.wrapping_neg() % bound;
-        while (product as u64) < threshold {
-            product = u128::from(rng.next_u64()) * u128::from(bound);
-        }
-    }
-    (product >> 64) as u64
-}
-
-/// A uniform integer in `0..bound` (`bound >= 1`) for bounds beyond 64 bits too: [`below`] when
-/// the bound fits (the same draws), else rejection of the smallest covering power of two.
-pub(super) fn below_wide(rng: &mut PopRng, bound: u128) -> u128 {
-    if let Ok(bound) = u64::try_from(bound) {
-        return u128::from(below(rng, bound));
-    }
-    let shift = (bound - 1).leading_zeros();
-    loop {
-        let x = ((u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())) >> shift;
-        if x < bound {
-            return x;
-        }
-    }
-}
-
 /// Which ordered pairs of present states are non-null, over the slots of the present states.
 pub(super) struct SkipTable<S> {
     /// `row[r]` has bit `c` set iff the pair (slot `r`, slot `c`) is non-null.
@@ -126,8 +97,8 @@ pub struct CountRun<'p, P: Protocol> {
     pub(super) states: Vec<P::State>,
     index: HashMap<P::State, u32, StateHasher>,
     pub(super) counts: Vec<u64>,
-    /// 1-based Fenwick tree over `counts`, capacity a power of two.
-    fenwick: Vec<u64>,
+    /// `counts` again, for picking agents by rank.
+    fenwick: Fenwick,
     /// Indices of the states present (count > 0), in slot order, and each index's slot.
     pub(super) present: Vec<u32>,
     slot: Vec<u32>,
@@ -182,7 +153,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             states: Vec::new(),
             index: HashMap::default(),
             counts: Vec::new(),
-            fenwick: vec![0; 2],
+            fenwick: Fenwick::default(),
             present: Vec::new(),
             slot: Vec::new(),
             skip: None,
@@ -205,7 +176,6 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     /// present states, skip table.
     fn load(&mut self, counts: &[(P::State, u64)]) {
         self.counts.iter_mut().for_each(|c| *c = 0);
-        self.fenwick.iter_mut().for_each(|c| *c = 0);
         self.slot.iter_mut().for_each(|s| *s = NONE);
         self.present.clear();
         self.skip = None;
@@ -220,7 +190,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
                 self.present.push(i as u32);
             }
         }
-        self.rebuild_fenwick();
+        self.fenwick.rebuild(&self.counts);
         if self.present.len() <= SKIP_MAX_STATES {
             self.rebuild_skip();
         }
@@ -305,9 +275,8 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         self.index.insert(state, i);
         self.counts.push(0);
         self.slot.push(NONE);
-        if self.states.len() >= self.fenwick.len() {
-            self.fenwick = vec![0; self.fenwick.len() * 2];
-            self.rebuild_fenwick();
+        if self.states.len() > self.fenwick.capacity() {
+            self.fenwick.rebuild(&self.counts);
         }
         if self.states.len() > self.memo_stride && self.memo_stride < MEMO_MAX_STATES {
             self.grow_memo();
@@ -331,43 +300,6 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         }
         self.memo = memo;
         self.memo_stride = stride;
-    }
-
-    fn rebuild_fenwick(&mut self) {
-        self.fenwick.iter_mut().for_each(|c| *c = 0);
-        for (i, &c) in self.counts.iter().enumerate() {
-            self.fenwick[i + 1] = c;
-        }
-        for i in 1..self.fenwick.len() {
-            let parent = i + (i & i.wrapping_neg());
-            if parent < self.fenwick.len() {
-                self.fenwick[parent] += self.fenwick[i];
-            }
-        }
-    }
-
-    fn fenwick_add(&mut self, index: u32, delta: i64) {
-        let mut i = index as usize + 1;
-        while i < self.fenwick.len() {
-            self.fenwick[i] = self.fenwick[i].wrapping_add_signed(delta);
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    /// The state index of agent `rank` when agents are laid out by state index (`rank < n`).
-    fn fenwick_find(&self, mut rank: u64) -> u32 {
-        // The length is a power of two, so `pos + bit` stays below it. Branch-free: which way the
-        // search goes is a coin flip for the branch predictor.
-        let mut pos = 0usize;
-        let mut bit = self.fenwick.len() / 2;
-        while bit > 0 {
-            let below = self.fenwick[pos + bit];
-            let go = below <= rank;
-            rank -= if go { below } else { 0 };
-            pos += if go { bit } else { 0 };
-            bit /= 2;
-        }
-        pos as u32
     }
 
     /// Builds the skip table for the present states (`O(k^2)` transitions).
@@ -506,7 +438,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     fn change_count(&mut self, i: u32, delta: i64) {
         let old = self.counts[i as usize];
         self.counts[i as usize] = old.wrapping_add_signed(delta);
-        self.fenwick_add(i, delta);
+        self.fenwick.add(i as usize, delta);
         if let Some(table) = &mut self.skip {
             // Every row r with a non-null pair (r, i) gains delta in s_r, so c_r delta in W; row i
             // itself also changes its count.
@@ -647,7 +579,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         let u = below(&mut self.rng, self.n);
         let v = below(&mut self.rng, self.n - 1);
         let v = if v >= u { v + 1 } else { v };
-        self.interact::<SAFE_SET, OUTPUT_CHANGE>(self.fenwick_find(u), self.fenwick_find(v))
+        self.interact::<SAFE_SET, OUTPUT_CHANGE>(self.fenwick.find(u) as u32, self.fenwick.find(v) as u32)
     }
 
     /// An interaction between agents in the states with indices `i` (initiator) and `j`; tells

@@ -13,6 +13,7 @@ mod agents;
 pub mod batched;
 mod counts;
 mod drive;
+mod fenwick;
 mod observer;
 mod sampling;
 
@@ -74,14 +75,12 @@ pub struct Ending {
     pub steps: Steps,
 }
 
-/// `--engine auto` uses the batched engine only for protocols with at most this many states.
-pub const AUTO_COUNTS_MAX_STATES: u64 = 64;
-
 /// Which engine runs a trial. A closed set: [`Engine::Auto`] resolves to one of the others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Engine {
-    /// The batched engine on the complete graph without faults for small state spaces, else the
-    /// agent engine.
+    /// The batched engine on the complete graph without faults where the protocol says it pays
+    /// ([`Protocol::auto_batches`](crate::protocol::Protocol::auto_batches)), else the agent
+    /// engine.
     #[default]
     Auto,
     /// The agent-array engine: one state per agent, any graph.
@@ -116,16 +115,15 @@ impl Engine {
             .ok_or_else(|| Error::Setting(format!("unknown engine '{name}'; use auto, agents, counts or batched")))
     }
 
-    /// The engine that actually runs on `graph`, with or without faults, for a protocol with
-    /// `states` states (its [`Protocol::state_count_hint`](crate::protocol::Protocol::state_count_hint)):
-    /// `auto` picks the batched engine on the complete graph without faults when the protocol has
-    /// at most [`AUTO_COUNTS_MAX_STATES`] states (where skipping and batching pay), and the agent
-    /// engine otherwise (a fault's family states are given per agent position; with many states
+    /// The engine that actually runs on `graph`, with or without faults, for a protocol that
+    /// says whether batches pay for it (its
+    /// [`Protocol::auto_batches`](crate::protocol::Protocol::auto_batches)): `auto` picks the
+    /// batched engine on the complete graph without faults where they pay, and the agent engine
+    /// otherwise (a fault's family states are given per agent position; with many states present
     /// the agent array is faster). `counts` and `batched` on another graph are refused.
-    pub fn resolve(self, graph: &Graph, faults: bool, states: Option<u64>) -> Result<Engine> {
-        let few_states = states.is_some_and(|k| k <= AUTO_COUNTS_MAX_STATES);
+    pub fn resolve(self, graph: &Graph, faults: bool, batches_pay: bool) -> Result<Engine> {
         match (self, graph) {
-            (Engine::Auto, Graph::Complete) if !faults && few_states => Ok(Engine::Batched),
+            (Engine::Auto, Graph::Complete) if !faults && batches_pay => Ok(Engine::Batched),
             (Engine::Auto, _) => Ok(Engine::Agents),
             (engine, Graph::Complete) => Ok(engine),
             (Engine::Agents, _) => Ok(Engine::Agents),

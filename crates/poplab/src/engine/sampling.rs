@@ -14,6 +14,35 @@ pub(crate) fn unit_open0(rng: &mut PopRng) -> f64 {
     ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// A uniform integer in `0..bound` (`bound >= 1`): Lemire's method, computing the rejection
+/// threshold (a division) only in the rare case it can matter. Exact, like [`crate::rng::below_u64`].
+#[inline(always)]
+pub(crate) fn below(rng: &mut PopRng, bound: u64) -> u64 {
+    let mut product = u128::from(rng.next_u64()) * u128::from(bound);
+    if (product as u64) < bound {
+        let threshold = bound.wrapping_neg() % bound;
+        while (product as u64) < threshold {
+            product = u128::from(rng.next_u64()) * u128::from(bound);
+        }
+    }
+    (product >> 64) as u64
+}
+
+/// A uniform integer in `0..bound` (`bound >= 1`) for bounds beyond 64 bits too: [`below`] when
+/// the bound fits (the same draws), else rejection of the smallest covering power of two.
+pub(crate) fn below_wide(rng: &mut PopRng, bound: u128) -> u128 {
+    if let Ok(bound) = u64::try_from(bound) {
+        return u128::from(below(rng, bound));
+    }
+    let shift = (bound - 1).leading_zeros();
+    loop {
+        let x = ((u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())) >> shift;
+        if x < bound {
+            return x;
+        }
+    }
+}
+
 /// `ln x! - (x ln x - x + ln(2 pi x) / 2)`, the Stirling remainder, for `x >= 16` (error < 1e-15).
 fn stirling_remainder(x: f64) -> f64 {
     let r = 1.0 / (x * x);
@@ -187,7 +216,8 @@ fn bisect(mut lo: u64, mut hi: u64, ok: impl Fn(u64) -> bool) -> u64 {
 /// The number of marked items in `draws` items drawn without replacement from `total` items of
 /// which `marked` are marked.
 ///
-/// Distributions with a small mode use inversion from `P(0)` (computed accurately in logarithms,
+/// Few draws or few marked items (at most [`SEQUENTIAL_MAX`]) are drawn one item at a time; other
+/// distributions with a small mode use inversion from `P(0)` (computed accurately in logarithms,
 /// then the ratio recurrence), which costs `O(mode)`; the others use ratio-of-uniforms rejection
 /// ([`ratio_of_uniforms`], constant expected time).
 pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u64) -> u64 {
@@ -207,6 +237,16 @@ pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u
     }
     if 2 * draws > total {
         return marked - hypergeometric(rng, total, marked, total - draws);
+    }
+    // The law is symmetric in `marked` and `draws`: walk through the fewer of them, each one
+    // marked-and-drawn with the exact conditional probability given those before.
+    let (few, many) = (marked.min(draws), marked.max(draws));
+    if few <= SEQUENTIAL_MAX {
+        let mut x = 0;
+        for i in 0..few {
+            x += u64::from(below(rng, total - i) < many - x);
+        }
+        return x;
     }
     let unmarked = total - marked;
     let mode = ((draws + 1) as f64 * (marked + 1) as f64 / (total + 2) as f64).floor() as u64;
@@ -229,6 +269,10 @@ pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u
     }
     x
 }
+
+/// [`hypergeometric`] draws one item at a time when at most this many items are drawn or marked:
+/// a uniform integer each, cheaper than the logarithms of inversion for so few.
+const SEQUENTIAL_MAX: u64 = 16;
 
 /// The hypergeometric law by ratio of uniforms (Stadlober's HRUA, as in numpy), for
 /// `marked <= total / 2`, `draws <= total / 2` and a mode of at least 10. The hat is a table
@@ -404,11 +448,13 @@ mod tests {
 
     #[test]
     fn hypergeometric_has_the_exact_law() {
-        // Small and large modes, both symmetries, a huge urn, and a spread (about 158) wide enough
-        // that ratio of uniforms tests candidates both near the mode (by the product) and far
-        // from it (in logarithms).
-        let cases: [(u64, u64, u64); 7] = [
+        // Few items (drawn one at a time), small and large modes, both symmetries, a huge urn, and
+        // a spread (about 158) wide enough that ratio of uniforms tests candidates both near the
+        // mode (by the product) and far from it (in logarithms).
+        let cases: [(u64, u64, u64); 9] = [
             (20, 7, 5),
+            (1_000_000_000, 400_000_000, 16),
+            (10_000, 12, 9_000),
             (50, 40, 30),
             (1000, 30, 200),
             (1000, 500, 500),

@@ -97,8 +97,8 @@ impl Protocol for Angluin {
         }
     }
 
-    fn state_count_hint(&self) -> Option<u64> {
-        Some(2)
+    fn auto_batches(&self) -> bool {
+        true
     }
 
     fn state_space(&self) -> Option<Vec<bool>> {

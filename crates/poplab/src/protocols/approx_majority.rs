@@ -151,8 +151,8 @@ impl Protocol for ApproxMajority {
         (name == "safe").then(|| vec![majority; self.n])
     }
 
-    fn state_count_hint(&self) -> Option<u64> {
-        Some(3)
+    fn auto_batches(&self) -> bool {
+        true
     }
 
     fn state_space(&self) -> Option<Vec<Opinion>> {

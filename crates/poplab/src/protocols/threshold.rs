@@ -14,7 +14,9 @@
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys, json_uint};
+use crate::protocol::{
+    AUTO_BATCHED_MAX_STATES, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys, json_uint,
+};
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
 
@@ -110,8 +112,9 @@ impl Protocol for Threshold {
         None
     }
 
-    fn state_count_hint(&self) -> Option<u64> {
-        Some(u64::from(self.k) + 1)
+    /// States 0..=k: at most [`AUTO_BATCHED_MAX_STATES`] of them.
+    fn auto_batches(&self) -> bool {
+        u64::from(self.k) < AUTO_BATCHED_MAX_STATES
     }
 
     fn state_space(&self) -> Option<Vec<u16>> {
