@@ -46,7 +46,7 @@ pub enum MeasureArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// batched on the complete graph without faults where few states are present (protocols with at most 64 states; pll from n = 10^5), agents otherwise.
+    /// batched on the complete graph without faults where few states are present (protocols with at most 64 states; pll, pll-sym from n = 10^5), agents otherwise.
     Auto,
     /// One state per agent: any graph.
     Agents,

@@ -183,8 +183,8 @@ fn batches_conserve_n_and_keep_the_weight_in_sync() {
 #[test]
 fn pll_batches_without_the_skip_table_in_large_populations_only() {
     // P_LL keeps nearly every pair non-null and often more than 64 states present, so the count
-    // engine takes plain steps; batches pay where they aim at `k^2 / 2` interactions or more:
-    // nearly always at n = 10^6, rarely at n = 1000 (only while few states are present).
+    // engine takes plain steps; it batches where a batch aims at 8 interactions per present state
+    // or more: nearly always at n = 10^6, rarely at n = 1000 (only while few states are present).
     for (n, batched_share) in [(1_000, 0.0..=0.2), (1_000_000, 0.8..=1.0)] {
         let p = Pll::new(n, &Params::default()).unwrap();
         let mut run = CountRun::from_counts(&p, &p.initial_counts(), PopRng::seed_from_u64(n as u64)).unwrap();

@@ -52,7 +52,7 @@
 //! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise the engine batches when a batch
 //! is expected to beat single steps: while skipping null steps, when a batch is expected to hold
 //! at least `k^2` non-null interactions; while taking plain steps (many states present, or most
-//! pairs non-null), when a batch aims at [`PLAIN_BATCH_MIN_RATIO`]` k^2` interactions or more.
+//! pairs non-null), when a batch aims at [`PLAIN_BATCH_MIN_PER_STATE`]` k` interactions or more.
 //! Every choice depends only on the current configuration and on counts of agents, never on
 //! states drawn inside the batch, so mixing batches and single steps keeps the law exact.
 
@@ -73,11 +73,14 @@ use rand_core::{Rng, SeedableRng};
 const BATCH_SQRT_N: f64 = 2.0;
 
 /// Without the skip table (more than [`super::SKIP_MAX_STATES`] states present, or most pairs
-/// non-null), the engine batches when a batch aims at least at this many times `k^2`
-/// interactions. Tuned on pll (20 trials, seed 1): batches were slower than plain steps at n = 10^4
-/// (about 70 states, target `0.16 k^2`) and faster at 10^5, 10^6 and 10^7 (targets `2.7 k^2`,
-/// `0.6 k^2` and `3.7 k^2`).
-const PLAIN_BATCH_MIN_RATIO: f64 = 0.5;
+/// non-null), the engine batches when a batch aims at least at this many interactions per present
+/// state: with `c = sqrt(k)`, when `n >= 64 k`. A batch then costs far fewer than `k^2` draws (few
+/// states hold most agents), and plain count steps are slow where many states are present (a
+/// memo of megabytes). Tuned on pll, 20 trials of seed 1 per cell, ns per interaction: at
+/// n = 10^4, batching whenever it may took 108 ns, this rule the same (it batches there too), 16
+/// and 32 per state 276 and 272 ns (mostly plain steps); at 10^5, 63, 60, 48 and 140 ns (the first
+/// three the same run: timings varied by 20% on this machine).
+const PLAIN_BATCH_MIN_PER_STATE: f64 = 8.0;
 
 /// Scratch space of the batched engine, reused across batches.
 pub(super) struct Batcher {
@@ -234,7 +237,7 @@ impl<P: Protocol> CountRun<'_, P> {
     /// left, see [`Protocol::safe_set_is_closed`]). While skipping null steps (`k` present states,
     /// non-null probability `p`), a batch must be expected to hold at least `k^2` non-null
     /// interactions, so that it beats single null-skipping steps; while taking plain steps, it
-    /// must aim at [`PLAIN_BATCH_MIN_RATIO`]` k^2` interactions or more.
+    /// must aim at [`PLAIN_BATCH_MIN_PER_STATE`]` k` interactions or more.
     pub(super) fn batch_pays(&self, non_null_probability: Option<f64>, watching_safe_set: bool) -> bool {
         let Some(batcher) = self.batcher.as_deref() else {
             return false;
@@ -247,7 +250,7 @@ impl<P: Protocol> CountRun<'_, P> {
         let k = k as f64;
         match non_null_probability {
             Some(p) => p > 0.0 && (batcher.always || p * target >= k * k),
-            None => batcher.always || target >= PLAIN_BATCH_MIN_RATIO * k * k,
+            None => batcher.always || target >= PLAIN_BATCH_MIN_PER_STATE * k,
         }
     }
 

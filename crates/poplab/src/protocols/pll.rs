@@ -81,10 +81,10 @@ use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
 
 /// `--engine auto` runs pll on the batched engine from this many agents on. Few of the state
-/// space's states are present at once (about 20 to 140 at n = 10^4 to 10^7, of up to millions),
-/// and batches beat the agent array from about here: per interaction, 20 trials of seed 1
-/// (pinned to one core), the agent array took 50 ns at n = 10^4 and 63 ns at 10^5, the batched
-/// engine 117 ns and 62 ns; at 10^6 (3 trials) 69 ns against 23 ns.
+/// space's states are present at once (about 20 to 140 at n = 10^4 to 10^7), and batches beat
+/// the agent array from about here. Per interaction, 20 trials of seed 1 per cell on one core
+/// (timings varied by about 20% between runs): at n = 10^4 the agent array took 57 ns and the
+/// batched engine 108 to 154 ns; at 10^5, 65 ns against 48 to 63 ns; at 10^6, 80 ns against 28 ns.
 pub const AUTO_BATCHED_MIN_N: u64 = 100_000;
 
 const PARAMS: &[ParamInfo] = &[

@@ -722,6 +722,13 @@ impl Protocol for PllSym {
         true
     }
 
+    /// From n = [`pll::AUTO_BATCHED_MIN_N`] on, like P_LL: few states are present at once. Per
+    /// interaction, 3 trials of seed 1 on one core: at n = 10^5 the agent array took 100 ns and
+    /// the batched engine 94 ns; at 10^6, 145 ns against 58 ns.
+    fn auto_batches(&self) -> bool {
+        self.n as u64 >= pll::AUTO_BATCHED_MIN_N
+    }
+
     /// Line 0 (coin rules), section 4's status assignment, lines 7-34 of P_LL, then the module of
     /// the common epoch: Algorithm 3 or 4 with section 4's coins, or Algorithm 6. Symmetric.
     #[inline]
@@ -783,6 +790,14 @@ impl Protocol for PllSym {
 
     fn initial_configuration(&self) -> Vec<State> {
         vec![State::INITIAL; self.n]
+    }
+
+    fn initial_counts(&self) -> Vec<(State, u64)> {
+        vec![(State::INITIAL, self.n as u64)]
+    }
+
+    fn monitor_of_counts(&self, counts: &[(State, u64)]) -> LeaderCount<Self> {
+        LeaderCount::of_counts(self, counts)
     }
 
     fn demotion_cause(&self, before: [State; 2], after: [State; 2]) -> Option<&'static str> {
