@@ -58,7 +58,10 @@
 
 use super::counts::CountRun;
 use super::fenwick::Fenwick;
-use super::sampling::{below, below_wide, collision_free_run, hypergeometric, multivariate_hypergeometric};
+use super::sampling::{
+    below, below_wide, collision_free_run, hypergeometric, multivariate_hypergeometric,
+    multivariate_hypergeometric_each,
+};
 use super::steps_to;
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -101,6 +104,8 @@ pub(super) struct Batcher {
     responders: Vec<u64>,
     /// The responder states still unpaired (slot, agents), most numerous first.
     columns: Vec<(u32, u64)>,
+    /// One initiator state's responders: (position in `columns`, how many).
+    row: Vec<(usize, u64)>,
     /// The bulk pairs' types: initiator, responder, multiplicity, result when non-null.
     pairs: Vec<PairType>,
     /// Taken agents by current state index.
@@ -154,6 +159,7 @@ impl Batcher {
             initiators: Vec::new(),
             responders: Vec::new(),
             columns: Vec::new(),
+            row: Vec::new(),
             pairs: Vec::new(),
             taken: Vec::new(),
             singles: Vec::new(),
@@ -246,8 +252,7 @@ impl<P: Protocol> CountRun<'_, P> {
             return false;
         }
         let k = self.present.len();
-        let target = batcher.target(k) as f64;
-        let k = k as f64;
+        let (target, k) = (batcher.target(k) as f64, k as f64);
         match non_null_probability {
             Some(p) => p > 0.0 && (batcher.always || p * target >= k * k),
             None => batcher.always || target >= PLAIN_BATCH_MIN_PER_STATE * k,
@@ -428,7 +433,7 @@ impl<P: Protocol> CountRun<'_, P> {
     /// fewer than `k^2` draws when a few states hold most agents.
     fn draw_pair_types(&mut self, batcher: &mut Batcher, total: u64, pairs_len: u64) {
         let k = self.present.len();
-        let Batcher { urn, initiators, responders, columns, pairs, .. } = batcher;
+        let Batcher { urn, initiators, responders, columns, row, pairs, .. } = batcher;
         pairs.clear();
         if pairs_len == 0 {
             return;
@@ -449,22 +454,14 @@ impl<P: Protocol> CountRun<'_, P> {
             if a == 0 {
                 continue;
             }
-            let (mut left_total, mut left_draws) = (responders_left, a);
+            row.clear();
+            let counts = columns.iter().map(|column| column.1);
+            multivariate_hypergeometric_each(&mut self.rng, counts, responders_left, a, |at, times| {
+                row.push((at, times));
+            });
             let mut emptied = false;
-            for column in columns.iter_mut() {
-                if left_draws == 0 {
-                    break;
-                }
-                let times = if column.1 == left_total {
-                    left_draws
-                } else {
-                    hypergeometric(&mut self.rng, left_total, column.1, left_draws)
-                };
-                left_total -= column.1;
-                left_draws -= times;
-                if times == 0 {
-                    continue;
-                }
+            for &(at, times) in row.iter() {
+                let column = &mut columns[at];
                 column.1 -= times;
                 emptied |= column.1 == 0;
                 let (i, j) = (self.present[r], self.present[column.0 as usize]);

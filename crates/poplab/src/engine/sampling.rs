@@ -372,17 +372,32 @@ fn pmf_ratio(marked: u64, draws: u64, unmarked: u64, mode: u64, z: u64) -> f64 {
 /// Draws `draws` items without replacement from an urn with `counts[i]` items of colour `i`
 /// (`total` their sum); writes how many of each colour were drawn into `out`. `draws <= total`.
 pub(crate) fn multivariate_hypergeometric(rng: &mut PopRng, counts: &[u64], total: u64, draws: u64, out: &mut [u64]) {
-    debug_assert!(draws <= total && counts.iter().sum::<u64>() == total);
+    debug_assert!(counts.iter().sum::<u64>() == total);
+    out.fill(0);
+    multivariate_hypergeometric_each(rng, counts.iter().copied(), total, draws, |i, x| out[i] = x);
+}
+
+/// Draws `draws` items without replacement from an urn whose colours have the given counts
+/// (`total` their sum, `draws <= total`), one colour at a time in the order given, and hands each
+/// colour drawn to `drawn(its position, how many)`; stops once every item is drawn, so listing
+/// the most numerous colours first makes small draws cheap.
+pub(crate) fn multivariate_hypergeometric_each(
+    rng: &mut PopRng,
+    counts: impl IntoIterator<Item = u64>,
+    total: u64,
+    draws: u64,
+    mut drawn: impl FnMut(usize, u64),
+) {
+    debug_assert!(draws <= total);
     let (mut left_total, mut left_draws) = (total, draws);
-    for (i, &c) in counts.iter().enumerate() {
-        let x = if left_draws == 0 {
-            0
-        } else if c == left_total {
-            left_draws
-        } else {
-            hypergeometric(rng, left_total, c, left_draws)
-        };
-        out[i] = x;
+    for (i, c) in counts.into_iter().enumerate() {
+        if left_draws == 0 {
+            break;
+        }
+        let x = if c == left_total { left_draws } else { hypergeometric(rng, left_total, c, left_draws) };
+        if x > 0 {
+            drawn(i, x);
+        }
         left_total -= c;
         left_draws -= x;
     }
