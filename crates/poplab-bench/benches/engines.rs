@@ -3,7 +3,9 @@
 //! 2. the papers' protocols at n = 10^3, 10^5, 10^6 (ls-timer, ppl, pll on the complete graph,
 //!    prl on the directed ring), each from its default initial configuration;
 //! 3. the agent array at n = 10^8 against its memory floor ([`memory_floor_ns`]): a loop that only
-//!    swaps two random agents of the same size, with and without prefetching.
+//!    swaps two random agents of the same size, with and without prefetching; and against the
+//!    same protocol at n = 10^4, whose array fits the cache (what its transitions cost without
+//!    memory latency).
 //!
 //! `cargo bench -p poplab-bench --bench engines -- floor` prints only the tables whose name
 //! (`election`, `papers`, `floor`) contains the argument.
@@ -71,28 +73,30 @@ fn papers_table(defaults: &Params) {
 
 fn floor_table(defaults: &Params) {
     println!("\nagent array at n = 10^8 against its memory floor ({BUDGET} interactions per cell)");
+    println!("(in cache: the same protocol at n = 10^4, whose array fits the L2 cache: its compute floor)");
     println!(
-        "| protocol   | bytes/agent | engine ns | floor ns, prefetched | floor ns, no prefetch | engine / floor |"
+        "| protocol   | bytes/agent | engine ns | in cache ns | floor ns, prefetched | floor ns, no prefetch | engine / floor |"
     );
     println!(
-        "|------------|------------:|----------:|---------------------:|----------------------:|---------------:|"
+        "|------------|------------:|----------:|------------:|---------------------:|----------------------:|---------------:|"
     );
-    let n = 100_000_000;
-    floor_row(&Angluin::new(n, defaults).unwrap());
-    floor_row(&Ppl::new(n, defaults).unwrap());
-    floor_row(&Pll::new(n, defaults).unwrap());
+    floor_row(|n| Angluin::new(n, defaults).unwrap());
+    floor_row(|n| Ppl::new(n, defaults).unwrap());
+    floor_row(|n| Pll::new(n, defaults).unwrap());
 }
 
-fn floor_row<P: Protocol>(protocol: &P) {
-    let engine = agent_ns_per_interaction(protocol, &Graph::Complete, BUDGET);
-    let n = protocol.n();
-    let fill = protocol.initial_configuration()[0];
+/// One row of [`floor_table`]; `protocol(n)` builds the protocol for `n` agents.
+fn floor_row<P: Protocol>(protocol: impl Fn(usize) -> P) {
+    let large = protocol(100_000_000);
+    let engine = agent_ns_per_interaction(&large, &Graph::Complete, BUDGET);
+    let in_cache = agent_ns_per_interaction(&protocol(10_000), &Graph::Complete, BUDGET);
+    let (n, fill) = (large.n(), large.initial_configuration()[0]);
     let floor = memory_floor_ns(fill, n, BUDGET, true);
     let latency = memory_floor_ns(fill, n, BUDGET, false);
     let bytes = std::mem::size_of::<P::State>();
-    let name = protocol.info().name;
+    let name = large.info().name;
     println!(
-        "| {name:<10} | {bytes:>11} | {engine:>9.2} | {floor:>20.2} | {latency:>21.2} | {:>14.2} |",
+        "| {name:<10} | {bytes:>11} | {engine:>9.2} | {in_cache:>11.2} | {floor:>20.2} | {latency:>21.2} | {:>14.2} |",
         engine / floor
     );
 }

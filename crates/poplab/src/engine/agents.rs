@@ -1,11 +1,12 @@
 //! The agent-array engine: one state per agent, any graph, exact step counts.
 //!
 //! The hot loop draws a pair, applies the transition, and only when a state changed writes it
-//! back, updates the monitor and tests the safe set. Pairs are drawn in blocks of [`BLOCK`]; when
-//! the agent array is larger than the cache, the engine prefetches the agents of a whole block
-//! before it touches them, so the memory latency of random access overlaps instead of adding up.
-//! Blocks are a private detail: the sequence of pairs, and so every result, is the same whether a
-//! run stops mid-block, is split by observer events, or is observed at all.
+//! back, updates the monitor and tests the safe set. Pairs are drawn in blocks of [`BLOCK`], one
+//! block ahead of use; when the agent array is larger than the cache, the engine prefetches the
+//! agents of pair `j` of the next block while it runs pair `j` of the current one, so the memory
+//! latency of random access overlaps with the work of the interactions in between instead of
+//! adding to it. Blocks are a private detail: the sequence of pairs, and so every result, is the
+//! same whether a run stops mid-block, is split by observer events, or is observed at all.
 
 use super::{Drivable, Observer, StateHasher, steps_to};
 use crate::graph::{Graph, Scheduler};
@@ -30,9 +31,13 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     rng: PopRng,
     /// Steps taken so far; 64 bits suffice here (`2^64` single steps take centuries).
     step: u64,
+    /// The block of pairs in use, `pairs[next_pair..pairs_len]` still to run.
     pairs: [(u32, u32); BLOCK],
     next_pair: usize,
     pairs_len: usize,
+    /// The next block, `ahead[..ahead_len]`, drawn (and prefetched) while `pairs` runs.
+    ahead: [(u32, u32); BLOCK],
+    ahead_len: usize,
     prefetch: bool,
     census: Option<Census<P::State>>,
 }
@@ -73,6 +78,8 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             pairs: [(0, 0); BLOCK],
             next_pair: 0,
             pairs_len: 0,
+            ahead: [(0, 0); BLOCK],
+            ahead_len: 0,
             prefetch,
             census: None,
         }
@@ -107,7 +114,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     /// replayed schedule) has left, else what the 64-bit step counter has left, so a driver's
     /// horizon never asks for more than the run can count.
     pub fn pairs_left(&self) -> u128 {
-        let buffered = (self.pairs_len - self.next_pair) as u128;
+        let buffered = (self.pairs_len - self.next_pair + self.ahead_len) as u128;
         let counter_left = u128::from(u64::MAX - self.step);
         self.scheduler.limit().map_or(counter_left, |left| u128::from(left) + buffered)
     }
@@ -122,17 +129,31 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
         }
     }
 
+    /// Moves the block drawn ahead into use and draws the next one (both on the first call).
     fn refill(&mut self) {
-        let len = self.scheduler.limit().map_or(BLOCK, |left| (left as usize).min(BLOCK));
-        self.scheduler.fill(&mut self.rng, &mut self.pairs[..len]);
-        if self.prefetch {
-            for &(u, v) in &self.pairs[..len] {
-                prefetch(self.agents.as_ptr().wrapping_add(u as usize));
-                prefetch(self.agents.as_ptr().wrapping_add(v as usize));
-            }
+        if self.ahead_len == 0 {
+            self.draw_ahead();
         }
+        std::mem::swap(&mut self.pairs, &mut self.ahead);
+        self.pairs_len = std::mem::take(&mut self.ahead_len);
         self.next_pair = 0;
-        self.pairs_len = len;
+        self.draw_ahead();
+    }
+
+    fn draw_ahead(&mut self) {
+        let len = self.scheduler.limit().map_or(BLOCK, |left| (left as usize).min(BLOCK));
+        self.scheduler.fill(&mut self.rng, &mut self.ahead[..len]);
+        self.ahead_len = len;
+    }
+
+    /// Prefetches the agents of pair `j` of the block drawn ahead.
+    #[inline(always)]
+    fn prefetch_ahead(&self, j: usize) {
+        if self.prefetch && j < self.ahead_len {
+            let (u, v) = self.ahead[j];
+            prefetch(self.agents.as_ptr().wrapping_add(u as usize));
+            prefetch(self.agents.as_ptr().wrapping_add(v as usize));
+        }
     }
 
     /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
@@ -153,6 +174,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
                 self.refill();
             }
             let (u, v) = self.pairs[self.next_pair];
+            self.prefetch_ahead(self.next_pair);
             self.next_pair += 1;
             self.step += 1;
             let (u, v) = (u as usize, v as usize);
@@ -223,14 +245,17 @@ pub fn on_huge_pages<T: Copy>(agents: Vec<T>) -> Vec<T> {
     agents
 }
 
-/// Asks the CPU to bring the cache line at `ptr` closer (a hint: no effect on results, and no
-/// fault even for an address outside any allocation). Public for the benches' memory floor.
+/// Asks the CPU to bring the cache line at `ptr` into its L2 cache (a hint: no effect on results,
+/// and no fault even for an address outside any allocation). L2 rather than L1: a line prefetched
+/// a block ahead waits there for its turn without crowding the transitions' working set out of
+/// L1 (at n = 10^8 in the engines bench, into L1: pll 67-89 ns per interaction, ppl 51-115,
+/// angluin 25-28; into L2: 59-61, 49-65, 12-14). Public for the benches' memory floor.
 #[inline(always)]
 pub fn prefetch<T>(ptr: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is a hint; it never faults, even for an address outside the array.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast::<i8>());
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(ptr.cast::<i8>());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = ptr;

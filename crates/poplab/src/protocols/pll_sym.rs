@@ -549,7 +549,7 @@ impl PllSym {
     fn count_up(&self, a: &mut [Vars; 2]) {
         for v in a.iter_mut() {
             if v.status == Status::B {
-                v.count = (v.count + 1) % self.c_max;
+                v.count = pll::count_step(v.count, self.c_max);
                 if v.count == 0 {
                     v.color = (v.color + 1) % 3;
                     v.tick = true;
