@@ -847,6 +847,14 @@ mod tests {
     }
 
     #[test]
+    fn count_step_is_count_plus_one_mod_c_max() {
+        for c_max in [1u16, 2, 3, 41, 820, 41_000] {
+            for count in 0..c_max {
+                assert_eq!(count_step(count, c_max), (count + 1) % c_max, "count {count}, c_max {c_max}");
+            }
+        }
+    }
+    #[test]
     fn parameters_m_n_and_c_max() {
         let p = pll(1000);
         assert_eq!((p.m(), p.c_max(), p.nonce_start(), p.rand_max()), (10, 410, 16, 31));
