@@ -1,12 +1,12 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::input::{parse_count, parse_steps};
+use crate::input::{parse_count, parse_steps, parse_threads};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// poplab: run population protocols, measure what the papers claim.
 #[derive(Debug, Parser)]
-#[command(name = "poplab", version, about, long_about = None)]
+#[command(name = "poplab", version, about, long_about = None, arg_required_else_help = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -24,9 +24,9 @@ pub enum Command {
     /// Run the experiment of every claim of the four papers and write a report with plots and verdicts.
     Reproduce(ReproduceArgs),
     /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
-    Exact(crate::commands::exact::ExactArgs),
+    Exact(ExactArgs),
     /// Check closure, safety and convergence of a small population exhaustively.
-    Verify(crate::commands::exact::VerifyArgs),
+    Verify(VerifyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -56,80 +56,105 @@ pub enum EngineArg {
     Batched,
 }
 
-impl EngineArg {
-    pub fn engine(self) -> poplab::engine::Engine {
-        match self {
-            EngineArg::Auto => poplab::engine::Engine::Auto,
-            EngineArg::Agents => poplab::engine::Engine::Agents,
-            EngineArg::Counts => poplab::engine::Engine::Counts,
-            EngineArg::Batched => poplab::engine::Engine::Batched,
+impl From<EngineArg> for poplab::engine::Engine {
+    fn from(arg: EngineArg) -> Self {
+        match arg {
+            EngineArg::Auto => Self::Auto,
+            EngineArg::Agents => Self::Agents,
+            EngineArg::Counts => Self::Counts,
+            EngineArg::Batched => Self::Batched,
         }
     }
 }
 
+impl From<MeasureArg> for poplab::engine::Measure {
+    fn from(arg: MeasureArg) -> Self {
+        match arg {
+            MeasureArg::Convergence => Self::Convergence,
+            MeasureArg::Holding => Self::Holding,
+        }
+    }
+}
+
+/// What to run: shared by `run`, `sweep`, `exact` and `verify`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct TargetArgs {
     /// The protocol (see `poplab list`).
-    pub protocol: String,
+    pub protocol: Option<String>,
 
-    /// Number of agents (accepts 1000, 10^5, 1e5).
-    #[arg(long, value_parser = parse_count)]
-    pub n: u64,
+    /// Number of agents (accepts 1000, 10^5, 1e5); `sweep` takes a list: a,b,c or
+    /// START..END[*F|+D] (e.g. 10^2..10^5*10).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub n: Option<String>,
 
-    /// A protocol parameter, KEY=VALUE (repeatable).
+    /// A protocol parameter KEY=VALUE (repeatable); `sweep` takes KEY=LIST and runs the cross product.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-
-    /// Initial configuration: default, random, a named family, or @FILE.json (an array of agent
-    /// states). Default: `default`, or `safe` with --measure holding.
-    #[arg(long, value_name = "SPEC")]
-    pub init: Option<String>,
 
     /// Interaction graph: complete, ring (directed), undirected-ring, or @FILE with one arc "u v"
     /// per line. Default: the protocol's own (the directed ring for ring protocols, else complete).
     #[arg(long, value_name = "GRAPH")]
     pub graph: Option<String>,
+}
 
-    /// What to measure.
-    #[arg(long, value_enum, default_value_t = MeasureArg::Convergence)]
-    pub measure: MeasureArg,
+/// How trials run: shared by `run` and `sweep`.
+#[derive(Debug, Args)]
+pub struct TrialArgs {
+    /// Initial configuration: default, random, a named family, or @FILE.json (an array of agent
+    /// states). Default: `default`, or `safe` with --measure holding.
+    #[arg(long, value_name = "SPEC")]
+    pub init: Option<String>,
 
-    /// Independent trials.
-    #[arg(long, default_value = "1", value_parser = parse_count)]
-    pub trials: u64,
+    /// What to measure [default: convergence].
+    #[arg(long, value_enum)]
+    pub measure: Option<MeasureArg>,
 
-    /// Master seed; trial i uses the i-th SplitMix64 output of it.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Independent trials (per cell for sweep) [default: 1 for run, 20 for sweep].
+    #[arg(long, value_parser = parse_count)]
+    pub trials: Option<u64>,
 
-    /// Horizon in steps: a trial that reaches it is reported as censored (a lower bound).
-    #[arg(long, default_value = "10^12", value_parser = parse_steps)]
-    pub max_steps: u128,
+    /// Master seed; trial i uses the i-th SplitMix64 output of it (sweep: of the cell's seed) [default: 0].
+    #[arg(long, value_parser = parse_count)]
+    pub seed: Option<u64>,
+
+    /// Horizon in steps: a trial that reaches it is reported as censored (a lower bound) [default: 10^12].
+    #[arg(long, value_parser = parse_steps)]
+    pub max_steps: Option<u128>,
+
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+
+    /// Simulation engine (see the values below) [default: auto]. The output's "engine" says which one ran.
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
+
+    /// Count per trial the distinct states visited and what demoted the last leader (slower).
+    #[arg(long)]
+    pub census: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub trials: TrialArgs,
 
     /// A transient fault STEP:K[:FAMILY]: at STEP, K agents chosen uniformly get states drawn from
     /// FAMILY (default random). Repeatable; the safe set is watched after the last fault.
     #[arg(long = "fault", value_name = "STEP:K[:FAMILY]")]
     pub faults: Vec<String>,
 
-    /// Write a time series (trial, step, parallel time, leaders, protocol columns) to this CSV file.
+    /// Write a time series (trial, step, parallel time, leaders, protocol columns) to this CSV
+    /// file, streamed as the trials run.
     #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,
 
-    /// Steps between two rows of the time series.
+    /// Steps between two rows of the time series [default: n].
     #[arg(long, value_parser = parse_steps, requires = "trace")]
     pub trace_every: Option<u128>,
-
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
-
-    /// Simulation engine (see the values below). The output's "engine" says which one ran.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
-
-    /// Count per trial the distinct states visited and what demoted the last leader (slower).
-    #[arg(long)]
-    pub census: bool,
 
     /// Print one JSON document.
     #[arg(long, conflicts_with = "csv")]
@@ -146,61 +171,63 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// The protocol (see `poplab list`); not needed with --resume.
-    #[arg(required_unless_present = "resume")]
-    pub protocol: Option<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
 
-    /// Population sizes: a,b,c or START..END[*F|+D] (e.g. 10^2..10^5*10).
-    #[arg(long, required_unless_present = "resume", value_name = "LIST")]
-    pub n: Option<String>,
-
-    /// A swept parameter KEY=LIST (a,b,c or a range); repeatable; cells are the cross product.
-    #[arg(long = "set", value_name = "KEY=LIST")]
-    pub set: Vec<String>,
-
-    /// Initial configuration (default: `default`, or `safe` with --measure holding).
-    #[arg(long, value_name = "SPEC")]
-    pub init: Option<String>,
-
-    /// Interaction graph (default: the protocol's own).
-    #[arg(long, value_name = "GRAPH")]
-    pub graph: Option<String>,
-
-    /// What to measure.
-    #[arg(long, value_enum, default_value_t = MeasureArg::Convergence)]
-    pub measure: MeasureArg,
-
-    /// Trials per cell.
-    #[arg(long, default_value = "20", value_parser = parse_count)]
-    pub trials: u64,
-
-    /// Master seed; each cell derives its own from it and the cell's parameters.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-
-    /// Horizon in steps per trial (censored beyond).
-    #[arg(long, default_value = "10^12", value_parser = parse_steps)]
-    pub max_steps: u128,
-
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
-
-    /// Count per trial the distinct states visited and what demoted the last leader (slower).
-    #[arg(long)]
-    pub census: bool,
-
-    /// Simulation engine (see the values below). The output's "engine" says which one ran.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
+    #[command(flatten)]
+    pub trials: TrialArgs,
 
     /// The directory to write (default `sweep`); refused if it already holds a sweep.
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
     pub out: Option<PathBuf>,
 
     /// Continue the sweep stored in DIR: run only its missing trials, then rewrite its summaries.
+    /// The sweep keeps its own settings: only --threads may be given with it.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExactArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Start configuration: default, a named family, or @FILE.json (an array of agent states).
+    #[arg(long, value_name = "SPEC", default_value = "default")]
+    pub init: String,
+
+    #[command(flatten)]
+    pub output: ExploreArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Where to start: `default` (the protocol's initial configuration), `all` (every configuration
+    /// of the state space: for stabilizing protocols), a named family, or @FILE.json.
+    #[arg(long, value_name = "SPEC", default_value = "default")]
+    pub from: String,
+
+    #[command(flatten)]
+    pub output: ExploreArgs,
+}
+
+/// The exploration cap and the output of `exact` and `verify`.
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// Refuse to explore more configurations than this.
+    #[arg(long, value_parser = parse_count, default_value = "10^6")]
+    pub max_configs: u64,
+
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the output to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -230,6 +257,6 @@ pub struct ReproduceArgs {
     pub only: Vec<String>,
 
     /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
 }

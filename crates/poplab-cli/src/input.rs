@@ -1,10 +1,9 @@
-//! Reading user input that lives outside the argument list (files), and telling input errors
-//! (exit code 2) from failures of the machine (exit code 1).
+//! From arguments to a raw experiment spec, and telling input errors (exit code 2) from failures
+//! of the machine (exit code 1).
 
-use anyhow::{Context, Result};
-use poplab::graph::Graph;
-use poplab::init::InitSpec;
-use std::path::Path;
+use crate::cli::{TargetArgs, TrialArgs};
+use poplab::numbers;
+use poplab::spec::RawSpec;
 
 /// An error in what the user typed or gave us: the fix is on their side.
 #[derive(Debug, thiserror::Error)]
@@ -16,87 +15,90 @@ pub fn is_input_error(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| cause.is::<poplab::Error>() || cause.is::<InputError>())
 }
 
-/// Reads a file the user named, as an input error if it cannot be read.
-pub fn read_user_file(path: &Path, what: &str) -> Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| InputError(format!("cannot read {what} '{}': {e}", path.display())))
-        .context("reading input")
-}
-
-/// A graph named on the command line: a name, or `@FILE` with one arc `u v` per line.
-pub fn parse_graph(spec: &str) -> Result<Graph> {
-    match spec.strip_prefix('@') {
-        Some(path) => Ok(Graph::parse_arcs(&read_user_file(Path::new(path), "arc list")?)
-            .with_context(|| format!("in arc list '{path}'"))?),
-        None => Ok(Graph::from_name(spec)?),
-    }
-}
-
-/// An initial configuration named on the command line: a name, or `@FILE.json`.
-pub fn parse_init(spec: &str) -> Result<InitSpec> {
-    match spec.strip_prefix('@') {
-        Some(path) => Ok(InitSpec::from_json(&read_user_file(Path::new(path), "initial configuration")?)
-            .with_context(|| format!("in '{path}'"))?),
-        None => Ok(InitSpec::from_name(spec)),
-    }
+/// Whether `error` is a write into a closed pipe (`poplab run --csv | head -1`): not a failure.
+pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 /// Parses a count such as `1000`, `1_000`, `10^5` or `1e5`.
 pub fn parse_count(text: &str) -> Result<u64, String> {
-    u64::try_from(parse_steps(text)?).map_err(|_| format!("'{text}' is too large (at most {})", u64::MAX))
+    numbers::parse_u64(text)
 }
 
-/// Parses a number of steps, written as for [`parse_count`], up to `u128::MAX` (angluin needs
-/// `(n-1)^2` expected steps, beyond 64 bits from `n` of about `4.3 * 10^9` on).
+/// Parses a number of steps, written as for [`parse_count`], up to `2^128 - 1`.
 pub fn parse_steps(text: &str) -> Result<u128, String> {
-    let plain = text.replace('_', "");
-    let bad = || format!("'{text}' is not a whole number (examples: 1000, 10^5, 1e5)");
-    let too_large = || format!("'{text}' is too large");
-    if let Some((base, exponent)) = plain.split_once('^') {
-        let base: u128 = base.parse().map_err(|_| bad())?;
-        let exponent: u32 = exponent.parse().map_err(|_| bad())?;
-        base.checked_pow(exponent).ok_or_else(too_large)
-    } else if let Some((mantissa, exponent)) = plain.split_once(['e', 'E']) {
-        let exponent: u32 = exponent.parse().map_err(|_| bad())?;
-        let mantissa: u128 = mantissa.parse().map_err(|_| bad())?;
-        10u128.checked_pow(exponent).and_then(|p| p.checked_mul(mantissa)).ok_or_else(too_large)
-    } else {
-        plain.parse().map_err(|_| bad())
+    numbers::parse_u128(text)
+}
+
+/// Parses a thread count, written as for [`parse_count`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    numbers::parse_at_most(text, usize::MAX as u128).map(|v| v as usize)
+}
+
+impl TargetArgs {
+    /// The protocol name, required.
+    pub fn protocol(&self, command: &str) -> Result<String, InputError> {
+        self.protocol
+            .clone()
+            .ok_or_else(|| InputError(format!("name the protocol, for example `poplab {command} angluin --n 100`")))
+    }
+
+    /// `--n` as the text given, required.
+    pub fn n_text(&self, command: &str) -> Result<&str, InputError> {
+        self.n.as_deref().ok_or_else(|| {
+            InputError(format!("give the population size with --n, for example `poplab {command} angluin --n 100`"))
+        })
+    }
+
+    /// The raw spec of one population size (`run`, `exact`, `verify`).
+    pub fn raw(&self, command: &str) -> Result<RawSpec, InputError> {
+        let text = self.n_text(command)?;
+        let n = parse_count(text).map_err(|e| {
+            let hint =
+                if text.contains(',') || text.contains("..") { " (a list of sizes is for poplab sweep)" } else { "" };
+            InputError(format!("--n: {e}{hint}"))
+        })?;
+        let mut raw = RawSpec::new(&self.protocol(command)?, n);
+        raw.params = self.set.clone();
+        raw.graph = self.graph.clone();
+        Ok(raw)
     }
 }
 
-/// A list of values: `a,b,c`, or an integer range `START..END` (inclusive) stepping by `+D`
-/// (default `+1`) or multiplying by `*F`, e.g. `8..64*2` or `10^2..10^5*10`.
-pub fn parse_values(text: &str) -> Result<Vec<String>, InputError> {
-    let bad = |why: String| InputError(format!("'{text}': {why}; write a,b,c or START..END[*F|+D]"));
-    let Some((start, rest)) = text.split_once("..") else {
-        let values: Vec<String> = text.split(',').map(|v| v.trim().to_string()).collect();
-        return if values.iter().any(String::is_empty) { Err(bad("an empty value".into())) } else { Ok(values) };
-    };
-    let (end, step) = match rest.find(['*', '+']) {
-        Some(at) => (&rest[..at], &rest[at..]),
-        None => (rest, "+1"),
-    };
-    let start = parse_count(start).map_err(bad)?;
-    let end = parse_count(end).map_err(bad)?;
-    let by = parse_count(&step[1..]).map_err(bad)?;
-    let multiply = step.starts_with('*');
-    if (multiply && by < 2) || by == 0 || start == 0 && multiply || start > end {
-        return Err(bad("the range never reaches its end".into()));
-    }
-    let mut values = Vec::new();
-    let mut value = start;
-    while value <= end {
-        if values.len() >= 100_000 {
-            return Err(bad("more than 100000 values".into()));
+impl TrialArgs {
+    /// Sets the given options on `raw` (the others keep its defaults).
+    pub fn apply(&self, raw: &mut RawSpec) {
+        raw.init = self.init.clone();
+        if let Some(measure) = self.measure {
+            raw.measure = measure.into();
         }
-        values.push(value.to_string());
-        value = if multiply { value.saturating_mul(by) } else { value.saturating_add(by) };
-        if value == u64::MAX {
-            break;
+        if let Some(engine) = self.engine {
+            raw.engine = engine.into();
         }
+        raw.trials = self.trials.unwrap_or(raw.trials);
+        raw.seed = self.seed.unwrap_or(raw.seed);
+        raw.max_steps = self.max_steps.unwrap_or(raw.max_steps);
+        raw.threads = self.threads;
+        raw.census = self.census;
     }
-    Ok(values)
+
+    /// The options given that would change an experiment (all but `--threads`), as typed.
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            ("--init", self.init.is_some()),
+            ("--measure", self.measure.is_some()),
+            ("--trials", self.trials.is_some()),
+            ("--seed", self.seed.is_some()),
+            ("--max-steps", self.max_steps.is_some()),
+            ("--engine", self.engine.is_some()),
+            ("--census", self.census),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
 }
 
 #[cfg(test)]
@@ -104,28 +106,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_in_every_notation() {
-        assert_eq!(parse_count("1000"), Ok(1000));
-        assert_eq!(parse_count("1_000"), Ok(1000));
+    fn numbers_in_every_notation() {
         assert_eq!(parse_count("10^5"), Ok(100_000));
-        assert_eq!(parse_count("2e3"), Ok(2000));
-        assert!(parse_count("1.5").is_err());
-        assert!(parse_count("10^30").is_err());
-        assert_eq!(parse_steps("10^30"), Ok(10u128.pow(30)));
-        assert_eq!(parse_steps("2e20"), Ok(200_000_000_000_000_000_000));
-        assert!(parse_steps("10^39").is_err());
-        assert!(parse_count("-3").is_err());
-    }
-
-    #[test]
-    fn value_lists_and_ranges() {
-        assert_eq!(parse_values("1,2.5, x").unwrap(), ["1", "2.5", "x"]);
-        assert_eq!(parse_values("8..64*2").unwrap(), ["8", "16", "32", "64"]);
-        assert_eq!(parse_values("10^2..10^4*10").unwrap(), ["100", "1000", "10000"]);
-        assert_eq!(parse_values("1..7+3").unwrap(), ["1", "4", "7"]);
-        assert_eq!(parse_values("3..5").unwrap(), ["3", "4", "5"]);
-        assert!(parse_values("5..3").is_err());
-        assert!(parse_values("1..9*1").is_err());
-        assert!(parse_values("1,,2").is_err());
+        assert_eq!(parse_threads("10^2"), Ok(100));
+        assert!(parse_steps("2^128").unwrap_err().contains("at most 2^128 - 1"));
+        assert_eq!(parse_steps("2^127"), Ok(1 << 127));
     }
 }

@@ -1,5 +1,6 @@
 //! `poplab`: the command-line face of the poplab library. `main` only maps `run`'s result to an
-//! exit code: 0 on success, 2 for input the user can fix, 1 for anything else.
+//! exit code: 0 on success (and when standard output is a closed pipe, as `| head` leaves it), 2
+//! for input the user can fix, 1 for anything else.
 
 mod cli;
 mod commands;
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error) if input::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
             if input::is_input_error(&error) { ExitCode::from(2) } else { ExitCode::FAILURE }
@@ -23,7 +25,11 @@ fn run() -> anyhow::Result<()> {
     use clap::Parser;
     let cli = cli::Cli::try_parse().map_err(|error| {
         use clap::error::ErrorKind;
-        if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        // Help and version print normally; `poplab` alone prints the help and exits with 2.
+        if matches!(
+            error.kind(),
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
             error.exit();
         }
         input::InputError(one_line(&error.to_string()))

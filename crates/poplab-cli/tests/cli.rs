@@ -143,7 +143,7 @@ fn bad_input_is_a_one_line_error_with_exit_code_2() {
     fails_with(&["run", "threshold", "--n", "10", "--set", "z=1"], "has no parameter 'z'");
     fails_with(&["run", "angluin", "--n", "10", "--init", "nope"], "no initial configuration 'nope'");
     fails_with(&["run", "angluin", "--n", "10", "--graph", "torus"], "unknown graph 'torus'");
-    fails_with(&["run", "angluin", "--n", "10", "--trials", "0"], "at least 1");
+    fails_with(&["run", "angluin", "--n", "10", "--trials", "0"], "give from 1 to 100000000 trials");
     fails_with(&["run", "angluin", "--n", "ten"], "not a whole number");
     fails_with(&["run", "angluin", "--n", "10", "--init", "@/nonexistent/file.json"], "cannot read");
     fails_with(&["run", "angluin", "--n", "10", "--fault", "5"], "K is missing");
@@ -173,5 +173,8 @@ fn holding_starts_from_safe_and_refuses_unsafe_starts() {
     assert_eq!(doc["measure"], "holding");
     assert_eq!(doc["trials"][0]["outcome"], "censored");
     assert_eq!(doc["trials"][0]["steps"], 1000);
-    fails_with(&["run", "angluin", "--n", "10", "--measure", "holding", "--init", "default"], "use --init safe");
+    fails_with(
+        &["run", "angluin", "--n", "10", "--measure", "holding", "--init", "default"],
+        "give a safe start with --init",
+    );
 }

@@ -29,6 +29,19 @@ pub enum Error {
     #[error("interaction graph: {0}")]
     Graph(String),
 
+    /// A file the user named cannot be read or written.
+    #[error("'{path}' {reason}")]
+    File {
+        /// The path as given.
+        path: String,
+        /// What is wrong and what to do.
+        reason: String,
+    },
+
+    /// The run would need more memory than the machine has; refused before it starts.
+    #[error("{0}")]
+    Memory(String),
+
     /// A run setting (horizon, trial count, observer) is invalid.
     #[error("{0}")]
     Setting(String),

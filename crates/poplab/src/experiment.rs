@@ -7,9 +7,10 @@
 
 use crate::engine::{
     AgentRun, CountRun, Ending, Engine, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps,
-    TimeSeries, TracePoint, drive,
+    TimeSeries, TracePoint, TraceSink, drive,
 };
 use crate::error::{Error, Result};
+use crate::files;
 use crate::graph::Graph;
 use crate::init::{InitSpec, check_family};
 use crate::protocol::Protocol;
@@ -91,15 +92,33 @@ pub struct TrialRecord {
     pub trace: Vec<TracePoint>,
 }
 
-/// Checks that `settings` can run `protocol` (graph, initial configuration, faults, counts).
-pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<()> {
-    if settings.trials == 0 {
-        return Err(Error::Setting("--trials must be at least 1".into()));
+/// At most this many trials in one run or sweep.
+pub const MAX_TRIALS: u64 = 100_000_000;
+
+/// At most this many worker threads: more than the cores only adds start-up time and memory.
+pub const MAX_THREADS: usize = 256;
+
+/// Checks that `settings` can run `protocol` (trials, threads, graph, initial configuration,
+/// faults, memory) and returns the engine the trials run on ([`RunSettings::engine_used`]).
+pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Engine> {
+    if settings.trials == 0 || settings.trials > MAX_TRIALS {
+        return Err(Error::Setting(format!(
+            "--trials {}: give from 1 to {MAX_TRIALS} trials (split larger studies into several runs or a sweep)",
+            settings.trials
+        )));
+    }
+    if let Some(threads) = settings.threads
+        && !(1..=MAX_THREADS).contains(&threads)
+    {
+        return Err(Error::Setting(format!(
+            "--threads {threads}: give from 1 to {MAX_THREADS} worker threads (results do not depend on it)"
+        )));
     }
     if settings.trace_every == Some(0) {
         return Err(Error::Setting("--trace-every must be at least 1 step".into()));
     }
-    if settings.engine_used(protocol)? == Engine::Agents {
+    let engine = settings.engine_used(protocol)?;
+    if engine == Engine::Agents {
         settings.graph.scheduler(protocol.n())?;
     } else if protocol.n() < 2 {
         return Err(Error::PopulationSize {
@@ -123,18 +142,80 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<()>
             )));
         }
         if let FaultStates::Family(name) = &fault.states {
-            check_family(protocol, name)?;
+            check_fault_family(protocol, name)?;
         }
     }
-    Ok(())
+    check_memory(protocol, settings, engine)?;
+    Ok(engine)
 }
 
-/// Runs trial `index` of `settings`.
+/// Refuses a run whose agent arrays (one per trial running at once) cannot fit in memory.
+fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engine) -> Result<()> {
+    // The count engines start from counts only from the default configuration without faults;
+    // every other start is built as an agent array first.
+    let array = engine == Engine::Agents || settings.init != InitSpec::Default || !settings.faults.is_empty();
+    if !array {
+        return Ok(());
+    }
+    let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u64;
+    let at_once = settings.trials.min(threads).max(1);
+    let per_trial = protocol.n() as u128 * std::mem::size_of::<P::State>() as u128;
+    let fix = if engine == Engine::Agents {
+        "lower n or --threads, or run the default start on the count engines (--engine counts or batched, \
+         complete graph, no faults)"
+    } else {
+        "lower n or --threads, or start from the default configuration without faults (kept as counts)"
+    };
+    files::check_memory(
+        per_trial * u128::from(at_once),
+        &format!(
+            "{} at n = {} as an agent array ({} bytes per agent, {at_once} trial{} at a time)",
+            protocol.info().name,
+            protocol.n(),
+            std::mem::size_of::<P::State>(),
+            if at_once == 1 { "" } else { "s" }
+        ),
+        fix,
+    )
+}
+
+/// Refuses a fault family the protocol does not have: faults take `random` or a named family.
+fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
+    let families = &protocol.info().families;
+    if name != "random" && !families.iter().any(|f| f.name == name) {
+        let mut known = vec!["random"];
+        known.extend(families.iter().map(|f| f.name).filter(|&f| f != "random"));
+        return Err(Error::Setting(format!(
+            "--fault ...:{name}: a fault's new states are drawn uniformly (random) or taken from a named family of \
+             {}; use one of {}",
+            protocol.info().name,
+            known.join(", ")
+        )));
+    }
+    check_family(protocol, name)
+}
+
+/// Runs trial `index` of `settings` (validated first; [`run_trials`] validates once for all).
 pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) -> Result<TrialRecord> {
+    let engine = validate(protocol, settings)?;
+    let mut trace = Vec::new();
+    let mut record = trial(protocol, settings, engine, index, &mut trace)?;
+    record.trace = trace;
+    Ok(record)
+}
+
+/// Trial `index` on `engine` (already resolved and validated), its time series into `trace`.
+pub(crate) fn trial<P: Protocol>(
+    protocol: &P,
+    settings: &RunSettings,
+    engine: Engine,
+    index: u64,
+    trace: &mut dyn TraceSink,
+) -> Result<TrialRecord> {
     let seed = trial_seed(settings.seed, index);
     let TrialStreams { schedule, init: mut init_rng, mut faults } = TrialStreams::new(seed);
     let mut fault_observers = settings.faults.clone();
-    let mut series = settings.trace_every.map(TimeSeries::new);
+    let mut series = settings.trace_every.map(|every| TimeSeries::new(every, trace));
     let mut observers: Vec<&mut dyn Observer<P>> =
         fault_observers.iter_mut().map(|f| f as &mut dyn Observer<P>).collect();
     if let Some(series) = series.as_mut() {
@@ -143,33 +224,30 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
     let last_fault = settings.faults.iter().map(|f| f.step).max();
     let plan =
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
-    let (Ending { outcome, steps }, distinct_states, last_demotion) = match settings.engine_used(protocol)? {
-        engine @ (Engine::Counts | Engine::Batched) => {
-            // The default start as counts: no agent array, whatever n.
-            let mut run = match &settings.init {
-                InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
-                init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,
-            };
-            if engine == Engine::Batched {
-                run.batch();
-            }
-            if settings.census {
-                run.keep_census();
-            }
-            let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
-            (ending, settings.census.then(|| run.distinct_states()), run.last_demotion())
+    let (Ending { outcome, steps }, distinct_states, last_demotion) = if engine == Engine::Agents {
+        let scheduler = settings.graph.scheduler(protocol.n())?;
+        let agents = settings.init.build(protocol, &mut init_rng)?;
+        let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
+        if settings.census {
+            run.keep_census();
         }
-        Engine::Agents | Engine::Auto => {
-            let scheduler = settings.graph.scheduler(protocol.n())?;
-            let agents = settings.init.build(protocol, &mut init_rng)?;
-            let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
-            if settings.census {
-                run.keep_census();
-            }
-            let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
-            let census = run.census();
-            (ending, census.map(|c| c.visited.len() as u64), census.and_then(|c| c.last_demotion))
+        let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
+        let census = run.census();
+        (ending, census.map(|c| c.visited.len() as u64), census.and_then(|c| c.last_demotion))
+    } else {
+        // The default start as counts: no agent array, whatever n.
+        let mut run = match &settings.init {
+            InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
+            init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,
+        };
+        if engine == Engine::Batched {
+            run.batch();
         }
+        if settings.census {
+            run.keep_census();
+        }
+        let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
+        (ending, settings.census.then(|| run.distinct_states()), run.last_demotion())
     };
     drop(observers);
     Ok(TrialRecord {
@@ -178,11 +256,21 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
         outcome,
         steps,
         parallel_time: steps.parallel_time(protocol.n()),
-        recovery_steps: last_fault.map(|at| Steps(steps.0.saturating_sub(at))),
+        // A fault beyond the end of the trial never happened: no recovery to report.
+        recovery_steps: last_fault.filter(|&at| at <= steps.0).map(|at| Steps(steps.0 - at)),
         distinct_states,
         last_demotion: last_demotion.map(String::from),
-        trace: series.map(|s| s.points).unwrap_or_default(),
+        trace: Vec::new(),
     })
+}
+
+/// The rayon pool of `threads` workers (`None`: one per core).
+pub(crate) fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(threads) = threads {
+        pool = pool.num_threads(threads);
+    }
+    pool.build().map_err(|e| Error::Setting(format!("cannot start worker threads: {e}")))
 }
 
 /// Runs every trial of `settings` in parallel; `on_done` is called once per finished trial.
@@ -191,17 +279,13 @@ pub fn run_trials<P: Protocol>(
     settings: &RunSettings,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<TrialRecord>> {
-    validate(protocol, settings)?;
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(threads) = settings.threads {
-        pool = pool.num_threads(threads);
-    }
-    let pool = pool.build().map_err(|e| Error::Setting(format!("cannot start worker threads: {e}")))?;
-    pool.install(|| {
+    let engine = validate(protocol, settings)?;
+    pool(settings.threads)?.install(|| {
         (0..settings.trials)
             .into_par_iter()
             .map(|index| {
-                let record = run_trial(protocol, settings, index);
+                let mut trace = Vec::new();
+                let record = trial(protocol, settings, engine, index, &mut trace).map(|r| TrialRecord { trace, ..r });
                 on_done();
                 record
             })
@@ -249,7 +333,8 @@ impl Summary {
         let censored = records.len() - ended.len();
         let steps: Vec<f64> = ended.iter().map(|&s| s as f64).collect();
         let times: Vec<f64> = steps.iter().map(|s| s / n as f64).collect();
-        let uncensored = censored == 0 && !steps.is_empty();
+        let by_steps = stats::CensoredSummary::of(&steps, censored);
+        let by_time = stats::CensoredSummary::of(&times, censored);
         let all_steps: Vec<f64> = records.iter().map(|r| r.steps.0 as f64).collect();
         let broken = count(Outcome::Broken);
         Self {
@@ -257,14 +342,14 @@ impl Summary {
             converged: count(Outcome::Converged),
             broken: (broken > 0).then_some(broken),
             censored: censored as u64,
-            mean_steps: uncensored.then(|| stats::mean(&steps)),
+            mean_steps: by_steps.mean,
             mean_steps_lower_bound: (censored > 0).then(|| stats::mean(&all_steps)),
-            median_steps: stats::censored_quantile(&steps, censored, 0.5),
+            median_steps: by_steps.median,
             p10_steps: stats::censored_quantile(&steps, censored, 0.1),
             p90_steps: stats::censored_quantile(&steps, censored, 0.9),
-            mean_parallel_time: uncensored.then(|| stats::mean(&times)),
-            median_parallel_time: stats::censored_quantile(&times, censored, 0.5),
-            ci95_parallel_time: if uncensored { stats::mean_ci95(&times) } else { None },
+            mean_parallel_time: by_time.mean,
+            median_parallel_time: by_time.median,
+            ci95_parallel_time: by_time.ci95,
             min_steps: ended.iter().copied().min(),
             max_steps: if censored == 0 { ended.iter().copied().max() } else { None },
             max_distinct_states: records.iter().filter_map(|r| r.distinct_states).max(),

@@ -69,25 +69,22 @@ impl Graph {
         Ok(Graph::Arcs(arcs))
     }
 
-    /// Checks that the graph is usable for `n` agents.
+    /// Checks that the graph is usable for `n` agents: an arc list must name agents `0..n`, have
+    /// no self-loops, and connect every agent (otherwise some agents could never meet and a run
+    /// would only end at its horizon).
     pub fn validate(&self, n: usize) -> Result<()> {
         if let Graph::Arcs(arcs) = self {
-            if arcs.is_empty() {
-                return Err(Error::Graph("the arc list is empty; give at least one arc 'u v'".into()));
-            }
-            for (i, &(u, v)) in arcs.iter().enumerate() {
-                if u as usize >= n || v as usize >= n {
-                    return Err(Error::Graph(format!(
-                        "arc {} ({u}, {v}) names an agent outside 0..{n}; agents are numbered from 0 to n - 1",
-                        i + 1
-                    )));
-                }
-                if u == v {
-                    return Err(Error::Graph(format!(
-                        "arc {} ({u}, {v}) is a self-loop; an agent cannot meet itself",
-                        i + 1
-                    )));
-                }
+            check_pairs(arcs, n)?;
+            let components = components(n, arcs);
+            if components.len() > 1 {
+                let first: Vec<String> = components.iter().take(3).map(|c| describe(c)).collect();
+                return Err(Error::Graph(format!(
+                    "the arcs split the {n} agents into {} groups that never meet ({}{}), so no run could \
+                     involve them all; add arcs that connect the groups",
+                    components.len(),
+                    first.join("; "),
+                    if components.len() > 3 { "; ..." } else { "" }
+                )));
             }
         }
         Ok(())
@@ -109,6 +106,68 @@ impl Graph {
             Graph::UndirectedRing => RandomScheduler::UndirectedRing { edge: Below32::new(n32), n: n32 },
             Graph::Arcs(arcs) => RandomScheduler::Arcs { arc: Below32::new(arcs.len() as u32), arcs: arcs.clone() },
         })
+    }
+}
+
+impl std::str::FromStr for Graph {
+    type Err = Error;
+
+    /// A graph by name (see [`Graph::from_name`]); arc lists come from files ([`Graph::parse_arcs`]).
+    fn from_str(name: &str) -> Result<Self> {
+        Graph::from_name(name)
+    }
+}
+
+/// Refuses an empty list, agents outside `0..n` and self-loops.
+fn check_pairs(arcs: &[(u32, u32)], n: usize) -> Result<()> {
+    if arcs.is_empty() {
+        return Err(Error::Graph("the arc list is empty; give at least one arc 'u v'".into()));
+    }
+    for (i, &(u, v)) in arcs.iter().enumerate() {
+        if u as usize >= n || v as usize >= n {
+            return Err(Error::Graph(format!(
+                "arc {} ({u}, {v}) names an agent outside 0..{n}; agents are numbered from 0 to n - 1",
+                i + 1
+            )));
+        }
+        if u == v {
+            return Err(Error::Graph(format!("arc {} ({u}, {v}) is a self-loop; an agent cannot meet itself", i + 1)));
+        }
+    }
+    Ok(())
+}
+
+/// The agents of each weakly connected component of `arcs` over `n` agents, smallest first.
+fn components(n: usize, arcs: &[(u32, u32)]) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for &(u, v) in arcs {
+        let (a, b) = (root(&mut parent, u as usize), root(&mut parent, v as usize));
+        parent[a.max(b)] = a.min(b);
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    groups.into_values().collect()
+}
+
+/// A component for messages: `agents 0-3` or `agent 7` or `agents 4, 9, 12, ...`.
+fn describe(agents: &[usize]) -> String {
+    match agents {
+        [one] => format!("agent {one}"),
+        [first, .., last] if last - first + 1 == agents.len() => format!("agents {first}-{last}"),
+        _ => {
+            let shown: Vec<String> = agents.iter().take(4).map(usize::to_string).collect();
+            format!("agents {}{}", shown.join(", "), if agents.len() > 4 { ", ..." } else { "" })
+        }
     }
 }
 
@@ -215,7 +274,7 @@ impl Replay {
     /// A replay of `pairs` for `n` agents; every index must be below `n` and no pair a self-loop.
     pub fn new(pairs: Vec<(u32, u32)>, n: usize) -> Result<Self> {
         if !pairs.is_empty() {
-            Graph::Arcs(pairs.clone()).validate(n).map_err(|e| Error::Setting(format!("replay schedule: {e}")))?;
+            check_pairs(&pairs, n).map_err(|e| Error::Setting(format!("replay schedule: {e}")))?;
         }
         Ok(Self { pairs, next: 0 })
     }
@@ -289,6 +348,11 @@ mod tests {
         assert!(Graph::parse_arcs("0 1 2").is_err());
         assert!(Graph::Arcs(vec![(1, 1)]).validate(3).unwrap_err().to_string().contains("self-loop"));
         assert!(Graph::Arcs(vec![]).validate(3).is_err());
+        let split = Graph::Arcs(vec![(0, 1), (2, 3)]).validate(4).unwrap_err().to_string();
+        assert!(split.contains("2 groups that never meet (agents 0-1; agents 2-3)"), "{split}");
+        let isolated = Graph::Arcs(vec![(0, 1), (1, 2)]).validate(4).unwrap_err().to_string();
+        assert!(isolated.contains("(agents 0-2; agent 3)"), "{isolated}");
+        assert!(Graph::Arcs(vec![(0, 1), (2, 1)]).validate(3).is_ok());
     }
 
     #[test]

@@ -266,7 +266,8 @@ impl Params {
     pub fn int(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64> {
         let Some(raw) = self.raw(key) else { return Ok(default) };
         let bad = |reason: String| Error::Parameter { name: key.into(), value: raw.into(), reason };
-        let value: u64 = raw.parse().map_err(|_| bad(format!("expected a whole number from {min} to {max}")))?;
+        let value = crate::numbers::parse_u64(raw)
+            .map_err(|_| bad(format!("expected a whole number from {min} to {max} (1000, 10^3 and 1e3 all work)")))?;
         if value < min || value > max {
             return Err(bad(format!("must be from {min} to {max}")));
         }

@@ -55,6 +55,30 @@ pub fn censored_quantile(observed: &[f64], censored: usize, q: f64) -> Option<f6
     Some(sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64))
 }
 
+/// The censoring rule of every summary (runs, sweeps, the reproduction): the mean and its interval
+/// only when no value is censored, quantiles only where they fall on an observed value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CensoredSummary {
+    /// The mean (`None` when any value is censored or none was observed).
+    pub mean: Option<f64>,
+    /// The Student-t 95% interval of the mean (`None` as for the mean, or for fewer than 2 values).
+    pub ci95: Option<[f64; 2]>,
+    /// The median, where it falls on an observed value.
+    pub median: Option<f64>,
+}
+
+impl CensoredSummary {
+    /// The summary of `observed` values and `censored` more known only to exceed them all.
+    pub fn of(observed: &[f64], censored: usize) -> Self {
+        let complete = censored == 0 && !observed.is_empty();
+        Self {
+            mean: complete.then(|| mean(observed)),
+            ci95: if complete { mean_ci95(observed) } else { None },
+            median: censored_quantile(observed, censored, 0.5),
+        }
+    }
+}
+
 /// The Kolmogorov-Smirnov distance between an integer-valued sample (such as step counts) and a
 /// distribution function `cdf(k) = P(X <= k)`, compared on both sides of every observed jump.
 pub fn ks_integer_sample<T: Copy + Into<u128>>(sample: &[T], cdf: impl Fn(u128) -> f64) -> f64 {

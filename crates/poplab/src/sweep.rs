@@ -1,53 +1,103 @@
-//! Sweeps: one protocol over the cross product of population sizes and parameter lists.
+//! Sweeps: one protocol over the cross product of population sizes and parameter lists, and the
+//! directory that stores one.
 //!
 //! A sweep is a list of *cells* (one `n` and one value per swept parameter), each run for the same
-//! number of trials. Every (cell, trial) pair is a job; jobs run in parallel and are reported one
-//! by one as they finish, so a caller can append each result to a file at once and lose nothing
-//! when the sweep is killed. A cell's seed is derived from the master seed and the cell's *key*
-//! (`n=1000 k=10`), not its position in the list, so editing the lists of a sweep and resuming
-//! never changes the results of cells that were already there.
+//! number of trials. Every cell is resolved once into a [`RunSpec`]; every (cell, trial) pair is a
+//! job; jobs run in parallel and are reported one by one as they finish, so each result is
+//! appended to a file at once and nothing is lost when the sweep is killed. A cell's seed is
+//! derived from the master seed and the cell's *key* (`n=1000 k=10`), not its position in the
+//! list, so editing the lists of a sweep and resuming never changes the cells already there.
+//!
+//! # The sweep directory
+//! - `sweep.json`: the definition ([`SweepSpec::definition`]), what `--resume DIR` runs again;
+//! - `trials.csv`: one row per finished trial, appended as each one finishes (a row is written
+//!   with one system call and flushed, so a killed sweep loses at most the trials that were
+//!   running; a torn last line, or a torn or missing header, is repaired when the sweep resumes);
+//! - `summary.csv`, `summary.json`: statistics per cell; `fits.json`: fits of the mean parallel
+//!   time against `n`, naming the cells left out and why. These are written atomically when the
+//!   sweep ends, from `trials.csv`, so a resumed sweep ends with exactly the files an
+//!   uninterrupted one writes.
+//!
+//! The functions that make and read each file's text are separate from the ones that touch the
+//! directory ([`run_in`], [`read_definition`]), so formats are tested without files.
 
 use crate::engine::{Engine, Measure, Outcome, ParallelTime, Steps};
 use crate::error::{Error, Result};
-use crate::experiment::{RunSettings, TrialRecord, run_trial, validate};
-use crate::graph::Graph;
-use crate::init::InitSpec;
-use crate::protocol::{Params, Protocol};
-use crate::protocols::{ProtocolVisitor, with_protocol};
-use crate::rng::trial_seed;
+use crate::experiment::{MAX_TRIALS, Summary, TrialRecord};
+use crate::export::csv_line;
+use crate::files;
+use crate::fit::{Form, fit_form, fit_power};
+use crate::rng::{RNG_NAME, trial_seed};
+use crate::spec::{RawSpec, RunSpec};
 use rayon::prelude::*;
-use std::collections::HashSet;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
 
 /// At most this many cells in one sweep.
 pub const MAX_CELLS: usize = 10_000;
-/// At most this many trials in one sweep.
-pub const MAX_JOBS: u64 = 100_000_000;
+
+/// The file of a sweep's definition.
+pub const SPEC_FILE: &str = "sweep.json";
+/// The file of a sweep's trials.
+pub const TRIALS_FILE: &str = "trials.csv";
 
 /// What to sweep.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SweepSpec {
+    /// The protocol's registry name.
     pub protocol: String,
+    /// The population sizes.
     pub ns: Vec<u64>,
     /// Swept parameters: each name with its list of values (the cross product is taken).
     pub params: Vec<(String, Vec<String>)>,
-    pub init: InitSpec,
+    /// The initial configuration as for [`RawSpec::init`] (`None`: `default`, or `safe` for
+    /// holding runs); an `@FILE` is stored with its absolute path.
+    pub init: Option<String>,
+    /// What the trials measure.
     pub measure: Measure,
-    /// The graph (`None`: each protocol's own).
-    pub graph: Option<Graph>,
+    /// The graph as for [`RawSpec::graph`] (`None`: each protocol's own).
+    pub graph: Option<String>,
+    /// Trials per cell.
     pub trials: u64,
+    /// The master seed.
     pub seed: u64,
+    /// The horizon in steps per trial.
     pub max_steps: u128,
     /// Worker threads (`None`: one per core). Results do not depend on it.
     pub threads: Option<usize>,
-    /// Count distinct states visited and demotion causes per trial (see [`crate::engine::Census`]).
+    /// Count distinct states visited and demotion causes per trial.
     pub census: bool,
-    /// Which engine runs the trials (see [`SweepSpec::engine_used`]).
+    /// Which engine runs the trials (`auto` may pick different engines for different cells).
     pub engine: Engine,
+}
+
+impl SweepSpec {
+    /// A sweep of `protocol` over `ns` with every other setting at its default (20 trials per cell).
+    pub fn new(protocol: &str, ns: &[u64]) -> Self {
+        Self {
+            protocol: protocol.to_string(),
+            ns: ns.to_vec(),
+            params: Vec::new(),
+            init: None,
+            measure: Measure::Convergence,
+            graph: None,
+            trials: 20,
+            seed: 0,
+            max_steps: crate::experiment::DEFAULT_MAX_STEPS,
+            threads: None,
+            census: false,
+            engine: Engine::Auto,
+        }
+    }
 }
 
 /// One point of the sweep.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Cell {
+    /// The population size.
     pub n: u64,
     /// One value per swept parameter, in the order of [`SweepSpec::params`].
     pub params: Vec<(String, String)>,
@@ -70,23 +120,29 @@ impl Cell {
             self.key().bytes().fold(0xCBF2_9CE4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3));
         trial_seed(master ^ hash, 0)
     }
+}
 
-    fn params(&self) -> Result<Params> {
-        let items: Vec<String> = self.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        Params::parse(&items)
-    }
+/// A cell with its experiment, resolved once.
+#[derive(Clone, Debug)]
+pub struct ResolvedCell {
+    /// The cell.
+    pub cell: Cell,
+    /// Its experiment (seeded with the cell's seed).
+    pub spec: RunSpec,
 }
 
 /// The result of one trial of one cell.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepRow {
+    /// The cell.
     pub cell: Cell,
+    /// The trial.
     pub record: TrialRecord,
 }
 
 impl SweepSpec {
     /// The cells, `n` varying slowest; refuses empty lists, repeated values and sweeps larger than
-    /// [`MAX_CELLS`] cells or [`MAX_JOBS`] trials.
+    /// [`MAX_CELLS`] cells or [`MAX_TRIALS`] trials.
     pub fn cells(&self) -> Result<Vec<Cell>> {
         if self.ns.is_empty() {
             return Err(Error::Setting("give at least one population size with --n".into()));
@@ -106,9 +162,9 @@ impl SweepSpec {
                 "the sweep has {count} cells; at most {MAX_CELLS} are allowed, shorten the lists"
             )));
         }
-        if (count as u64).saturating_mul(self.trials) > MAX_JOBS {
+        if (count as u64).saturating_mul(self.trials) > MAX_TRIALS {
             return Err(Error::Setting(format!(
-                "the sweep has {count} cells x {} trials; at most {MAX_JOBS} trials are allowed",
+                "the sweep has {count} cells x {} trials; at most {MAX_TRIALS} trials are allowed",
                 self.trials
             )));
         }
@@ -132,160 +188,499 @@ impl SweepSpec {
         Ok(cells)
     }
 
-    fn settings(&self, cell: &Cell) -> RunSettings {
-        RunSettings {
-            measure: self.measure,
-            graph: self.graph.clone().unwrap_or(Graph::Complete),
+    /// The raw spec of one cell.
+    fn raw(&self, cell: &Cell) -> RawSpec {
+        RawSpec {
+            protocol: self.protocol.clone(),
+            n: cell.n,
+            params: cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             init: self.init.clone(),
+            graph: self.graph.clone(),
+            measure: self.measure,
+            engine: self.engine,
             trials: self.trials,
             seed: cell.seed(self.seed),
             max_steps: self.max_steps,
-            threads: self.threads,
             faults: Vec::new(),
             trace_every: None,
             census: self.census,
-            engine: self.engine,
+            threads: self.threads,
         }
     }
 
-    /// The engine each cell's trials actually run on, in cell order: the graph (the protocol's own
-    /// when `None`) is the same for every cell and a sweep has no faults, but under `auto` the
-    /// choice can depend on `n` and the parameters ([`crate::protocol::Protocol::auto_batches`]).
-    pub fn engines_used(&self) -> Result<Vec<(Cell, Engine)>> {
+    /// Every cell resolved and validated (an error names the cell).
+    pub fn resolve(&self) -> Result<Vec<ResolvedCell>> {
         self.cells()?
             .into_iter()
             .map(|cell| {
-                let n = usize::try_from(cell.n)
-                    .map_err(|_| Error::PopulationSize { n: cell.n, reason: "too large".into() })?;
-                let (default_graph, batches_pay) = with_protocol(&self.protocol, n, &cell.params()?, GraphAndAuto)?;
-                let engine = self.engine.resolve(self.graph.as_ref().unwrap_or(&default_graph), false, batches_pay)?;
-                Ok((cell, engine))
+                let spec = RunSpec::resolve(&self.raw(&cell)).map_err(|e| match e {
+                    Error::Memory(_) | Error::File { .. } => e,
+                    other => Error::Setting(format!("cell {}: {other}", cell.key())),
+                })?;
+                Ok(ResolvedCell { cell, spec })
             })
             .collect()
     }
 
-    /// Checks every cell: the protocol builds with its parameters and the settings fit it.
-    pub fn validate(&self) -> Result<Vec<Cell>> {
-        let cells = self.cells()?;
-        for cell in &cells {
-            let n =
-                usize::try_from(cell.n).map_err(|_| Error::PopulationSize { n: cell.n, reason: "too large".into() })?;
-            cell.params()
-                .and_then(|params| with_protocol(&self.protocol, n, &params, Job { spec: self, cell, trial: None })?)
-                .map_err(|e| Error::Setting(format!("cell {}: {e}", cell.key())))?;
+    /// The initial configuration every cell starts from, as written into outputs.
+    pub fn init_name(&self) -> &str {
+        match (&self.init, self.measure) {
+            (Some(init), _) => init,
+            (None, Measure::Holding) => "safe",
+            (None, Measure::Convergence) => "default",
         }
-        Ok(cells)
     }
 
-    /// Runs every (cell, trial) not in `done` (keys `(cell key, trial index)`), in parallel, and
-    /// hands each result to `on_row` as soon as it is known.
-    pub fn run(&self, done: &HashSet<(String, u64)>, on_row: &(dyn Fn(SweepRow) + Sync)) -> Result<()> {
-        let cells = self.validate()?;
-        let jobs: Vec<(&Cell, u64)> = cells
+    /// Runs every (cell, trial) of `cells` not in `done` (keys `(cell key, trial index)`), in
+    /// parallel, and hands each result to `on_row` as soon as it is known.
+    pub fn run(
+        &self,
+        cells: &[ResolvedCell],
+        done: &HashSet<(String, u64)>,
+        on_row: &(dyn Fn(SweepRow) + Sync),
+    ) -> Result<()> {
+        let jobs: Vec<(&ResolvedCell, u64)> = cells
             .iter()
             .flat_map(|cell| (0..self.trials).map(move |trial| (cell, trial)))
-            .filter(|(cell, trial)| !done.contains(&(cell.key(), *trial)))
+            .filter(|(cell, trial)| !done.contains(&(cell.cell.key(), *trial)))
             .collect();
-        let mut pool = rayon::ThreadPoolBuilder::new();
-        if let Some(threads) = self.threads {
-            pool = pool.num_threads(threads);
-        }
-        let pool = pool.build().map_err(|e| Error::Setting(format!("cannot start worker threads: {e}")))?;
-        pool.install(|| {
+        crate::experiment::pool(self.threads)?.install(|| {
             jobs.into_par_iter().try_for_each(|(cell, trial)| {
-                let params = cell.params()?;
-                let record = with_protocol(
-                    &self.protocol,
-                    cell.n as usize,
-                    &params,
-                    Job { spec: self, cell, trial: Some(trial) },
-                )??
-                .expect("a job with a trial index returns a record");
-                on_row(SweepRow { cell: cell.clone(), record });
+                let record = cell.spec.trial(trial, &mut Vec::new())?;
+                on_row(SweepRow { cell: cell.cell.clone(), record });
                 Ok(())
             })
         })
     }
-}
 
-/// A protocol's own graph and whether `--engine auto` batches it.
-struct GraphAndAuto;
-
-impl ProtocolVisitor for GraphAndAuto {
-    type Output = (Graph, bool);
-
-    fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Self::Output {
-        (protocol.default_graph(), protocol.auto_batches())
-    }
-}
-
-/// Validates a cell (`trial: None`) or runs one of its trials.
-struct Job<'a> {
-    spec: &'a SweepSpec,
-    cell: &'a Cell,
-    trial: Option<u64>,
-}
-
-impl ProtocolVisitor for Job<'_> {
-    type Output = Result<Option<TrialRecord>>;
-
-    fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Self::Output {
-        let mut settings = self.spec.settings(self.cell);
-        if self.spec.graph.is_none() {
-            settings.graph = protocol.default_graph();
+    /// The definition as written to `sweep.json`. `engine` is the engine every cell runs on; when
+    /// `auto` picks different engines for different cells, it is `auto` (resolved again, the same
+    /// way, on resume) and `engine_by_cell` names each cell's.
+    pub fn definition(&self, cells: &[ResolvedCell]) -> String {
+        let engine = match cells.first() {
+            Some(first) if cells.iter().all(|c| c.spec.settings.engine == first.spec.settings.engine) => {
+                first.spec.settings.engine
+            }
+            _ => self.engine,
+        };
+        let mut doc = json!({
+            "protocol": self.protocol,
+            "n": self.ns,
+            "params": self.params.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
+            "init": self.init_name(),
+            "measure": self.measure.name(),
+            "graph": self.graph,
+            "trials": self.trials,
+            "seed": self.seed,
+            "max_steps": self.max_steps,
+            "census": self.census,
+            "rng": RNG_NAME,
+            "engine": engine.name(),
+        });
+        if engine == Engine::Auto {
+            let by_cell: serde_json::Map<String, Value> =
+                cells.iter().map(|c| (c.cell.key(), Value::from(c.spec.settings.engine.name()))).collect();
+            doc["engine_by_cell"] = Value::Object(by_cell);
         }
-        match self.trial {
-            None => validate(&protocol, &settings).map(|()| None),
-            Some(trial) => run_trial(&protocol, &settings, trial).map(Some),
+        format!("{doc:#}\n")
+    }
+
+    /// Reads a definition written by [`SweepSpec::definition`] (`path` names it in errors).
+    pub fn from_definition(text: &str, path: &Path) -> Result<Self> {
+        let bad = || Error::File {
+            path: path.display().to_string(),
+            reason: "is not a sweep definition; point --resume at a directory written by poplab sweep".into(),
+        };
+        let v: Value = serde_json::from_str(text).map_err(|_| bad())?;
+        let string = |key: &str| v[key].as_str().map(str::to_string).ok_or_else(bad);
+        let number = |key: &str| v[key].as_u64().ok_or_else(bad);
+        let params = v["params"]
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(|pair| {
+                let name = pair[0].as_str().ok_or_else(bad)?.to_string();
+                let values =
+                    pair[1].as_array().ok_or_else(bad)?.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(bad));
+                Ok((name, values.collect::<Result<Vec<_>>>()?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SweepSpec {
+            protocol: string("protocol")?,
+            ns: v["n"].as_array().ok_or_else(bad)?.iter().map(|x| x.as_u64().ok_or_else(bad)).collect::<Result<_>>()?,
+            params,
+            init: Some(string("init")?),
+            measure: string("measure")?.parse().map_err(|_| bad())?,
+            graph: v["graph"].as_str().map(str::to_string),
+            trials: number("trials")?,
+            seed: number("seed")?,
+            // Written as a JSON number of up to 128 bits: read back from its digits.
+            max_steps: v["max_steps"].to_string().parse().map_err(|_| bad())?,
+            threads: None,
+            census: v["census"].as_bool().ok_or_else(bad)?,
+            engine: string("engine")?.parse().map_err(|_| bad())?,
+        })
+    }
+
+    /// The columns of `trials.csv`.
+    pub fn trials_header(&self) -> Vec<String> {
+        let mut fields: Vec<String> = ["protocol", "cell", "n"].map(String::from).to_vec();
+        fields.extend(self.params.iter().map(|(name, _)| name.clone()));
+        fields.extend(
+            [
+                "init",
+                "measure",
+                "rng",
+                "master_seed",
+                "trial",
+                "trial_seed",
+                "outcome",
+                "steps",
+                "parallel_time",
+                "distinct_states",
+                "last_demotion",
+            ]
+            .map(String::from),
+        );
+        fields
+    }
+
+    /// One line of `trials.csv`.
+    pub fn trial_line(&self, row: &SweepRow) -> String {
+        let r = &row.record;
+        let mut fields = vec![self.protocol.clone(), row.cell.key(), row.cell.n.to_string()];
+        fields.extend(row.cell.params.iter().map(|(_, v)| v.clone()));
+        fields.extend([
+            self.init_name().to_string(),
+            self.measure.name().to_string(),
+            RNG_NAME.to_string(),
+            self.seed.to_string(),
+            r.index.to_string(),
+            r.seed.to_string(),
+            r.outcome.name().to_string(),
+            r.steps.0.to_string(),
+            r.parallel_time.0.to_string(),
+            r.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
+            r.last_demotion.clone().unwrap_or_default(),
+        ]);
+        csv_line(fields)
+    }
+
+    /// The rows of a `trials.csv` text, keyed by (cell key, trial). Only complete lines count:
+    /// an empty text or a torn header holds zero rows, a torn last line is ignored. `path` names
+    /// the file in errors.
+    pub fn parse_trials(&self, text: &str, path: &Path) -> Result<BTreeMap<(String, u64), SweepRow>> {
+        let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+        let mut rows = BTreeMap::new();
+        if complete.is_empty() {
+            return Ok(rows);
+        }
+        let expected = self.trials_header();
+        let mut reader = csv::Reader::from_reader(complete.as_bytes());
+        let found: Vec<String> = reader
+            .headers()
+            .map_err(|e| Error::File { path: path.display().to_string(), reason: format!("is not CSV ({e})") })?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        if found != expected {
+            return Err(Error::File {
+                path: path.display().to_string(),
+                reason: "was written by a different sweep (columns differ); choose another directory".into(),
+            });
+        }
+        let column = |name: &str| expected.iter().position(|c| c == name).unwrap_or(0);
+        let (trial_at, seed_at, outcome_at, steps_at, states_at, demotion_at) = (
+            column("trial"),
+            column("trial_seed"),
+            column("outcome"),
+            column("steps"),
+            column("distinct_states"),
+            column("last_demotion"),
+        );
+        for (line, record) in reader.records().enumerate() {
+            let bad = || Error::File {
+                path: path.display().to_string(),
+                reason: format!("row {} is malformed; remove it and resume", line + 2),
+            };
+            let record = record.map_err(|_| bad())?;
+            let n: u64 = record[2].parse().map_err(|_| bad())?;
+            let params = self
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, (name, _))| (name.clone(), record[3 + i].to_string()))
+                .collect();
+            let steps: u128 = record[steps_at].parse().map_err(|_| bad())?;
+            let record = TrialRecord {
+                index: record[trial_at].parse().map_err(|_| bad())?,
+                seed: record[seed_at].parse().map_err(|_| bad())?,
+                outcome: record[outcome_at].parse::<Outcome>().map_err(|_| bad())?,
+                steps: Steps(steps),
+                parallel_time: ParallelTime(steps as f64 / n as f64),
+                recovery_steps: None,
+                distinct_states: match &record[states_at] {
+                    "" => None,
+                    text => Some(text.parse().map_err(|_| bad())?),
+                },
+                last_demotion: Some(record[demotion_at].to_string()).filter(|d| !d.is_empty()),
+                trace: Vec::new(),
+            };
+            let cell = Cell { n, params };
+            rows.insert((cell.key(), record.index), SweepRow { cell, record });
+        }
+        Ok(rows)
+    }
+
+    /// Per-cell summaries, in cell order.
+    pub fn summarise(&self, cells: &[Cell], rows: &BTreeMap<(String, u64), SweepRow>) -> Vec<(Cell, Summary)> {
+        cells
+            .iter()
+            .map(|cell| {
+                let key = cell.key();
+                let records: Vec<_> =
+                    (0..self.trials).filter_map(|t| rows.get(&(key.clone(), t))).map(|r| r.record.clone()).collect();
+                (cell.clone(), Summary::of(&records, cell.n as usize))
+            })
+            .collect()
+    }
+
+    /// The text of `summary.csv`.
+    pub fn summary_csv(&self, summaries: &[(Cell, Summary)]) -> String {
+        let mut header: Vec<String> = vec!["cell".into(), "n".into()];
+        header.extend(self.params.iter().map(|(name, _)| name.clone()));
+        header.extend(
+            [
+                "trials",
+                "ended",
+                "censored",
+                "mean_steps",
+                "mean_steps_lower_bound",
+                "median_steps",
+                "p10_steps",
+                "p90_steps",
+                "mean_parallel_time",
+                "median_parallel_time",
+                "ci95_low",
+                "ci95_high",
+                "in_fits",
+            ]
+            .map(String::from),
+        );
+        let mut csv = csv_line(&header);
+        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        for (cell, s) in summaries {
+            let mut fields = vec![cell.key(), cell.n.to_string()];
+            fields.extend(cell.params.iter().map(|(_, v)| v.clone()));
+            fields.extend([
+                s.trials.to_string(),
+                (s.trials - s.censored).to_string(),
+                s.censored.to_string(),
+                opt(s.mean_steps),
+                opt(s.mean_steps_lower_bound),
+                opt(s.median_steps),
+                opt(s.p10_steps),
+                opt(s.p90_steps),
+                opt(s.mean_parallel_time),
+                opt(s.median_parallel_time),
+                opt(s.ci95_parallel_time.map(|c| c[0])),
+                opt(s.ci95_parallel_time.map(|c| c[1])),
+                left_out_reason(s).is_none().to_string(),
+            ]);
+            csv += &csv_line(&fields);
+        }
+        csv
+    }
+
+    /// The text of `summary.json`.
+    pub fn summary_json(&self, cells: &[ResolvedCell], summaries: &[(Cell, Summary)]) -> String {
+        let cells_json: Vec<Value> = summaries
+            .iter()
+            .map(|(cell, s)| {
+                let mut entry = json!({
+                    "cell": cell.key(),
+                    "n": cell.n,
+                    "params": cell.params.iter().cloned().collect::<BTreeMap<_, _>>(),
+                    "summary": s,
+                });
+                if let Some(reason) = left_out_reason(s) {
+                    entry["left_out_of_fits"] = Value::from(reason);
+                }
+                entry
+            })
+            .collect();
+        let definition: Value = serde_json::from_str(&self.definition(cells)).unwrap_or(Value::Null);
+        format!("{:#}\n", json!({"sweep": definition, "cells": cells_json}))
+    }
+}
+
+/// Why a cell has no point in the fits (`None`: it has one).
+fn left_out_reason(summary: &Summary) -> Option<String> {
+    if summary.censored > 0 {
+        Some(format!(
+            "{} of {} trials censored at the horizon, so the mean is unknown (a lower bound only)",
+            summary.censored, summary.trials
+        ))
+    } else if summary.mean_parallel_time.is_none() {
+        Some("no finished trial".into())
+    } else {
+        None
+    }
+}
+
+/// The text of `fits.json`: for every combination of the non-`n` parameters, fits of the mean
+/// parallel time against `n`, with the cells left out and why.
+pub fn fits_json(summaries: &[(Cell, Summary)]) -> String {
+    /// Per parameter combination: the (n, mean) points and the cells left out.
+    type Group = (Vec<(f64, f64)>, Vec<Value>);
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for (cell, s) in summaries {
+        let label = cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+        let group = groups.entry(label).or_default();
+        match (s.mean_parallel_time, left_out_reason(s)) {
+            (Some(mean), None) => group.0.push((cell.n as f64, mean)),
+            (_, reason) => group.1.push(json!({"cell": cell.key(), "reason": reason})),
         }
     }
+    let fits: Vec<Value> = groups
+        .into_iter()
+        .filter(|(_, (points, left_out))| points.len() >= 2 || !left_out.is_empty())
+        .map(|(label, (points, left_out))| {
+            let (xs, ys): (Vec<f64>, Vec<f64>) = points.into_iter().unzip();
+            let mut fit = json!({
+                "params": label,
+                "y": "mean parallel time",
+                "points": xs.len(),
+            });
+            if xs.len() >= 2 {
+                fit["power_law"] = json!(fit_power(&xs, &ys));
+                fit["forms"] = json!(Form::ALL.iter().filter_map(|&f| fit_form(f, &xs, &ys)).collect::<Vec<_>>());
+            } else {
+                fit["power_law"] = Value::Null;
+                fit["forms"] = json!([]);
+            }
+            if !left_out.is_empty() {
+                fit["left_out"] = Value::Array(left_out);
+            }
+            fit
+        })
+        .collect();
+    format!("{:#}\n", json!({ "fits": fits }))
 }
 
-/// The stored fields of one trial of a sweep (a row of its CSV file).
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredTrial {
-    pub index: u64,
-    pub seed: u64,
-    pub outcome: Outcome,
-    pub steps: u128,
-    pub distinct_states: Option<u64>,
-    pub last_demotion: Option<String>,
+/// What a finished sweep holds.
+#[derive(Clone, Debug)]
+pub struct SweepResults {
+    /// Every cell resolved.
+    pub cells: Vec<ResolvedCell>,
+    /// Every cell with its summary, in cell order.
+    pub summaries: Vec<(Cell, Summary)>,
+    /// Every trial, keyed by (cell key, trial index).
+    pub rows: BTreeMap<(String, u64), SweepRow>,
 }
 
-/// A record rebuilt from stored fields (for resumed sweeps) of a trial with `n` agents.
-pub fn stored_record(stored: StoredTrial, n: u64) -> TrialRecord {
-    TrialRecord {
-        index: stored.index,
-        seed: stored.seed,
-        outcome: stored.outcome,
-        steps: Steps(stored.steps),
-        parallel_time: ParallelTime(stored.steps as f64 / n as f64),
-        recovery_steps: None,
-        distinct_states: stored.distinct_states,
-        last_demotion: stored.last_demotion,
-        trace: Vec::new(),
+impl SweepResults {
+    /// The cells left out of the fits, with the reasons.
+    pub fn left_out_of_fits(&self) -> Vec<(String, String)> {
+        self.summaries.iter().filter_map(|(cell, s)| left_out_reason(s).map(|r| (cell.key(), r))).collect()
     }
+}
+
+/// Reads the definition stored in the sweep directory `dir`.
+pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
+    let path = dir.join(SPEC_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
+        path: path.display().to_string(),
+        reason: format!("cannot be read ({e}), so there is no sweep to resume; point --resume at a directory written by poplab sweep"),
+    })?;
+    SweepSpec::from_definition(&text, &path)
+}
+
+/// Runs `spec` in the directory `dir`: continues the trials already stored there (refusing a
+/// directory that holds a different sweep), then writes the summaries and returns the results.
+/// `on_start` gets the number of trials still to run, `on_done` is called once per finished trial.
+pub fn run_in(
+    spec: &SweepSpec,
+    dir: &Path,
+    on_start: &dyn Fn(u64),
+    on_done: &(dyn Fn() + Sync),
+) -> Result<SweepResults> {
+    let cells = spec.resolve()?;
+    let definition = spec.definition(&cells);
+    let file_error = |path: &Path, e: std::io::Error| Error::File {
+        path: path.display().to_string(),
+        reason: format!("cannot be written ({e})"),
+    };
+    let spec_path = dir.join(SPEC_FILE);
+    if let Ok(stored) = std::fs::read_to_string(&spec_path)
+        && stored != definition
+    {
+        return Err(Error::File {
+            path: dir.display().to_string(),
+            reason: "holds a different sweep; choose another directory or remove it".into(),
+        });
+    }
+    files::prepare_output_dir(dir)?;
+    files::write_atomic(&spec_path, &definition)?;
+
+    let trials_path = dir.join(TRIALS_FILE);
+    let stored = std::fs::read_to_string(&trials_path).unwrap_or_default();
+    let done_rows = spec.parse_trials(&stored, &trials_path)?;
+    let header = csv_line(spec.trials_header());
+    // Keep only complete rows (a kill can tear the last line or the header) before appending.
+    let complete = if done_rows.is_empty() {
+        String::new()
+    } else {
+        stored[..stored.rfind('\n').map_or(0, |i| i + 1)].to_string()
+    };
+    if complete != stored {
+        std::fs::write(&trials_path, &complete).map_err(|e| file_error(&trials_path, e))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&trials_path)
+        .map_err(|e| file_error(&trials_path, e))?;
+    if complete.is_empty() {
+        file.write_all(header.as_bytes()).map_err(|e| file_error(&trials_path, e))?;
+    }
+    let done: HashSet<(String, u64)> = done_rows.into_keys().collect();
+    on_start(cells.len() as u64 * spec.trials - done.len() as u64);
+    let file = Mutex::new(file);
+    let failure = Mutex::new(None);
+    spec.run(&cells, &done, &|row| {
+        let line = spec.trial_line(&row);
+        let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = file.write_all(line.as_bytes()).and_then(|()| file.flush()) {
+            failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+        }
+        on_done();
+    })?;
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(file_error(&trials_path, e));
+    }
+    let text = std::fs::read_to_string(&trials_path).map_err(|e| file_error(&trials_path, e))?;
+    let rows = spec.parse_trials(&text, &trials_path)?;
+    let plain_cells: Vec<Cell> = cells.iter().map(|c| c.cell.clone()).collect();
+    let summaries = spec.summarise(&plain_cells, &rows);
+    files::write_atomic(&dir.join("summary.csv"), &spec.summary_csv(&summaries))?;
+    files::write_atomic(&dir.join("summary.json"), &spec.summary_json(&cells, &summaries))?;
+    files::write_atomic(&dir.join("fits.json"), &fits_json(&summaries))?;
+    Ok(SweepResults { cells, summaries, rows })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
 
     fn spec() -> SweepSpec {
         SweepSpec {
-            protocol: "threshold".into(),
-            ns: vec![20, 40],
             params: vec![("k".into(), vec!["3".into(), "5".into()]), ("f".into(), vec!["5".into()])],
-            init: InitSpec::Default,
-            measure: Measure::Convergence,
-            graph: None,
             trials: 3,
             seed: 9,
             max_steps: 1_000_000,
             threads: Some(2),
-            census: false,
-            engine: Engine::Auto,
+            ..SweepSpec::new("threshold", &[20, 40])
         }
     }
 
@@ -311,7 +706,7 @@ mod tests {
         assert!(s.cells().unwrap_err().to_string().contains("appears twice"));
         let mut s = spec();
         s.params = vec![("k".into(), vec!["0".into()])];
-        assert!(s.validate().unwrap_err().to_string().contains("cell n=20 k=0"));
+        assert!(s.resolve().unwrap_err().to_string().contains("cell n=20 k=0"));
         let mut s = spec();
         s.ns = (2..20_000).collect();
         assert!(s.cells().unwrap_err().to_string().contains("at most"));
@@ -319,9 +714,11 @@ mod tests {
 
     #[test]
     fn resuming_runs_only_missing_jobs_and_gives_the_same_rows() {
+        let spec = spec();
+        let cells = spec.resolve().unwrap();
         let collect = |done: &HashSet<(String, u64)>| {
             let rows = Mutex::new(Vec::new());
-            spec().run(done, &|row| rows.lock().unwrap().push(row)).unwrap();
+            spec.run(&cells, done, &|row| rows.lock().unwrap().push(row)).unwrap();
             let mut rows = rows.into_inner().unwrap();
             rows.sort_by_key(|r| (r.cell.key(), r.record.index));
             rows
@@ -334,5 +731,62 @@ mod tests {
         let mut merged: Vec<SweepRow> = all.iter().take(5).cloned().chain(rest).collect();
         merged.sort_by_key(|r| (r.cell.key(), r.record.index));
         assert_eq!(merged, all);
+    }
+
+    #[test]
+    fn stored_rows_round_trip_and_torn_text_holds_complete_rows_only() {
+        let spec = spec();
+        let cells = spec.resolve().unwrap();
+        let rows = Mutex::new(Vec::new());
+        spec.run(&cells, &HashSet::new(), &|row| rows.lock().unwrap().push(row)).unwrap();
+        let mut rows = rows.into_inner().unwrap();
+        rows.sort_by_key(|r| (r.cell.key(), r.record.index));
+        let mut text = csv_line(spec.trials_header());
+        for row in &rows {
+            text += &spec.trial_line(row);
+        }
+        let path = Path::new("trials.csv");
+        let parsed = spec.parse_trials(&text, path).unwrap();
+        assert_eq!(parsed.len(), 12);
+        assert_eq!(parsed.values().cloned().collect::<Vec<_>>(), rows);
+        // A kill can leave nothing, a torn header, or a torn last row.
+        assert!(spec.parse_trials("", path).unwrap().is_empty());
+        assert!(spec.parse_trials("protocol,cell,n,k", path).unwrap().is_empty());
+        assert_eq!(spec.parse_trials(&text[..text.len() - 5], path).unwrap().len(), 11);
+        let other = SweepSpec { params: vec![], ..spec.clone() };
+        assert!(other.parse_trials(&text, path).unwrap_err().to_string().contains("different sweep"));
+    }
+
+    #[test]
+    fn definitions_round_trip() {
+        let spec = SweepSpec { threads: None, init: Some("default".into()), ..spec() };
+        let cells = spec.resolve().unwrap();
+        let text = spec.definition(&cells);
+        let back = SweepSpec::from_definition(&text, Path::new("sweep.json")).unwrap();
+        assert_eq!(SweepSpec { engine: spec.engine, ..back.clone() }.definition(&cells), text);
+        assert!(
+            SweepSpec::from_definition("{}", Path::new("x/sweep.json"))
+                .unwrap_err()
+                .to_string()
+                .contains("x/sweep.json")
+        );
+    }
+
+    #[test]
+    fn fits_name_the_cells_they_leave_out() {
+        let spec = SweepSpec { max_steps: 300, ..SweepSpec::new("angluin", &[10, 20, 40, 80]) };
+        let cells = spec.resolve().unwrap();
+        let rows = Mutex::new(BTreeMap::new());
+        spec.run(&cells, &HashSet::new(), &|row| {
+            rows.lock().unwrap().insert((row.cell.key(), row.record.index), row);
+        })
+        .unwrap();
+        let plain: Vec<Cell> = cells.iter().map(|c| c.cell.clone()).collect();
+        let summaries = spec.summarise(&plain, &rows.into_inner().unwrap());
+        let fits: Value = serde_json::from_str(&fits_json(&summaries)).unwrap();
+        let left_out = fits["fits"][0]["left_out"].as_array().unwrap();
+        assert!(!left_out.is_empty());
+        assert!(left_out.iter().all(|c| c["reason"].as_str().unwrap().contains("censored")), "{left_out:?}");
+        assert!(spec.summary_csv(&summaries).contains(",false\n"));
     }
 }

@@ -1,6 +1,6 @@
 //! One module per subcommand.
 
-pub mod exact;
+mod exact;
 mod list;
 mod reproduce;
 mod run;

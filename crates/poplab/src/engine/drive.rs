@@ -15,9 +15,35 @@ pub enum Measure {
     Holding,
 }
 
+impl Measure {
+    /// Both measures, in the order the command line lists them.
+    pub const ALL: [Measure; 2] = [Measure::Convergence, Measure::Holding];
+
+    /// The name used on the command line and in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::Convergence => "convergence",
+            Measure::Holding => "holding",
+        }
+    }
+}
+
+impl std::str::FromStr for Measure {
+    type Err = Error;
+
+    /// `convergence` or `holding`.
+    fn from_str(name: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| Error::Setting(format!("unknown measure '{name}'; use convergence or holding")))
+    }
+}
+
 /// When a run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunPlan {
+    /// What the run measures.
     pub measure: Measure,
     /// The horizon: the run is censored after this many steps.
     pub max_steps: u128,
@@ -62,7 +88,8 @@ pub fn drive<P: Protocol>(
 ) -> Result<Ending> {
     if plan.measure == Measure::Holding && !run.monitor().is_safe() {
         return Err(Error::Init(
-            "a holding-time run starts from a safe configuration and this one is not safe; use --init safe".into(),
+            "a holding-time run starts from a safe configuration and this one is not safe; give a safe start with --init"
+                .into(),
         ));
     }
     let horizon = plan.max_steps.min(run.step().saturating_add(run.pairs_left()));

@@ -20,7 +20,7 @@ mod sampling;
 pub use agents::{AgentRun, Census, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
 pub use drive::{Drivable, Measure, RunPlan, drive};
-pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint};
+pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -68,11 +68,46 @@ pub enum Outcome {
     Censored,
 }
 
+impl Outcome {
+    /// The name used in outputs: `converged`, `broken` or `censored`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Converged => "converged",
+            Outcome::Broken => "broken",
+            Outcome::Censored => "censored",
+        }
+    }
+}
+
+impl std::str::FromStr for Outcome {
+    type Err = Error;
+
+    /// `converged`, `broken` or `censored`.
+    fn from_str(name: &str) -> Result<Self> {
+        [Outcome::Converged, Outcome::Broken, Outcome::Censored]
+            .into_iter()
+            .find(|o| o.name() == name)
+            .ok_or_else(|| Error::Setting(format!("unknown outcome '{name}'; use converged, broken or censored")))
+    }
+}
+
 /// The end of one run: how it ended and after how many steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ending {
     pub outcome: Outcome,
     pub steps: Steps,
+}
+
+impl std::str::FromStr for Engine {
+    type Err = Error;
+
+    /// `auto`, `agents`, `counts` or `batched`.
+    fn from_str(name: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| Error::Setting(format!("unknown engine '{name}'; use auto, agents, counts or batched")))
+    }
 }
 
 /// Which engine runs a trial. A closed set: [`Engine::Auto`] resolves to one of the others.
@@ -105,14 +140,6 @@ impl Engine {
             Engine::Counts => "counts",
             Engine::Batched => "batched",
         }
-    }
-
-    /// Parses `auto`, `agents`, `counts` or `batched`.
-    pub fn from_name(name: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|e| e.name() == name)
-            .ok_or_else(|| Error::Setting(format!("unknown engine '{name}'; use auto, agents, counts or batched")))
     }
 
     /// The engine that actually runs on `graph`, with or without faults, for a protocol that

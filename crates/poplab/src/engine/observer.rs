@@ -23,6 +23,7 @@ pub trait Observer<P: Protocol> {
 /// One row of a time series.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TracePoint {
+    /// The step the row describes.
     pub step: u128,
     /// Agents whose output is leader (or yes).
     pub leaders: u64,
@@ -30,28 +31,41 @@ pub struct TracePoint {
     pub values: Vec<f64>,
 }
 
-/// Records the number of leaders (or yes-agents) and the protocol's trace columns every `every`
-/// steps and at the end.
-#[derive(Clone, Debug)]
-pub struct TimeSeries {
-    every: u128,
-    next: u128,
-    pub points: Vec<TracePoint>,
+/// Where the rows of a time series go: kept in memory (`Vec<TracePoint>`) or streamed to a file.
+pub trait TraceSink {
+    /// Takes the next row.
+    fn push(&mut self, point: TracePoint);
 }
 
-impl TimeSeries {
-    /// A series sampled at steps 0, `every`, `2 every`, ... (`every >= 1`).
-    pub fn new(every: u128) -> Self {
-        Self { every: every.max(1), next: 0, points: Vec::new() }
+impl TraceSink for Vec<TracePoint> {
+    fn push(&mut self, point: TracePoint) {
+        Vec::push(self, point);
+    }
+}
+
+/// Records the number of leaders (or yes-agents) and the protocol's trace columns every `every`
+/// steps and at the end, into a [`TraceSink`].
+pub struct TimeSeries<'a> {
+    every: u128,
+    next: u128,
+    last: Option<u128>,
+    sink: &'a mut dyn TraceSink,
+}
+
+impl<'a> TimeSeries<'a> {
+    /// A series sampled at steps 0, `every`, `2 every`, ... (`every >= 1`) into `sink`.
+    pub fn new(every: u128, sink: &'a mut dyn TraceSink) -> Self {
+        Self { every: every.max(1), next: 0, last: None, sink }
     }
 
     fn record<P: Protocol>(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
         let leaders = agents.iter().filter(|&&s| protocol.output(s).is_marked()).count() as u64;
-        self.points.push(TracePoint { step, leaders, values: protocol.trace_values(agents) });
+        self.sink.push(TracePoint { step, leaders, values: protocol.trace_values(agents) });
+        self.last = Some(step);
     }
 }
 
-impl<P: Protocol> Observer<P> for TimeSeries {
+impl<P: Protocol> Observer<P> for TimeSeries<'_> {
     fn next_at(&self) -> Option<u128> {
         Some(self.next)
     }
@@ -63,7 +77,7 @@ impl<P: Protocol> Observer<P> for TimeSeries {
     }
 
     fn finish(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
-        if self.points.last().is_none_or(|p| p.step != step) {
+        if self.last != Some(step) {
             self.record(step, protocol, agents);
         }
     }
@@ -81,8 +95,11 @@ pub enum FaultStates {
 /// A transient fault: at `step`, `count` agents chosen uniformly without replacement are overwritten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
+    /// The step at which the fault hits (after that many interactions).
     pub step: u128,
+    /// How many agents it overwrites.
     pub count: usize,
+    /// Where their new states come from.
     pub states: FaultStates,
     done: bool,
 }
@@ -91,6 +108,45 @@ impl Fault {
     /// A fault at `step` that overwrites `count` agents with states from `states`.
     pub fn new(step: u128, count: usize, states: FaultStates) -> Self {
         Self { step, count, states, done: false }
+    }
+}
+
+impl std::str::FromStr for Fault {
+    type Err = crate::Error;
+
+    /// `STEP:K[:FAMILY]`, numbers in any notation of [`crate::numbers`]; FAMILY defaults to
+    /// `random` (checked against the protocol when the run is resolved).
+    fn from_str(spec: &str) -> crate::Result<Self> {
+        let bad = |why: String| {
+            crate::Error::Setting(format!("--fault {spec}: {why}; write STEP:K[:FAMILY], for example 1e6:5:random"))
+        };
+        let mut parts = spec.splitn(3, ':');
+        let step = crate::numbers::parse_u128(parts.next().unwrap_or("")).map_err(bad)?;
+        let count = crate::numbers::parse_u64(parts.next().ok_or_else(|| bad("K is missing".into()))?).map_err(bad)?;
+        let states = match parts.next() {
+            None | Some("random") => FaultStates::Random,
+            Some(family) => FaultStates::Family(family.to_string()),
+        };
+        let count = usize::try_from(count).map_err(|_| bad("K is too large".into()))?;
+        Ok(Fault::new(step, count, states))
+    }
+}
+
+impl Fault {
+    /// `STEP:K[:FAMILY]`, as written on the command line.
+    pub fn spec(&self) -> String {
+        match &self.states {
+            FaultStates::Random => format!("{}:{}", self.step, self.count),
+            FaultStates::Family(name) => format!("{}:{}:{name}", self.step, self.count),
+        }
+    }
+
+    /// Where the states come from: `random` or the family's name.
+    pub fn states_name(&self) -> &str {
+        match &self.states {
+            FaultStates::Random => "random",
+            FaultStates::Family(name) => name,
+        }
     }
 }
 

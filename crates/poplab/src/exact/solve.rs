@@ -329,6 +329,25 @@ pub struct ExactReport<S> {
     pub trap: Option<Counterexample<S>>,
 }
 
+impl<S> ExactReport<S> {
+    /// The same report with the trap's states converted by `f` (for example to JSON).
+    pub fn map<T>(self, f: &impl Fn(S) -> T) -> ExactReport<T> {
+        ExactReport {
+            configurations: self.configurations,
+            transient: self.transient,
+            transitions: self.transitions,
+            expected_steps: self.expected_steps,
+            variance_steps: self.variance_steps,
+            expected_parallel_time: self.expected_parallel_time,
+            relative_error_bound: self.relative_error_bound,
+            variance_error_bound: self.variance_error_bound,
+            largest_component: self.largest_component,
+            solver: self.solver,
+            trap: self.trap.map(|t| t.map(f)),
+        }
+    }
+}
+
 /// Explores from `start` (the safe set absorbing) and solves for the expected steps to the safe set
 /// and their variance.
 pub fn expected_steps<P: Protocol>(

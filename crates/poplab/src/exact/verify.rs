@@ -30,7 +30,28 @@ pub struct Check<S> {
     pub counterexample: Option<Counterexample<S>>,
 }
 
+impl<S> Counterexample<S> {
+    /// The same counterexample with every state converted by `f` (for example to JSON).
+    pub fn map<T>(self, f: &impl Fn(S) -> T) -> Counterexample<T> {
+        Counterexample {
+            reason: self.reason,
+            start: self.start.into_iter().map(f).collect(),
+            schedule: self.schedule,
+            end: self.end.into_iter().map(f).collect(),
+        }
+    }
+}
+
 impl<S> Check<S> {
+    /// The same check with the counterexample's states converted by `f`.
+    pub fn map<T>(self, f: &impl Fn(S) -> T) -> Check<T> {
+        Check {
+            passed: self.passed,
+            violations: self.violations,
+            counterexample: self.counterexample.map(|c| c.map(f)),
+        }
+    }
+
     fn pass() -> Self {
         Self { passed: true, violations: 0, counterexample: None }
     }
@@ -73,6 +94,23 @@ pub struct Verification<S> {
 }
 
 impl<S> Verification<S> {
+    /// The same verification with the counterexamples' states converted by `f`.
+    pub fn map<T>(self, f: &impl Fn(S) -> T) -> Verification<T> {
+        Verification {
+            configurations: self.configurations,
+            starts: self.starts,
+            safe: self.safe,
+            transitions: self.transitions,
+            election: self.election,
+            closure: self.closure.map(f),
+            safety: self.safety.map(f),
+            convergence: self.convergence.map(f),
+            bottom_components: self.bottom_components,
+            unsafe_bottom_components: self.unsafe_bottom_components,
+            dense: self.dense,
+        }
+    }
+
     /// Whether all three properties hold.
     pub fn passed(&self) -> bool {
         self.closure.passed && self.safety.passed && self.convergence.passed

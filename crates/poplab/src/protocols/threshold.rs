@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
     AUTO_BATCHED_MAX_STATES, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys, json_uint,
+    tally,
 };
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
@@ -104,6 +105,22 @@ impl Protocol for Threshold {
         agents
     }
 
+    /// `f` ones then `n - f` zeros, in the order [`crate::protocol::tally`] gives the array.
+    fn initial_counts(&self) -> Vec<(u16, u64)> {
+        [(1, self.f), (0, self.n - self.f)]
+            .into_iter()
+            .filter(|&(_, count)| count > 0)
+            .map(|(s, c)| (s, c as u64))
+            .collect()
+    }
+
+    fn monitor_of_counts(&self, counts: &[(u16, u64)]) -> CorrectOutputs {
+        let sum: u64 = counts.iter().map(|&(v, c)| u64::from(v) * c).sum();
+        let answer_is_yes = sum >= u64::from(self.k);
+        let wrong = counts.iter().filter(|&&(v, _)| (v == self.k) != answer_is_yes).map(|&(_, c)| c as usize).sum();
+        CorrectOutputs { k: self.k, answer_is_yes, wrong }
+    }
+
     fn random_state(&self, rng: &mut PopRng) -> u16 {
         below_u64(rng, u64::from(self.k) + 1) as u16
     }
@@ -122,10 +139,7 @@ impl Protocol for Threshold {
     }
 
     fn monitor(&self, agents: &[u16], _graph: &Graph) -> CorrectOutputs {
-        let sum: u64 = agents.iter().map(|&v| u64::from(v)).sum();
-        let answer = if sum >= u64::from(self.k) { Output::Yes } else { Output::No };
-        let wrong = agents.iter().filter(|&&v| self.output(v) != answer).count();
-        CorrectOutputs { k: self.k, answer_is_yes: answer == Output::Yes, wrong }
+        self.monitor_of_counts(&tally(agents))
     }
 
     fn state_to_json(&self, state: u16) -> Map<String, Value> {

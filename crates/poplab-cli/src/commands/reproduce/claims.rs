@@ -6,7 +6,6 @@
 
 use poplab::engine::{Measure, Outcome};
 use poplab::fit::Form;
-use poplab::init::InitSpec;
 use poplab::sweep::SweepSpec;
 
 /// How large the experiments are.
@@ -64,23 +63,15 @@ pub struct Claim {
 
 fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, seed: u64) -> SweepSpec {
     SweepSpec {
-        protocol: protocol.into(),
-        ns: ns.to_vec(),
         params: params.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect(),
-        init: InitSpec::Default,
-        measure: Measure::Convergence,
-        graph: None,
         trials,
         seed,
-        max_steps: 1_000_000_000_000,
-        threads: None,
-        census: false,
-        engine: poplab::engine::Engine::Auto,
+        ..SweepSpec::new(protocol, ns)
     }
 }
 
 fn with(mut spec: SweepSpec, init: &str, measure: Measure, max_steps: u64) -> SweepSpec {
-    spec.init = InitSpec::from_name(init);
+    spec.init = Some(init.to_string());
     spec.measure = measure;
     spec.max_steps = max_steps.into();
     spec

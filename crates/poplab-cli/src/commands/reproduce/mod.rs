@@ -10,12 +10,12 @@ mod plot;
 mod report;
 
 use crate::cli::ReproduceArgs;
-use crate::commands::sweep::run_sweep;
 use anyhow::Result;
 use claims::{Claim, Mode, Rule, XVar, YVar, claims};
 use poplab::engine::Outcome;
 use poplab::fit::{FormFit, PowerFit, fit_form, fit_power};
-use poplab::stats;
+use poplab::stats::CensoredSummary;
+use poplab::sweep::run_in;
 use poplab::verdict::{self, Judgement, Point};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,6 +38,11 @@ pub struct ClaimResult {
     pub judgement: Judgement,
     pub power: Option<PowerFit>,
     pub form_fit: Option<FormFit>,
+    /// Per sweep: the engines its cells ran on (`batched`, or `batched, agents` when auto picked several).
+    pub engines: Vec<String>,
+    /// Trials run by this invocation, and trials read back from the data of an earlier one.
+    pub trials_run: u64,
+    pub trials_reused: u64,
     pub seconds: f64,
 }
 
@@ -56,7 +61,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         let known: Vec<&str> = claims(mode, args.seed).iter().map(|c| c.id).collect();
         return Err(crate::input::InputError(format!("--only names no claim; claims: {}", known.join(", "))).into());
     }
-    std::fs::create_dir_all(args.out.join("plots"))?;
+    poplab::files::prepare_output_dir(&args.out.join("plots"))?;
     let mut results = Vec::new();
     for claim in selected {
         eprintln!("reproduce: {} ...", claim.id);
@@ -74,9 +79,24 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     let started = Instant::now();
     let mut by_x: BTreeMap<u64, Vec<(usize, f64, Outcome, u64)>> = BTreeMap::new();
     let mut outcomes_by_sweep = Vec::new();
+    let mut engines = Vec::new();
+    let trials_run = std::sync::atomic::AtomicU64::new(0);
+    let mut trials_all = 0;
     for (i, spec) in claim.sweeps.iter_mut().enumerate() {
         spec.threads = threads;
-        let results = run_sweep(spec, &out.join("data").join(claim.id).join(format!("sweep-{i}")))?;
+        let dir = out.join("data").join(claim.id).join(format!("sweep-{i}"));
+        let results = run_in(spec, &dir, &|_| {}, &|| {
+            trials_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })?;
+        trials_all += results.rows.len() as u64;
+        let mut names: Vec<&str> = Vec::new();
+        for cell in &results.cells {
+            let name = cell.spec.settings.engine.name();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        engines.push(names.join(", "));
         let mut outcomes = Vec::new();
         for row in results.rows.values() {
             let x = match claim.x {
@@ -108,15 +128,9 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
             let values: Vec<f64> = trials.iter().filter(|t| t.2 != Outcome::Censored).map(|t| t.1).collect();
             let censored = trials.len() - values.len();
             let horizon = trials.iter().map(|t| f64::from_bits(t.3)).fold(0.0, f64::max);
+            let summary = CensoredSummary::of(&values, censored);
             let point = Point { x: f64::from_bits(x), values, censored, horizon };
-            let uncensored = censored == 0 && !point.values.is_empty();
-            Row {
-                trials: trials.len(),
-                mean: uncensored.then(|| stats::mean(&point.values)),
-                ci95: if uncensored { stats::mean_ci95(&point.values) } else { None },
-                median: stats::censored_quantile(&point.values, censored, 0.5),
-                point,
-            }
+            Row { trials: trials.len(), mean: summary.mean, ci95: summary.ci95, median: summary.median, point }
         })
         .collect();
     rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
@@ -134,7 +148,10 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
         Rule::GrowthAtMost(form) => fit_form(form, &xs, &ys),
         _ => None,
     };
-    let result = ClaimResult { claim, rows, judgement, power, form_fit, seconds: 0.0 };
+    let trials_run = trials_run.into_inner();
+    let trials_reused = trials_all - trials_run;
+    let result =
+        ClaimResult { claim, rows, judgement, power, form_fit, engines, trials_run, trials_reused, seconds: 0.0 };
     plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }

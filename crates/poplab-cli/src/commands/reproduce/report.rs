@@ -103,13 +103,16 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
     let mut blocks = vec![
         Block::Heading(1, "poplab reproduce: the claims of the four papers".into()),
         Block::Paragraph(format!(
-            "Mode {mode}, master seed {} (run `poplab reproduce {mode} --seed {}` to reproduce every number), engine agents \
-             (agent array), generator {RNG_NAME}, poplab {}, wall time {:.0} s. Every time is labelled steps or parallel time \
-             (steps / n); every trial that reached its horizon is censored and counts only as a lower bound.",
+            "Mode {mode}, master seed {} (run `poplab reproduce {mode} --seed {}` to reproduce every number), engines as \
+             named per experiment (--engine auto), generator {RNG_NAME}, poplab {}, wall time {:.0} s for the {} trials run \
+             now{}. Every time is labelled steps or parallel time (steps / n); every trial that reached its horizon is \
+             censored and counts only as a lower bound.",
             context.seed,
             context.seed,
             env!("CARGO_PKG_VERSION"),
-            context.seconds
+            context.seconds,
+            results.iter().map(|r| r.trials_run).sum::<u64>(),
+            reused(results.iter().map(|r| r.trials_reused).sum()),
         )),
         Block::Heading(2, "Verdicts".into()),
         Block::Table(
@@ -147,20 +150,18 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k} in {{{}}}", v.join(", "))).collect();
         blocks.push(Block::Paragraph(format!(
             "Experiment {}: protocol {}, n in {{{}}}{}{}, init {}, measure {}, {} trials per cell, master seed {}, horizon {} steps, \
-             engine agents; data in data/{}/sweep-{i}/.",
+             engine {}; data in data/{}/sweep-{i}/.",
             i + 1,
             spec.protocol,
             spec.ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
             if params.is_empty() { "" } else { ", " },
             params.join(", "),
-            spec.init.name(),
-            match spec.measure {
-                poplab::engine::Measure::Convergence => "convergence",
-                poplab::engine::Measure::Holding => "holding",
-            },
+            spec.init_name(),
+            spec.measure.name(),
             spec.trials,
             spec.seed,
             spec.max_steps,
+            result.engines.get(i).map_or("-", String::as_str),
             claim.id,
         )));
     }
@@ -202,12 +203,19 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         blocks.push(Block::Paragraph(format!("Fits: {}.", fits.join("; "))));
     }
     blocks.push(Block::Paragraph(format!(
-        "Verdict: **{}**: {} ({:.1} s).",
+        "Verdict: **{}**: {} ({:.1} s for {} trials run now{}).",
         result.judgement.verdict.word(),
         result.judgement.evidence,
-        result.seconds
+        result.seconds,
+        result.trials_run,
+        reused(result.trials_reused)
     )));
     blocks
+}
+
+/// `; N trials read back from data/ of an earlier run` when some were.
+fn reused(trials: u64) -> String {
+    if trials == 0 { String::new() } else { format!("; {trials} trials read back from data/ of an earlier run") }
 }
 
 fn row_cells(row: &Row) -> Vec<String> {

@@ -1,0 +1,281 @@
+//! One test per input defect found by trying poplab as a new user would (issue "One experiment
+//! spec, resolved once"): each fails on the code before the fix. Library-level halves of some
+//! fixes are tested where they live (`poplab::files`, `poplab::graph`, `poplab::numbers`,
+//! `poplab::sweep`).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn poplab() -> Command {
+    Command::cargo_bin("poplab").unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("poplab-defects-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs `args`; expects exit code 2, one line on standard error, containing every needle.
+fn refused(args: &[&str], needles: &[&str]) -> String {
+    let output = poplab().args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line expected: {stderr}");
+    for needle in needles {
+        assert!(stderr.contains(needle), "{args:?}: expected '{needle}' in {stderr}");
+    }
+    stderr
+}
+
+fn json(args: &[&str]) -> Value {
+    let output = poplab().args(args).arg("--json").output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Defect 1: Sweeps take `--init @FILE` and `--graph @FILE` like run.
+#[test]
+fn d01_sweep_takes_files_for_init_and_graph() {
+    let init = scratch("d01-init.json");
+    std::fs::write(&init, r#"[{"leader": true}, {"leader": true}, {"leader": false}, {"leader": true}]"#).unwrap();
+    let arcs = scratch("d01-arcs.txt");
+    // Every ordered pair: angluin's leaders never move, so they must all be able to meet.
+    let all: String = (0..4).flat_map(|u| (0..4).filter(move |&v| v != u).map(move |v| format!("{u} {v}\n"))).collect();
+    std::fs::write(&arcs, all).unwrap();
+    let dir = scratch("d01-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    let init_arg = format!("@{}", init.display());
+    let graph_arg = format!("@{}", arcs.display());
+    let args = [
+        "sweep",
+        "angluin",
+        "--n",
+        "4",
+        "--trials",
+        "3",
+        "--max-steps",
+        "10^6",
+        "--init",
+        &init_arg,
+        "--graph",
+        &graph_arg,
+    ];
+    poplab().args(args).arg("--out").arg(&dir).assert().success();
+    let trials = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
+    assert_eq!(trials.lines().count(), 4, "{trials}");
+    assert!(trials.lines().skip(1).all(|l| l.contains(",converged,")), "{trials}");
+    poplab().args(["sweep", "--resume"]).arg(&dir).assert().success();
+}
+
+/// Defect 2: A sweep killed before its header was complete resumes (an empty or torn header is zero rows).
+#[test]
+fn d02_a_sweep_with_an_empty_or_torn_trials_file_resumes() {
+    let whole = scratch("d02-whole");
+    let _ = std::fs::remove_dir_all(&whole);
+    let args = ["sweep", "angluin", "--n", "20,30", "--trials", "4", "--seed", "3"];
+    poplab().args(args).arg("--out").arg(&whole).assert().success();
+    for (name, contents) in [("d02-empty", ""), ("d02-torn", "protocol,cell,n,in")] {
+        let dir = scratch(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(whole.join("sweep.json"), dir.join("sweep.json")).unwrap();
+        std::fs::write(dir.join("trials.csv"), contents).unwrap();
+        poplab().args(["sweep", "--resume"]).arg(&dir).assert().success();
+        let read = |d: &PathBuf| std::fs::read_to_string(d.join("summary.csv")).unwrap();
+        assert_eq!(read(&dir), read(&whole), "{name}");
+    }
+}
+
+/// Defect 3: runs that cannot fit in memory are refused up front with the figure; threshold's
+/// default start is counts.
+#[test]
+fn d03_runs_that_cannot_fit_are_refused_up_front() {
+    refused(&["run", "ppl", "--n", "4000000000"], &["agent array", "GB", "available"]);
+    refused(&["run", "angluin", "--n", "10^11", "--init", "random"], &["GB", "available"]);
+    refused(&["run", "angluin", "--n", "10^11", "--init", "random", "--engine", "counts"], &["GB"]);
+    refused(&["exact", "angluin", "--n", "20000"], &["--max-configs", "GB"]);
+    refused(&["exact", "angluin", "--n", "2^62"], &["GB"]);
+    // threshold's default start costs nothing at n = 10^10: it is kept as counts.
+    let doc = json(&["run", "threshold", "--n", "10^10", "--set", "f=0"]);
+    assert_eq!(doc["trials"][0]["outcome"], "converged");
+    assert_eq!(doc["trials"][0]["steps"], 0);
+}
+
+/// Defect 3: a long time series is streamed to its file, not held in memory.
+#[test]
+fn d03_a_long_trace_is_streamed_to_its_file() {
+    let trace = scratch("d03-trace.csv");
+    let args =
+        ["run", "angluin", "--n", "100", "--trials", "2", "--seed", "4", "--engine", "agents", "--trace-every", "1"];
+    poplab().args(args).arg("--trace").arg(&trace).assert().success();
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let doc = json(&["run", "angluin", "--n", "100", "--trials", "2", "--seed", "4", "--engine", "agents"]);
+    let steps: Vec<u64> = (0..2).map(|i| doc["trials"][i]["steps"].as_u64().unwrap()).collect();
+    // One row per step from 0 to the end, for each trial in order.
+    assert_eq!(text.lines().count() as u64, 1 + steps[0] + 1 + steps[1] + 1);
+    assert!(text.lines().nth(1).unwrap().starts_with("0,0,0,100"));
+    let dir: Vec<_> = std::fs::read_dir(trace.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(!dir.iter().any(|n| n.to_string_lossy().starts_with(".poplab")), "no part files left: {dir:?}");
+}
+
+/// Defect 4: Hangs: disconnected graphs, huge trial counts, thread counts and exploration caps.
+#[test]
+fn d04_inputs_that_would_hang_are_refused() {
+    let arcs = scratch("d04-split.txt");
+    std::fs::write(&arcs, "0 1\n1 0\n2 3\n3 2\n").unwrap();
+    let graph = format!("@{}", arcs.display());
+    refused(&["run", "angluin", "--n", "4", "--graph", &graph], &["never meet", "agents 0-1; agents 2-3"]);
+    refused(&["run", "angluin", "--n", "10", "--trials", "10^12"], &["give from 1 to 100000000 trials"]);
+    let started = Instant::now();
+    refused(&["run", "angluin", "--n", "10", "--threads", "10000"], &["--threads 10000", "256"]);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    refused(&["exact", "angluin", "--n", "10", "--max-configs", "10^12"], &["--max-configs", "GB"]);
+}
+
+/// Defect 5: Output paths are checked before the run, with exit code 2 and the path named.
+#[test]
+fn d05_bad_output_paths_are_input_errors_named_before_running() {
+    let dir = scratch("d05-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.display().to_string();
+    refused(&["run", "angluin", "--n", "10", "--out", &d], &[&d, "is a directory"]);
+    refused(&["run", "angluin", "--n", "10", "--out", "/proc/x.json"], &["/proc/x.json"]);
+    refused(&["run", "angluin", "--n", "10", "--trace", &d], &[&d, "is a directory"]);
+    refused(&["exact", "angluin", "--n", "5", "--out", &d], &[&d]);
+    let file = scratch("d05-file");
+    std::fs::write(&file, "x").unwrap();
+    let f = file.display().to_string();
+    refused(&["sweep", "angluin", "--n", "10", "--trials", "1", "--out", &f], &[&f, "not a directory"]);
+    refused(&["reproduce", "--tiny", "--out", "/proc/rep"], &["/proc/rep"]);
+}
+
+/// Defect 6: Atomic writes use a unique temporary name and never touch other files.
+#[test]
+fn d06_atomic_writes_keep_the_users_files() {
+    let out = scratch("d06-data.json");
+    let partial = scratch("d06-data.partial");
+    std::fs::write(&partial, "my notes").unwrap();
+    poplab().args(["run", "angluin", "--n", "10", "--json", "--out"]).arg(&out).assert().success();
+    assert_eq!(std::fs::read_to_string(&partial).unwrap(), "my notes");
+    poplab().args(["run", "angluin", "--n", "10", "--json", "--out"]).arg(&partial).assert().success();
+    assert!(std::fs::read_to_string(&partial).unwrap().starts_with('{'));
+}
+
+/// Defect 7: `--resume` refuses options that would change the sweep and honours `--threads`.
+#[test]
+fn d07_resume_refuses_options_that_change_the_sweep() {
+    let dir = scratch("d07-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    poplab().args(["sweep", "angluin", "--n", "10", "--trials", "2", "--out"]).arg(&dir).assert().success();
+    let d = dir.display().to_string();
+    for option in [["--trials", "5"], ["--seed", "3"], ["--n", "20"], ["--engine", "agents"], ["--max-steps", "100"]] {
+        refused(&["sweep", "--resume", &d, option[0], option[1]], &["drop", option[0]]);
+    }
+    poplab().args(["sweep", "--resume", &d, "--threads", "1"]).assert().success();
+}
+
+/// Defect 8: A fault that never happened (beyond the horizon) reports no recovery.
+#[test]
+fn d08_no_recovery_without_a_fault() {
+    let doc =
+        json(&["run", "angluin", "--n", "100", "--fault", "10^30:10", "--max-steps", "10^6", "--engine", "agents"]);
+    assert_eq!(doc["trials"][0]["outcome"], "censored");
+    assert!(doc["trials"][0].get("recovery_steps").is_none(), "{doc}");
+    let doc = json(&["run", "angluin", "--n", "100", "--fault", "100:10", "--engine", "agents"]);
+    assert!(doc["trials"][0]["recovery_steps"].as_u64().unwrap() > 0);
+}
+
+/// Defect 9: the report names the engine each experiment ran on, and a resumed reproduction says
+/// what it reused instead of "wall time 0 s".
+#[test]
+fn d09_the_report_names_engines_and_reused_trials() {
+    let out = scratch("d09-report");
+    let _ = std::fs::remove_dir_all(&out);
+    let args = ["reproduce", "--tiny", "--only", "angluin-exact", "--out"];
+    poplab().args(args).arg(&out).assert().success();
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("engine batched;"), "{report}");
+    assert!(!report.contains("engine agents (agent array)"));
+    poplab().args(args).arg(&out).assert().success();
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("for the 0 trials run now; 8 trials read back from data/"), "{report}");
+}
+
+/// Defect 10: Every number accepts 10^k and 1ek; 2^128 is named too large with the limit.
+#[test]
+fn d10_numbers_in_every_notation_everywhere() {
+    let doc = json(&["run", "threshold", "--n", "200", "--set", "k=1e2", "--seed", "1e3", "--threads", "10^0"]);
+    assert_eq!(doc["params"]["k"], 100);
+    assert_eq!(doc["seed"], 1000);
+    let doc = json(&["run", "ls-timer", "--n", "10", "--set", "N=1e3", "--max-steps", "10"]);
+    assert_eq!(doc["params"]["N"], 1000);
+    refused(&["run", "angluin", "--n", "10", "--max-steps", "2^128"], &["too large", "at most 2^128 - 1"]);
+}
+
+/// Defect 11: Input files are read only as far as n agents can need.
+#[test]
+fn d11_input_files_have_a_size_limit() {
+    let started = Instant::now();
+    refused(&["run", "angluin", "--n", "10", "--init", "@/dev/zero"], &["/dev/zero", "larger than"]);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+/// Defect 12: fits.json names the censored cells it leaves out, and the command says so.
+#[test]
+fn d12_fits_name_the_cells_left_out() {
+    let dir = scratch("d12-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = poplab()
+        .args(["sweep", "angluin", "--n", "10,20,200,400", "--trials", "3", "--max-steps", "2000", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("fits leave out"));
+    let fits: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("fits.json")).unwrap()).unwrap();
+    let left_out = fits["fits"][0]["left_out"].as_array().unwrap();
+    assert!(left_out.iter().any(|c| c["cell"] == "n=400"), "{fits}");
+    assert!(std::fs::read_to_string(dir.join("summary.csv")).unwrap().contains(",false\n"));
+}
+
+/// Defect 13: verify refuses the graphs run refuses; --threads 0 is refused.
+#[test]
+fn d13_verify_checks_the_graph_and_threads_zero_is_refused() {
+    refused(&["verify", "prl", "--n", "3", "--graph", "undirected-ring"], &["graph"]);
+    refused(&["run", "angluin", "--n", "10", "--threads", "0"], &["--threads 0"]);
+}
+
+/// Defect 14: Messages suggest only what they accept; no-argument help exits 2.
+#[test]
+fn d14_messages_suggest_what_they_accept() {
+    let err = refused(&["run", "threshold", "--n", "100", "--fault", "5000:10:default"], &["use one of random"]);
+    assert!(!err.contains("default,"), "{err}");
+    refused(&["run", "pll", "--n", "100", "--measure", "holding"], &["pll has no safe start family", "--init"]);
+    let err = refused(&["run", "angluin", "--n", "-5"], &["'-5' is not a whole number"]);
+    assert!(!err.contains("-- -5"), "{err}");
+    let output = poplab().output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let help = String::from_utf8_lossy(&output.stderr);
+    assert!(help.lines().count() > 5 && help.contains("Commands:"), "{help}");
+}
+
+/// Defect 15: A closed pipe is a normal end.
+#[test]
+fn d15_a_closed_pipe_exits_0() {
+    use std::io::Read;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"))
+        .args(["run", "angluin", "--n", "50", "--trials", "20000", "--csv"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+}

@@ -1,0 +1,236 @@
+//! Exporters: a run's results as a JSON document, CSV rows or a time series, behind one trait.
+//!
+//! Every format carries the run's settings, the generator and the seeds, so a file alone says how
+//! to reproduce it. Step counts are exact integers of up to 128 bits in every format.
+
+use crate::engine::TracePoint;
+use crate::error::{Error, Result};
+use crate::experiment::TrialRecord;
+use crate::files;
+use crate::rng::RNG_NAME;
+use crate::spec::{RunResult, RunSpec};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Turns a run's results into the text of one output format.
+pub trait Exporter {
+    /// The whole output for `result`.
+    fn export(&self, result: &RunResult) -> Result<String>;
+}
+
+/// The JSON document of `poplab run --json` (its fields are listed in README.md).
+pub struct Json;
+
+/// One CSV row per trial, the run's settings on every row (tidy data).
+pub struct Csv;
+
+/// The time series of every trial as CSV: trial, step, parallel time, leaders, protocol columns
+/// (from the records' in-memory series; [`TraceFile`] streams the same rows while trials run).
+pub struct Trace;
+
+impl Exporter for Json {
+    fn export(&self, result: &RunResult) -> Result<String> {
+        let spec = &result.spec;
+        let s = &spec.settings;
+        let document = json!({
+            "protocol": spec.protocol,
+            "n": spec.n,
+            "params": spec.params,
+            "graph": s.graph.name(),
+            "init": s.init.name(),
+            "measure": s.measure.name(),
+            "engine": s.engine.name(),
+            "rng": RNG_NAME,
+            "seed": s.seed,
+            "max_steps": s.max_steps,
+            "faults": s.faults.iter().map(|f| json!({"step": f.step, "count": f.count, "states": f.states_name()})).collect::<Vec<_>>(),
+            "trials": result.records,
+            "summary": result.summary,
+        });
+        Ok(format!("{document:#}\n"))
+    }
+}
+
+/// The columns of [`Csv`].
+const CSV_COLUMNS: [&str; 17] = [
+    "protocol",
+    "n",
+    "params",
+    "graph",
+    "init",
+    "measure",
+    "engine",
+    "rng",
+    "master_seed",
+    "trial",
+    "trial_seed",
+    "outcome",
+    "steps",
+    "parallel_time",
+    "recovery_steps",
+    "distinct_states",
+    "last_demotion",
+];
+
+impl Exporter for Csv {
+    fn export(&self, result: &RunResult) -> Result<String> {
+        let spec = &result.spec;
+        let s = &spec.settings;
+        let params = Value::Object(spec.params.clone()).to_string();
+        let mut lines = csv_line(CSV_COLUMNS);
+        for r in &result.records {
+            lines += &csv_line([
+                spec.protocol.clone(),
+                spec.n.to_string(),
+                params.clone(),
+                s.graph.name(),
+                s.init.name(),
+                s.measure.name().to_string(),
+                s.engine.name().to_string(),
+                RNG_NAME.to_string(),
+                s.seed.to_string(),
+                r.index.to_string(),
+                r.seed.to_string(),
+                r.outcome.name().to_string(),
+                r.steps.0.to_string(),
+                r.parallel_time.0.to_string(),
+                r.recovery_steps.map(|s| s.0.to_string()).unwrap_or_default(),
+                r.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
+                r.last_demotion.clone().unwrap_or_default(),
+            ]);
+        }
+        Ok(lines)
+    }
+}
+
+impl Exporter for Trace {
+    fn export(&self, result: &RunResult) -> Result<String> {
+        let mut text = trace_header(&result.spec);
+        for record in &result.records {
+            for point in &record.trace {
+                text += &trace_row(&result.spec, record.index, point);
+            }
+        }
+        Ok(text)
+    }
+}
+
+fn trace_header(spec: &RunSpec) -> String {
+    let mut header = vec!["trial".to_string(), "step".into(), "parallel_time".into(), "leaders".into()];
+    header.extend(spec.trace_columns.iter().cloned());
+    csv_line(header)
+}
+
+fn trace_row(spec: &RunSpec, trial: u64, point: &TracePoint) -> String {
+    let mut row = vec![
+        trial.to_string(),
+        point.step.to_string(),
+        (point.step as f64 / spec.n as f64).to_string(),
+        point.leaders.to_string(),
+    ];
+    row.extend(point.values.iter().map(|v| v.to_string()));
+    csv_line(row)
+}
+
+/// One CSV line (quoted where needed), newline included.
+pub fn csv_line<I: IntoIterator<Item = T>, T: AsRef<[u8]>>(fields: I) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    // Writing to memory cannot fail.
+    let _ = writer.write_record(fields);
+    String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// A time series written while trials run: each trial streams its rows into a part file of its
+/// own next to the output; [`TraceFile::finish`] joins them in trial order into the output
+/// (atomically) and removes them. Memory stays constant however long the series.
+pub struct TraceFile {
+    path: PathBuf,
+    parts: tempfile::TempDir,
+    failure: Mutex<Option<Error>>,
+}
+
+/// Streams one trial's rows into its part file.
+struct PartSink<'a> {
+    spec: &'a RunSpec,
+    trial: u64,
+    out: std::io::BufWriter<std::fs::File>,
+    failure: Option<std::io::Error>,
+}
+
+impl crate::engine::TraceSink for PartSink<'_> {
+    fn push(&mut self, point: TracePoint) {
+        if self.failure.is_none()
+            && let Err(e) = self.out.write_all(trace_row(self.spec, self.trial, &point).as_bytes())
+        {
+            self.failure = Some(e);
+        }
+    }
+}
+
+impl TraceFile {
+    /// Prepares a series for the file at `path` (checked to be writable now).
+    pub fn create(path: &Path) -> Result<Self> {
+        files::check_output_file(path)?;
+        let dir = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let parts = tempfile::Builder::new().prefix(".poplab-trace-").tempdir_in(&dir).map_err(|e| Error::File {
+            path: path.display().to_string(),
+            reason: format!("cannot write next to it ({e})"),
+        })?;
+        Ok(Self { path: path.to_path_buf(), parts, failure: Mutex::new(None) })
+    }
+
+    fn part(&self, trial: u64) -> PathBuf {
+        self.parts.path().join(format!("{trial}.csv"))
+    }
+
+    fn fail(&self, reason: String) -> Error {
+        let error = Error::File { path: self.path.display().to_string(), reason };
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error.clone());
+        error
+    }
+
+    /// Runs trial `index` of `spec`, streaming its rows into its part file.
+    pub fn trial(&self, spec: &RunSpec, index: u64) -> Result<TrialRecord> {
+        let file = std::fs::File::create(self.part(index)).map_err(|e| self.fail(format!("cannot write ({e})")))?;
+        let mut sink = PartSink { spec, trial: index, out: std::io::BufWriter::new(file), failure: None };
+        let record = spec.trial(index, &mut sink)?;
+        if let Some(e) = sink.failure.take() {
+            return Err(self.fail(format!("cannot write ({e})")));
+        }
+        sink.out.flush().map_err(|e| self.fail(format!("cannot write ({e})")))?;
+        Ok(record)
+    }
+
+    /// Joins the parts, in trial order, into the output file.
+    pub fn finish(self, spec: &RunSpec) -> Result<()> {
+        if let Some(error) = self.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(error);
+        }
+        let fail = |e: std::io::Error| Error::File {
+            path: self.path.display().to_string(),
+            reason: format!("cannot write ({e})"),
+        };
+        let mut joined = tempfile::Builder::new()
+            .prefix(".poplab-")
+            .suffix(".partial")
+            .tempfile_in(self.parts.path().parent().unwrap_or(Path::new(".")))
+            .map_err(fail)?;
+        {
+            let mut out = std::io::BufWriter::new(joined.as_file_mut());
+            out.write_all(trace_header(spec).as_bytes()).map_err(fail)?;
+            for trial in 0..spec.settings.trials {
+                let mut part = std::fs::File::open(self.part(trial)).map_err(fail)?;
+                std::io::copy(&mut part, &mut out).map_err(fail)?;
+                std::fs::remove_file(self.part(trial)).map_err(fail)?;
+            }
+            out.flush().map_err(fail)?;
+        }
+        joined.persist(&self.path).map_err(|e| fail(e.error))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,409 @@
+//! One experiment spec, resolved once.
+//!
+//! Every way of running poplab (`run`, `sweep`, `exact`, `verify`, the reproduction, the bindings)
+//! starts from a [`RawSpec`]: what the user typed, as text and numbers. [`RunSpec::resolve`]
+//! decides everything once: it builds the protocol for `n` and its parameters, reads `@FILE`
+//! inputs (with a size limit), picks the graph (the protocol's own when none is named) and the
+//! initial configuration (a holding run starts from the protocol's `safe` family unless told
+//! otherwise), resolves the engine, parses the faults and validates all of it, memory included.
+//! A resolved spec then runs trials ([`RunSpec::run`], [`RunSpec::trial`]), an exact analysis
+//! ([`RunSpec::exact`]) or a verification ([`RunSpec::verify`]), without deciding anything again.
+//!
+//! ```
+//! use poplab::spec::{RawSpec, RunSpec};
+//!
+//! let raw = RawSpec { trials: 50, seed: 1, ..RawSpec::new("angluin", 20) };
+//! let spec = RunSpec::resolve(&raw).unwrap();
+//! let result = spec.run(&|| {}).unwrap();
+//! // The exact expectation is (n - 1)^2 = 361 steps.
+//! assert!((result.summary.mean_steps.unwrap() - 361.0).abs() < 80.0);
+//! assert_eq!(spec.settings.engine.name(), "batched");
+//! ```
+
+use crate::engine::{Engine, Fault, Measure, TracePoint, TraceSink};
+use crate::error::{Error, Result};
+use crate::exact::{self, ExactReport, ExploreSettings, Starts, Verification};
+use crate::experiment::{self, RunSettings, Summary, TrialRecord};
+use crate::files;
+use crate::graph::Graph;
+use crate::init::InitSpec;
+use crate::protocol::{Params, Protocol};
+use crate::protocols::{ProtocolVisitor, with_protocol};
+use crate::rng::TrialStreams;
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+use std::path::Path;
+use std::sync::Arc;
+
+/// An experiment as the user gave it: names, `@FILE` references and numbers, not yet checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawSpec {
+    /// A protocol of the registry (`poplab list`).
+    pub protocol: String,
+    /// The population size.
+    pub n: u64,
+    /// Protocol parameters as `KEY=VALUE`.
+    pub params: Vec<String>,
+    /// `default`, `random`, a family name or `@FILE.json` (`None`: `default`, or `safe` for a
+    /// holding run).
+    pub init: Option<String>,
+    /// `complete`, `ring`, `undirected-ring` or `@FILE` (`None`: the protocol's own).
+    pub graph: Option<String>,
+    /// What the trials measure.
+    pub measure: Measure,
+    /// Which engine runs them (`auto` is resolved).
+    pub engine: Engine,
+    /// Independent trials.
+    pub trials: u64,
+    /// The master seed.
+    pub seed: u64,
+    /// The horizon in steps.
+    pub max_steps: u128,
+    /// Faults as `STEP:K[:FAMILY]`.
+    pub faults: Vec<String>,
+    /// Record a time series every this many steps.
+    pub trace_every: Option<u128>,
+    /// Count distinct states and demotion causes per trial.
+    pub census: bool,
+    /// Worker threads (`None`: one per core).
+    pub threads: Option<usize>,
+}
+
+impl RawSpec {
+    /// `protocol` for `n` agents with every other setting at its default.
+    pub fn new(protocol: &str, n: u64) -> Self {
+        Self {
+            protocol: protocol.to_string(),
+            n,
+            params: Vec::new(),
+            init: None,
+            graph: None,
+            measure: Measure::Convergence,
+            engine: Engine::Auto,
+            trials: 1,
+            seed: 0,
+            max_steps: experiment::DEFAULT_MAX_STEPS,
+            faults: Vec::new(),
+            trace_every: None,
+            census: false,
+            threads: None,
+        }
+    }
+}
+
+/// An experiment resolved and validated: what runs, exactly.
+#[derive(Clone)]
+pub struct RunSpec {
+    /// The protocol's registry name.
+    pub protocol: String,
+    /// The population size.
+    pub n: usize,
+    /// The effective parameters, derived constants included.
+    pub params: Map<String, Value>,
+    /// The initial configuration as given (`default`, `random`, a family, `@FILE`).
+    pub init_text: String,
+    /// The graph as given, or the protocol's own by name.
+    pub graph_text: String,
+    /// Everything else, with the graph, initial configuration and faults read and the engine
+    /// resolved (never [`Engine::Auto`]).
+    pub settings: RunSettings,
+    /// Names of the protocol's own time-series columns.
+    pub trace_columns: Vec<String>,
+    runner: Arc<dyn Runner>,
+}
+
+impl std::fmt::Debug for RunSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunSpec")
+            .field("protocol", &self.protocol)
+            .field("n", &self.n)
+            .field("params", &self.params)
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The trials of a run and their summary.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// What ran.
+    pub spec: RunSpec,
+    /// One record per trial, in index order.
+    pub records: Vec<TrialRecord>,
+    /// Their summary statistics.
+    pub summary: Summary,
+}
+
+/// Bytes an initial-configuration file may hold per agent (a state object with its keys).
+const INIT_BYTES_PER_AGENT: u64 = 1024;
+/// Bytes an arc-list line may take.
+const ARC_LINE_BYTES: u64 = 64;
+
+impl RunSpec {
+    /// Resolves and validates `raw` (see the module docs).
+    pub fn resolve(raw: &RawSpec) -> Result<Self> {
+        let n = usize::try_from(raw.n)
+            .map_err(|_| Error::PopulationSize { n: raw.n, reason: "too large for this machine".into() })?;
+        let params = Params::parse(&raw.params)?;
+        with_protocol(&raw.protocol, n, &params, Resolve { raw })?
+    }
+
+    /// The same experiment with another number of trials, master seed and worker threads (what a
+    /// sweep varies per cell), without resolving again.
+    pub fn with_trials(&self, trials: u64, seed: u64, threads: Option<usize>) -> Self {
+        let mut spec = self.clone();
+        spec.settings.trials = trials;
+        spec.settings.seed = seed;
+        spec.settings.threads = threads;
+        spec
+    }
+
+    /// Trial `index`, its time series (if any) into `trace`.
+    pub fn trial(&self, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
+        self.runner.trial(&self.settings, index, trace)
+    }
+
+    /// Runs every trial in parallel (time series kept in the records); `on_done` is called once
+    /// per finished trial.
+    pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Result<RunResult> {
+        let records = self.run_records(on_done, |index| {
+            let mut points: Vec<TracePoint> = Vec::new();
+            let record = self.trial(index, &mut points)?;
+            Ok(TrialRecord { trace: points, ..record })
+        })?;
+        Ok(self.result(records))
+    }
+
+    /// Runs every trial in parallel, streaming the time series into the CSV file `trace` (written
+    /// as each trial goes, so a long series never sits in memory; see [`crate::export::TraceFile`]).
+    pub fn run_traced(&self, on_done: &(dyn Fn() + Sync), trace: &Path) -> Result<RunResult> {
+        let file = crate::export::TraceFile::create(trace)?;
+        let records = self.run_records(on_done, |index| file.trial(self, index))?;
+        file.finish(self)?;
+        Ok(self.result(records))
+    }
+
+    fn run_records(
+        &self,
+        on_done: &(dyn Fn() + Sync),
+        trial: impl Fn(u64) -> Result<TrialRecord> + Sync,
+    ) -> Result<Vec<TrialRecord>> {
+        experiment::pool(self.settings.threads)?.install(|| {
+            (0..self.settings.trials)
+                .into_par_iter()
+                .map(|index| {
+                    let record = trial(index);
+                    on_done();
+                    record
+                })
+                .collect()
+        })
+    }
+
+    fn result(&self, records: Vec<TrialRecord>) -> RunResult {
+        let summary = Summary::of(&records, self.n);
+        RunResult { spec: self.clone(), records, summary }
+    }
+
+    /// The exact expected steps to the safe set from the initial configuration, exploring at most
+    /// `max_configs` configurations; states of a trap come back as JSON objects.
+    pub fn exact(&self, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {
+        if self.settings.init == InitSpec::Random {
+            return Err(Error::Init(
+                "exact analysis starts from one configuration, not a random one; give --init default, a family, \
+                 or @FILE.json (or use poplab verify --from all)"
+                    .into(),
+            ));
+        }
+        self.check_exploration(max_configs)?;
+        self.runner.exact(&self.settings, max_configs)
+    }
+
+    /// Checks closure, safety and convergence from the initial configuration, or from every
+    /// configuration (`from_all`), exploring at most `max_configs` configurations.
+    pub fn verify(&self, from_all: bool, max_configs: usize) -> Result<Verification<Map<String, Value>>> {
+        if !from_all && self.settings.init == InitSpec::Random {
+            return Err(Error::Init(
+                "--from random is not a set of configurations; use --from all to start from every configuration".into(),
+            ));
+        }
+        self.check_exploration(max_configs)?;
+        self.runner.verify(&self.settings, from_all, max_configs)
+    }
+
+    /// Refuses an exploration whose cap could not fit in memory: every configuration keeps at
+    /// least its `n` state indices (4 bytes each) and about 64 bytes of bookkeeping.
+    fn check_exploration(&self, max_configs: usize) -> Result<()> {
+        let per_config = 4 * self.n as u128 + 64;
+        let available = u128::from(files::available_memory());
+        if per_config * max_configs as u128 > available {
+            let fits = (available / per_config).max(1);
+            return Err(Error::Memory(format!(
+                "exact analysis keeps up to --max-configs {max_configs} configurations of n = {} agents, at least {} \
+                 bytes each ({} in all), but {} of memory are available; give --max-configs {fits} or less, or \
+                 lower n",
+                self.n,
+                per_config,
+                files::gigabytes(per_config * max_configs as u128),
+                files::gigabytes(available)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What a resolved spec needs of its protocol, with the protocol's type erased.
+trait Runner: Send + Sync {
+    fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord>;
+    fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>>;
+    fn verify(
+        &self,
+        settings: &RunSettings,
+        from_all: bool,
+        max_configs: usize,
+    ) -> Result<Verification<Map<String, Value>>>;
+}
+
+struct Typed<P>(P);
+
+impl<P: Protocol> Typed<P> {
+    /// The one start configuration of an exploration.
+    fn start(&self, settings: &RunSettings) -> Result<Vec<P::State>> {
+        settings.init.build(&self.0, &mut TrialStreams::new(0).init)
+    }
+
+    fn explore(&self, settings: &RunSettings, max_configs: usize) -> ExploreSettings {
+        ExploreSettings { graph: settings.graph.clone(), max_configs }
+    }
+}
+
+impl<P: Protocol> Runner for Typed<P> {
+    fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
+        experiment::trial(&self.0, settings, settings.engine, index, trace)
+    }
+
+    fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {
+        let report = exact::expected_steps(&self.0, &self.start(settings)?, &self.explore(settings, max_configs))?;
+        Ok(report.map(&|s| self.0.state_to_json(s)))
+    }
+
+    fn verify(
+        &self,
+        settings: &RunSettings,
+        from_all: bool,
+        max_configs: usize,
+    ) -> Result<Verification<Map<String, Value>>> {
+        let starts = if from_all {
+            Starts::Every(self.0.state_space().ok_or_else(|| {
+                Error::Init(format!(
+                    "{} does not list its state space (or it is too large to list), so --from all is not \
+                     available; use --from default, a family or @FILE.json, or smaller parameters",
+                    self.0.info().name
+                ))
+            })?)
+        } else {
+            Starts::Configurations(vec![self.start(settings)?])
+        };
+        let verification = exact::verify(&self.0, &starts, &self.explore(settings, max_configs))?;
+        Ok(verification.map(&|s| self.0.state_to_json(s)))
+    }
+}
+
+/// Resolves a raw spec against the protocol the registry built.
+struct Resolve<'a> {
+    raw: &'a RawSpec,
+}
+
+impl ProtocolVisitor for Resolve<'_> {
+    type Output = Result<RunSpec>;
+
+    fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Result<RunSpec> {
+        let raw = self.raw;
+        let n = protocol.n();
+        let (graph, graph_text) = match raw.graph.as_deref() {
+            None => {
+                let graph = protocol.default_graph();
+                let name = graph.name();
+                (graph, name)
+            }
+            Some(text) => (read_graph(text, n)?, text.to_string()),
+        };
+        let init_text = match (&raw.init, raw.measure) {
+            (Some(text), _) => text.clone(),
+            (None, Measure::Convergence) => "default".into(),
+            (None, Measure::Holding) => {
+                if !protocol.info().families.iter().any(|f| f.name == "safe") {
+                    return Err(Error::Init(format!(
+                        "{} has no safe start family, so a holding run needs --init: a safe configuration, as a \
+                         family or @FILE.json",
+                        protocol.info().name
+                    )));
+                }
+                "safe".into()
+            }
+        };
+        let init = read_init(&init_text, n)?;
+        let faults = raw.faults.iter().map(|f| f.parse::<Fault>()).collect::<Result<Vec<_>>>()?;
+        let mut settings = RunSettings {
+            measure: raw.measure,
+            graph,
+            init,
+            trials: raw.trials,
+            seed: raw.seed,
+            max_steps: raw.max_steps,
+            threads: raw.threads,
+            faults,
+            trace_every: raw.trace_every,
+            census: raw.census,
+            engine: raw.engine,
+        };
+        settings.engine = experiment::validate(&protocol, &settings)?;
+        Ok(RunSpec {
+            protocol: protocol.info().name.to_string(),
+            n,
+            params: protocol.params(),
+            init_text,
+            graph_text,
+            settings,
+            trace_columns: protocol.trace_columns().iter().map(|c| c.to_string()).collect(),
+            runner: Arc::new(Typed(protocol)),
+        })
+    }
+}
+
+/// A graph by name, or `@FILE` with one arc `u v` per line (at most 64 bytes per possible arc).
+fn read_graph(text: &str, n: usize) -> Result<Graph> {
+    match text.strip_prefix('@') {
+        None => text.parse(),
+        Some(path) => {
+            let pairs = (n as u64).saturating_mul(n as u64 - 1).max(1);
+            let limit = pairs.saturating_mul(ARC_LINE_BYTES).min(1 << 32);
+            let contents =
+                files::read_limited(Path::new(path), "arc list", limit, &format!("the arcs of {n} agents can take"))?;
+            Graph::parse_arcs(&contents).map_err(|e| match e {
+                Error::Graph(reason) => Error::Graph(format!("arc list '{path}': {reason}")),
+                other => other,
+            })
+        }
+    }
+}
+
+/// An initial configuration by name, or `@FILE.json` (at most 1 kB per agent).
+fn read_init(text: &str, n: usize) -> Result<InitSpec> {
+    match text.strip_prefix('@') {
+        None => Ok(InitSpec::from_name(text)),
+        Some(path) => {
+            let limit = (n as u64).saturating_mul(INIT_BYTES_PER_AGENT).saturating_add(4096);
+            let contents = files::read_limited(
+                Path::new(path),
+                "initial configuration",
+                limit,
+                &format!("{n} agent states can take"),
+            )?;
+            InitSpec::from_json(&contents).map_err(|e| match e {
+                Error::Init(reason) => Error::Init(format!("'{path}': {reason}")),
+                other => other,
+            })
+        }
+    }
+}
