@@ -7,6 +7,9 @@
 //! engine must conserve `n` and keep its non-null weight in sync with the counts; and it must be
 //! deterministic per seed for any thread count.
 
+mod common;
+
+use common::{angluin_exact_variance, params};
 use poplab::engine::{CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive, geometric_skip};
 use poplab::experiment::{RunSettings, TrialRecord, run_trials};
 use poplab::init::InitSpec;
@@ -72,10 +75,6 @@ fn engines_agree<P: Protocol>(label: &str, p: &P, base: RunSettings) {
     }
 }
 
-fn params(items: &[&str]) -> Params {
-    Params::parse(items).unwrap()
-}
-
 #[test]
 fn angluin_engines_agree_ks() {
     for (n, seed) in [(50, 500), (200, 2000)] {
@@ -117,10 +116,6 @@ fn holding_times_agree_ks() {
     engines_agree("ls-timer holding, n = N = s = 4", &p, base);
 }
 
-fn exact_variance(n: usize) -> f64 {
-    (2..=n).map(|i| (i * (i - 1)) as f64 / (n * (n - 1)) as f64).map(|p| (1.0 - p) / (p * p)).sum()
-}
-
 #[test]
 fn angluin_count_engines_mean_is_n_minus_one_squared() {
     for ((n, seed), engine) in
@@ -128,7 +123,7 @@ fn angluin_count_engines_mean_is_n_minus_one_squared() {
     {
         let p = Angluin::new(n, &Params::default()).unwrap();
         let exact_mean = ((n - 1) * (n - 1)) as f64;
-        let sd = exact_variance(n).sqrt();
+        let sd = angluin_exact_variance(n).sqrt();
         // Acceptance region at most +-1% of the mean.
         let trials = ((3.29 * sd / (0.01 * exact_mean)).powi(2)).ceil() as u64;
         let settings = RunSettings { engine, trials, seed, ..RunSettings::default() };

@@ -2,6 +2,9 @@
 //! trials (the agent-array engine, from the same start) lies within 4 standard errors of the exact
 //! expected steps, the standard error computed from the exact variance.
 
+mod common;
+
+use common::params;
 use poplab::engine::Outcome;
 use poplab::exact::{ExploreSettings, expected_steps};
 use poplab::experiment::{RunSettings, run_trials};
@@ -15,10 +18,6 @@ use poplab::protocols::prl::Prl;
 use poplab::protocols::threshold::Threshold;
 
 const TRIALS: u64 = 10_000;
-
-fn params(items: &[&str]) -> Params {
-    Params::parse(items).unwrap()
-}
 
 /// Returns (exact mean, simulated mean, standard error).
 fn agree<P: Protocol>(protocol: &P, graph: Graph, seed: u64) -> (f64, f64, f64) {

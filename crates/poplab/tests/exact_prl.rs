@@ -1,5 +1,8 @@
 //! Exhaustive verification of P_RL (004) on small rings, and a deliberately broken variant.
 
+mod common;
+
+use common::prl;
 use poplab::engine::{AgentRun, Watch};
 use poplab::error::Result;
 use poplab::exact::{ExploreSettings, Starts, expected_steps, verify};
@@ -8,10 +11,6 @@ use poplab::protocol::{FamilyInfo, Monitor, Output, Params, Protocol, ProtocolIn
 use poplab::protocols::prl::{Bullet, Prl, PrlMonitor, PrlState, in_s_rl};
 use poplab::rng::{PopRng, TrialStreams};
 use serde_json::{Map, Value};
-
-fn prl(n: usize, big_n: usize) -> Prl {
-    Prl::new(n, &Params::parse(&[format!("N={big_n}")]).unwrap()).unwrap()
-}
 
 /// Every state of P_RL with `distL in 0..=N`: 24 (N + 1) states.
 fn prl_states(big_n: u32) -> Vec<PrlState> {

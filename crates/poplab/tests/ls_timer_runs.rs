@@ -1,7 +1,10 @@
 //! `ls-timer` (000 section 4) on every step of small runs, its timeout, convergence and holding.
 
+mod common;
+
+use common::{leaders, params, summary};
 use poplab::engine::{AgentRun, Measure, Outcome, Watch};
-use poplab::experiment::{RunSettings, Summary, run_trials};
+use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Scheduler};
 use poplab::init::InitSpec;
 use poplab::protocol::{Monitor, Params, Protocol};
@@ -9,11 +12,7 @@ use poplab::protocols::ls_timer::{LsState, LsTimer};
 use poplab::rng::{PopRng, TrialStreams};
 
 fn protocol(n: usize, settings: &[&str]) -> LsTimer {
-    LsTimer::new(n, &Params::parse(settings).unwrap()).unwrap()
-}
-
-fn leaders(agents: &[LsState]) -> usize {
-    agents.iter().filter(|a| a.leader).count()
+    LsTimer::new(n, &params(settings)).unwrap()
 }
 
 /// Runs `steps` steps from `agents`, one at a time, drawing the same pairs as the engine from a
@@ -145,11 +144,6 @@ fn from_no_leader_a_timeout_comes_within_the_timeout_bound() {
     // level, and in practice about n H_n / 2 of them; a rule-4 bug that lets the maximum fall
     // faster (for example min instead of max) would drive the mean towards s.
     assert!(mean >= 0.25 * bound, "mean {mean} far below the bound {bound}: timers fall too fast");
-}
-
-fn summary(p: &LsTimer, settings: &RunSettings) -> Summary {
-    let records = run_trials(p, settings, &|| {}).unwrap();
-    Summary::of(&records, p.n())
 }
 
 #[test]

@@ -2,15 +2,16 @@
 //! law of the number of leaders that survive QuickElimination (Lemma 9, section 3.1.1), and
 //! stabilisation through `run_trials`, for both `pll` and `pll-as-printed`.
 //!
-//! The measurements for the report are an ignored test: `cargo test -p poplab --test pll_runs --
-//! --ignored --nocapture` (test profile, optimised). `PLL_TRIALS` (default 50) and `PLL_NS`
-//! (default `100,1000,10000,100000`) change its size.
+//! The measurements for the report are the example `pll_stabilisation`:
+//! `cargo run --release -p poplab --example pll_stabilisation`.
 
-use poplab::engine::{AgentRun, Watch};
-use poplab::experiment::{RunSettings, Summary, run_trials};
+mod common;
+
+use common::{checked_run, leaders, summary};
+use poplab::experiment::RunSettings;
 use poplab::graph::{Graph, Scheduler};
 use poplab::protocol::{Params, Protocol};
-use poplab::protocols::pll::{Group, Module, Pll, State, Status, eliminations};
+use poplab::protocols::pll::{Group, Module, Pll, State, Status};
 use poplab::rng::{TrialStreams, coin, trial_seed};
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -19,74 +20,29 @@ fn variants(n: usize) -> [Pll; 2] {
     [Pll::new(n, &Params::default()).unwrap(), Pll::as_printed(n, &Params::default()).unwrap()]
 }
 
-fn leaders(agents: &[State]) -> usize {
-    agents.iter().filter(|s| s.leader).count()
-}
-
-/// Runs from the initial configuration on the agent-array engine, one step at a time, checking
-/// on every step:
-/// - Lemma 11: the number of leaders never rises and never reaches 0;
-/// - Lemma 5: once no agent has status X, |V_A| >= n/2 and |V_F| >= n/2;
-/// - every agent's epoch never decreases, its status never changes once assigned, and
-///   `init = epoch` (lines 11-14 initialise on every epoch change);
-/// - [`eliminations`] accounts for every lost leader.
+/// Runs `p` with [`checked_run`] and its checks of P_LL, and on every step:
+/// - an agent's status never changes once assigned (it leaves X only);
+/// - Lemma 5: once no agent has status X, |V_A| >= n/2 and |V_F| >= n/2.
 ///
-/// Runs until one leader is left and every agent is in epoch 3, then `n * 200` more steps (the
-/// leader count must stay 1). Returns the step of stabilisation and the module of the last
-/// elimination.
-fn checked_run(p: &Pll, seed: u64, max_steps: u64) -> (u64, Module) {
+/// Returns the module of the last elimination.
+fn checked_pll_run(p: &Pll, seed: u64, max_steps: u128) -> Module {
     let n = p.n();
-    let graph = Graph::Complete;
-    let streams = TrialStreams::new(seed);
-    let mut run = AgentRun::new(p, &graph, p.initial_configuration(), graph.scheduler(n).unwrap(), streams.schedule);
-    let mut prev = run.agents().to_vec();
-    let mut prev_leaders = n;
-    let mut stabilised_at = None;
-    let mut last_module = None;
-    let mut step = 0;
-    let name = p.info().name;
-    while step < max_steps {
-        step += 1;
-        run.advance(step.into(), Watch::Nothing);
-        let agents = run.agents();
-        let count = leaders(agents);
-        assert!(count <= prev_leaders, "{name} seed {seed} step {step}: leaders rose {prev_leaders} -> {count}");
-        assert!(count >= 1, "{name} seed {seed} step {step}: no leader left (Lemma 11)");
-        let changed: Vec<usize> = (0..n).filter(|&i| agents[i] != prev[i]).collect();
-        assert!(changed.len() <= 2);
-        let mut lost = 0;
-        for &i in &changed {
-            let (before, after) = (prev[i], agents[i]);
-            assert!(
-                after.epoch() >= before.epoch(),
-                "{name} seed {seed} step {step}: epoch fell {before:?} -> {after:?}"
-            );
+    let (_, module) = checked_run(p, seed, max_steps, |s| {
+        for &i in s.changed {
+            let (before, after) = (s.before[i], s.after[i]);
             assert!(
                 before.status() == Status::X || after.status() == before.status(),
-                "{name} seed {seed} step {step}: status changed {before:?} -> {after:?}"
+                "{}: status changed {before:?} -> {after:?}",
+                (s.at)()
             );
-            assert_eq!(after.init, after.epoch(), "{name} seed {seed} step {step}: {after:?}");
-            if let Some(module) = eliminations([before, before], [after, after])[0] {
-                lost += 1;
-                last_module = Some(module);
-            }
         }
-        assert_eq!(lost, prev_leaders - count, "{name} seed {seed} step {step}: eliminations() missed a loss");
-        if agents.iter().all(|s| s.status() != Status::X) {
-            let a = agents.iter().filter(|s| s.status() == Status::A).count();
-            let f = n - count;
-            assert!(2 * a >= n && 2 * f >= n, "{name} seed {seed} step {step}: |V_A| = {a}, |V_F| = {f}, n = {n}");
+        if s.after.iter().all(|a| a.status() != Status::X) {
+            let a = s.after.iter().filter(|a| a.status() == Status::A).count();
+            let f = n - s.leaders;
+            assert!(2 * a >= n && 2 * f >= n, "{}: |V_A| = {a}, |V_F| = {f}, n = {n}", (s.at)());
         }
-        if count == 1 && stabilised_at.is_none() {
-            stabilised_at = Some(step);
-        }
-        if count == 1 && agents.iter().all(|s| s.epoch() == 3) && step >= stabilised_at.unwrap() + 200 * n as u64 {
-            return (stabilised_at.unwrap(), last_module.unwrap_or(Module::StatusAssignment));
-        }
-        prev.copy_from_slice(agents);
-        prev_leaders = count;
-    }
-    panic!("{name} n = {n} seed {seed}: not stabilised with every agent in epoch 3 within {max_steps} steps");
+    });
+    module
 }
 
 #[test]
@@ -95,8 +51,7 @@ fn invariants_hold_on_every_step_of_small_runs() {
     for n in [2, 3, 10, 23, 50] {
         for p in variants(n) {
             for seed in 1..=4 {
-                let (_, module) = checked_run(&p, seed * 1000 + n as u64, 3_000_000);
-                modules.insert(module);
+                modules.insert(checked_pll_run(&p, seed * 1000 + n as u64, 3_000_000));
             }
         }
     }
@@ -317,111 +272,13 @@ fn both_variants_stabilise_through_run_trials() {
     for n in [2, 3, 10, 60] {
         for p in variants(n) {
             let settings = RunSettings { trials: 24, seed: 7, max_steps: 50_000_000, ..RunSettings::default() };
-            let records = run_trials(&p, &settings, &|| {}).unwrap();
-            let summary = Summary::of(&records, n);
+            let summary = summary(&p, &settings);
             assert_eq!(summary.converged, 24, "{} n = {n}: {summary:?}", p.info().name);
             assert!(summary.min_steps.unwrap() >= 1);
             if n == 2 {
                 // Two agents: the first interaction (X meets X) leaves exactly one leader.
                 assert_eq!(summary.max_steps, Some(1));
             }
-        }
-    }
-}
-
-/// Steps to stabilisation, the module of the last elimination and the number of distinct states
-/// visited in one run, by a plain loop that sees every interaction. With `count_states`, the run
-/// goes on until it is stabilised and every agent is in epoch 3 (so all three modules were used),
-/// and the states visited up to then are counted (the initial state included).
-fn observed_run(p: &Pll, seed: u64, count_states: bool) -> (u64, Module, usize) {
-    let n = p.n();
-    let mut agents = p.initial_configuration();
-    let mut scheduler = Graph::Complete.scheduler(n).unwrap();
-    let mut rng = TrialStreams::new(seed).schedule;
-    let mut count = n;
-    let mut in_epoch3 = 0;
-    let mut stabilised_at = None;
-    let mut module = Module::StatusAssignment;
-    let mut states: HashSet<State> = HashSet::from([State::INITIAL]);
-    let mut step = 0u64;
-    loop {
-        step += 1;
-        let (u, v) = scheduler.next_pair(&mut rng);
-        let (u, v) = (u as usize, v as usize);
-        let before = [agents[u], agents[v]];
-        let (a, b) = p.transition(before[0], before[1]);
-        if [a, b] == before {
-            continue;
-        }
-        (agents[u], agents[v]) = (a, b);
-        for m in eliminations(before, [a, b]).into_iter().flatten() {
-            module = m;
-            count -= 1;
-        }
-        if count == 1 && stabilised_at.is_none() {
-            stabilised_at = Some(step);
-            if !count_states {
-                return (step, module, 0);
-            }
-        }
-        if count_states {
-            states.insert(a);
-            states.insert(b);
-            in_epoch3 += [a, b].iter().filter(|s| s.epoch() == 3).count();
-            in_epoch3 -= before.iter().filter(|s| s.epoch() == 3).count();
-            if let Some(at) = stabilised_at.filter(|_| in_epoch3 == n) {
-                return (at, module, states.len());
-            }
-        }
-    }
-}
-
-/// The figures of the report. Ignored by default: run with `--ignored --nocapture`.
-#[test]
-#[ignore]
-fn measure_stabilisation_times() {
-    let trials: u64 = std::env::var("PLL_TRIALS").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
-    let sizes: Vec<usize> = std::env::var("PLL_NS")
-        .unwrap_or_else(|_| "100,1000,10000,100000".into())
-        .split(',')
-        .map(|v| v.trim().parse().expect("PLL_NS: a comma-separated list of population sizes"))
-        .collect();
-    let seed = 20_240_601;
-    for n in sizes {
-        for p in variants(n) {
-            let settings = RunSettings { trials, seed, ..RunSettings::default() };
-            let started = std::time::Instant::now();
-            let records = run_trials(&p, &settings, &|| {}).unwrap();
-            let summary = Summary::of(&records, n);
-            let seconds = started.elapsed().as_secs_f64();
-            // The last module and states visited: a separate set of runs (seeds trial_seed(seed, i)).
-            let extra = trials.min(if n <= 10_000 { 50 } else { 10 });
-            let observed: Vec<(u64, Module, usize)> = (0..extra)
-                .into_par_iter()
-                .map(|i| observed_run(&p, trial_seed(seed, i), n <= 10_000 && i < 5))
-                .collect();
-            let mut by_module = [0; 4];
-            for (_, m, _) in &observed {
-                by_module[*m as usize] += 1;
-            }
-            let states = match observed.iter().map(|o| o.2).max().unwrap() {
-                0 => "not counted".to_string(),
-                most => most.to_string(),
-            };
-            println!(
-                "{} n={n} m={} c_max={} trials={trials} seed={seed}: mean {:.1} median {:.1} ci95 {:.1?} (parallel \
-                 time), converged {}/{}; last elimination over {extra} runs [assign, quick, tournament, backup] = \
-                 {by_module:?}; max distinct states visited up to stabilisation and epoch 3 everywhere (5 runs) {states} of {}; {seconds:.0} s",
-                p.info().name,
-                p.m(),
-                p.c_max(),
-                summary.mean_parallel_time.unwrap_or(f64::NAN),
-                summary.median_parallel_time.unwrap_or(f64::NAN),
-                summary.ci95_parallel_time.unwrap_or([f64::NAN; 2]),
-                summary.converged,
-                summary.trials,
-                p.state_count(),
-            );
         }
     }
 }

@@ -2,16 +2,17 @@
 //! of section 4 and Lemma 11 on every step of small runs, fairness and independence of the coin flips
 //! leaders read, and stabilisation through `run_trials`.
 //!
-//! The measurements for the report are ignored tests: `cargo test -p poplab --test pll_sym_runs --
-//! --ignored --nocapture` (test profile, optimised). `PLL_SYM_TRIALS` (default 50) and `PLL_SYM_NS`
-//! (default `100,1000,10000,100000`) change their size.
+//! The measurements for the report are the example `pll_sym_stabilisation`:
+//! `cargo run --release -p poplab --example pll_sym_stabilisation`.
 
-use poplab::engine::{AgentRun, Watch};
-use poplab::experiment::{RunSettings, Summary, run_trials};
+mod common;
+
+use common::{checked_run, summary};
+use poplab::experiment::RunSettings;
 use poplab::graph::{Graph, Scheduler};
 use poplab::protocol::{Params, Protocol};
-use poplab::protocols::pll::{self, Module, Pll};
-use poplab::protocols::pll_sym::{Coin, Group, PllSym, State, Status, eliminations};
+use poplab::protocols::pll::Module;
+use poplab::protocols::pll_sym::{Coin, Group, PllSym, State, Status};
 use poplab::rng::{PopRng, TrialStreams, below_u64, trial_seed};
 use rand_core::SeedableRng;
 use rayon::prelude::*;
@@ -176,80 +177,40 @@ fn count_coin(agents: &[State], coin: Coin) -> usize {
     agents.iter().filter(|s| s.coin_status() == Some(coin)).count()
 }
 
-/// Runs from the initial configuration on the agent-array engine one step at a time and checks on
-/// every step:
+/// Runs `p` with [`checked_run`] (Lemma 11: the number of leaders never rises and never reaches 0,
+/// and [`eliminations`](poplab::protocols::pll_sym::eliminations) accounts for every lost leader;
+/// epochs never decrease; `init = epoch`) and checks on every step:
 /// - section 4: #F0 = #F1; a follower's coin status changes only by `J,J -> K,K`, `K,K -> J,J`,
 ///   `J,K -> F0,F1` (F0 and F1 never change); a leader that becomes a follower starts at J;
-/// - Lemma 11: the number of leaders never rises and never reaches 0, and [`eliminations`] accounts
-///   for every lost leader;
-/// - statuses change only X <-> Y and X, Y -> A, B; epochs never decrease; `init = epoch`.
+/// - statuses change only X <-> Y and X, Y -> A, B.
 ///
-/// Runs until one leader is left and every agent is in epoch 3, then `200 n` more steps. Returns the
-/// step of stabilisation and the module of the last elimination.
-fn checked_run(p: &PllSym, seed: u64, max_steps: u128) -> (u128, Module) {
-    let n = p.n();
-    let graph = Graph::Complete;
-    let streams = TrialStreams::new(seed);
-    let mut run = AgentRun::new(p, &graph, p.initial_configuration(), graph.scheduler(n).unwrap(), streams.schedule);
-    let mut prev = run.agents().to_vec();
-    let mut prev_leaders = n;
-    let mut stabilised_at = None;
-    let mut last_module = None;
-    let mut end = max_steps;
-    while run.step() < end {
-        run.advance(run.step() + 1, Watch::Nothing);
-        let agents = run.agents();
-        let leaders = agents.iter().filter(|s| s.leader).count();
-        let ctx = || format!("n = {n} seed {seed} step {}", run.step());
-        assert!(leaders >= 1, "{}: no leader left", ctx());
-        assert!(leaders <= prev_leaders, "{}: leaders rose {prev_leaders} -> {leaders}", ctx());
-        assert_eq!(count_coin(agents, Coin::F0), count_coin(agents, Coin::F1), "{}: #F0 != #F1", ctx());
-        let changed: Vec<usize> = (0..n).filter(|&i| agents[i] != prev[i]).collect();
-        assert!(changed.len() <= 2, "{}", ctx());
-        let mut lost = 0;
-        for &i in &changed {
-            let (b, a) = (prev[i], agents[i]);
+/// Returns the module of the last elimination.
+fn checked_sym_run(p: &PllSym, seed: u64, max_steps: u128) -> Module {
+    let (_, module) = checked_run(p, seed, max_steps, |s| {
+        let at = s.at;
+        assert_eq!(count_coin(s.after, Coin::F0), count_coin(s.after, Coin::F1), "{}: #F0 != #F1", at());
+        for &i in s.changed {
+            let (b, a) = (s.before[i], s.after[i]);
             let ok_status = match (b.status(), a.status()) {
                 (x, y) if x == y => true,
                 (Status::X, Status::Y) | (Status::Y, Status::X) => true,
                 (Status::X | Status::Y, Status::A | Status::B) => true,
                 _ => false,
             };
-            assert!(ok_status, "{}: status {b:?} -> {a:?}", ctx());
-            assert!(a.epoch() >= b.epoch() && a.init == a.epoch(), "{}: {b:?} -> {a:?}", ctx());
+            assert!(ok_status, "{}: status {b:?} -> {a:?}", at());
             match (b.coin_status(), a.coin_status()) {
                 (Some(x), Some(y)) if x != y => assert!(
                     matches!((x, y), (Coin::J, Coin::K | Coin::F0) | (Coin::K, Coin::J | Coin::F1)),
                     "{}: coin {x:?} -> {y:?}",
-                    ctx()
+                    at()
                 ),
-                (None, Some(y)) => assert_eq!(y, Coin::J, "{}: a new follower", ctx()),
-                (Some(_), None) => panic!("{}: a follower became a leader", ctx()),
+                (None, Some(y)) => assert_eq!(y, Coin::J, "{}: a new follower", at()),
+                (Some(_), None) => panic!("{}: a follower became a leader", at()),
                 _ => {}
             }
-            lost += usize::from(b.leader && !a.leader);
         }
-        assert_eq!(prev_leaders - leaders, lost, "{}", ctx());
-        for &i in &changed {
-            // `eliminations` looks at each agent alone (its status before, its epoch after).
-            if let Some(module) = eliminations([prev[i]; 2], [agents[i]; 2])[0] {
-                last_module = Some(module);
-            }
-        }
-        if leaders == 1 && stabilised_at.is_none() {
-            stabilised_at = Some(run.step());
-        }
-        if end == max_steps && stabilised_at.is_some() && agents.iter().all(|s| s.epoch() == 3) {
-            end = run.step() + 200 * n as u128;
-        }
-        prev.copy_from_slice(agents);
-        prev_leaders = leaders;
-    }
-    assert!(
-        end < max_steps,
-        "n = {n} seed {seed}: not stabilised with every agent in epoch 3 within {max_steps} steps"
-    );
-    (stabilised_at.unwrap(), last_module.unwrap_or(Module::StatusAssignment))
+    });
+    module
 }
 
 #[test]
@@ -257,8 +218,7 @@ fn coins_balance_and_leaders_never_rise_or_vanish_on_every_step() {
     let mut modules = HashSet::new();
     for n in [3, 4, 5, 6, 10, 23, 50] {
         for seed in 1..=4 {
-            let (_, module) = checked_run(&sym(n), seed * 1000 + n as u64, 20_000_000);
-            modules.insert(module);
+            modules.insert(checked_sym_run(&sym(n), seed * 1000 + n as u64, 20_000_000));
         }
     }
     assert!(modules.contains(&Module::QuickElimination), "{modules:?}");
@@ -432,107 +392,9 @@ fn stabilises_through_run_trials() {
     for n in [3, 4, 10, 60] {
         let p = sym(n);
         let settings = RunSettings { trials: 24, seed: 7, max_steps: 50_000_000, ..RunSettings::default() };
-        let records = run_trials(&p, &settings, &|| {}).unwrap();
-        let summary = Summary::of(&records, n);
+        let summary = summary(&p, &settings);
         assert_eq!(summary.converged, 24, "n = {n}: {summary:?}");
     }
     // Two agents stay in equal states for ever: refused.
     assert!(PllSym::new(2, &Params::default()).is_err());
-}
-
-/// Steps to stabilisation and, with `count_states`, the distinct states visited up to the step
-/// where the run is stabilised and every agent is in epoch 3 (the initial state included).
-fn observed_run<P: Protocol>(p: &P, seed: u64, count_states: bool, epoch3: impl Fn(P::State) -> bool) -> (u64, usize) {
-    let n = p.n();
-    let mut agents = p.initial_configuration();
-    let mut scheduler = Graph::Complete.scheduler(n).unwrap();
-    let mut rng = TrialStreams::new(seed).schedule;
-    let leader = |s: P::State| usize::from(p.output(s).is_marked());
-    let mut count = agents.iter().map(|&s| leader(s)).sum::<usize>();
-    let mut in_epoch3 = 0;
-    let mut stabilised_at = None;
-    let mut states: HashSet<P::State> = agents.iter().copied().collect();
-    let mut step = 0u64;
-    loop {
-        step += 1;
-        let (u, v) = scheduler.next_pair(&mut rng);
-        let (u, v) = (u as usize, v as usize);
-        let before = [agents[u], agents[v]];
-        let (a, b) = p.transition(before[0], before[1]);
-        if [a, b] == before {
-            continue;
-        }
-        (agents[u], agents[v]) = (a, b);
-        count = count + leader(a) + leader(b) - leader(before[0]) - leader(before[1]);
-        if count == 1 && stabilised_at.is_none() {
-            stabilised_at = Some(step);
-            if !count_states {
-                return (step, 0);
-            }
-        }
-        if count_states {
-            states.insert(a);
-            states.insert(b);
-            in_epoch3 += [a, b].iter().filter(|&&s| epoch3(s)).count();
-            in_epoch3 -= before.iter().filter(|&&s| epoch3(s)).count();
-            if let Some(at) = stabilised_at.filter(|_| in_epoch3 == n) {
-                return (at, states.len());
-            }
-        }
-    }
-}
-
-/// The figures of the report: stabilisation time of `pll-sym` beside `pll`, and distinct states
-/// visited. Ignored by default: run with `--ignored --nocapture`.
-#[test]
-#[ignore]
-fn measure_stabilisation_times() {
-    let trials: u64 = std::env::var("PLL_SYM_TRIALS").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
-    let sizes: Vec<usize> = std::env::var("PLL_SYM_NS")
-        .unwrap_or_else(|_| "100,1000,10000,100000".into())
-        .split(',')
-        .map(|v| v.trim().parse().expect("PLL_SYM_NS: a comma-separated list of population sizes"))
-        .collect();
-    let seed = 20_240_601;
-    for n in sizes {
-        let base = Pll::new(n, &Params::default()).unwrap();
-        let p = sym(n);
-        let report = |name: &str, summary: Summary, seconds: f64, states: String, total: u64| {
-            println!(
-                "{name} n={n} m={} c_max={} trials={trials} seed={seed}: mean {:.1} median {:.1} ci95 {:.1?} \
-                 (parallel time), converged {}/{}; max distinct states visited up to stabilisation and epoch 3 \
-                 everywhere (5 runs) {states} of {total}; {seconds:.0} s",
-                p.m(),
-                p.c_max(),
-                summary.mean_parallel_time.unwrap_or(f64::NAN),
-                summary.median_parallel_time.unwrap_or(f64::NAN),
-                summary.ci95_parallel_time.unwrap_or([f64::NAN; 2]),
-                summary.converged,
-                summary.trials,
-            );
-        };
-        let settings = RunSettings { trials, seed, ..RunSettings::default() };
-        let count = n <= 10_000;
-        let states = |most: usize| if count { most.to_string() } else { "not counted".to_string() };
-
-        let started = std::time::Instant::now();
-        let summary = Summary::of(&run_trials(&base, &settings, &|| {}).unwrap(), n);
-        let seconds = started.elapsed().as_secs_f64();
-        let most = (0..5u64)
-            .into_par_iter()
-            .map(|i| if count { observed_run(&base, trial_seed(seed, i), true, |s| pll::epoch(s) == 3).1 } else { 0 })
-            .max()
-            .unwrap();
-        report("pll", summary, seconds, states(most), base.state_count());
-
-        let started = std::time::Instant::now();
-        let summary = Summary::of(&run_trials(&p, &settings, &|| {}).unwrap(), n);
-        let seconds = started.elapsed().as_secs_f64();
-        let most = (0..5u64)
-            .into_par_iter()
-            .map(|i| if count { observed_run(&p, trial_seed(seed, i), true, |s| s.epoch() == 3).1 } else { 0 })
-            .max()
-            .unwrap();
-        report("pll-sym", summary, seconds, states(most), p.state_count());
-    }
 }

@@ -1,7 +1,10 @@
 //! P_PL (001 Algorithm 1) on every step of small runs, convergence and holding.
 
+mod common;
+
+use common::{leaders, params, summary};
 use poplab::engine::{AgentRun, Measure, Outcome, Watch};
-use poplab::experiment::{RunSettings, Summary, run_trials};
+use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Scheduler};
 use poplab::init::InitSpec;
 use poplab::protocol::{Monitor, Params, Protocol};
@@ -9,11 +12,7 @@ use poplab::protocols::ppl::{Ppl, PplState};
 use poplab::rng::TrialStreams;
 
 fn protocol(n: usize, settings: &[&str]) -> Ppl {
-    Ppl::new(n, &Params::parse(settings).unwrap()).unwrap()
-}
-
-fn leaders(agents: &[PplState]) -> usize {
-    agents.iter().filter(|a| a.leader).count()
+    Ppl::new(n, &params(settings)).unwrap()
 }
 
 /// Events seen by [`check_every_step`].
@@ -116,11 +115,6 @@ fn invariants_and_monitor_hold_on_every_step() {
     // Every mechanism of Algorithm 1 must have been exercised, and the safe set entered and left.
     assert!(events.created > 10 && events.killed > 10, "{events:?}");
     assert!(events.emitted > 10 && events.unshielded > 10 && events.safe_steps > 1_000, "{events:?}");
-}
-
-fn summary(p: &Ppl, settings: &RunSettings) -> Summary {
-    let records = run_trials(p, settings, &|| {}).unwrap();
-    Summary::of(&records, p.n())
 }
 
 #[test]

@@ -1,23 +1,20 @@
 //! P_RL (004, Algorithm 1) on every step of runs: Figure 3 replayed, the lemmas of section 4.1 on
 //! random executions, the incremental monitor against the literal safe-set predicate, and the
 //! O(nN) convergence claim measured.
+//!
+//! A survey of mean convergence steps at larger n is the example `prl_convergence_survey`:
+//! `cargo run --release -p poplab --example prl_convergence_survey`.
 
+mod common;
+
+use common::{leader_positions, leaders, prl, prl_mean_steps};
 use poplab::engine::{AgentRun, Measure, Outcome, RunPlan, Watch, drive};
-use poplab::experiment::{RunSettings, Summary, run_trials};
 use poplab::graph::{Graph, Replay};
 use poplab::init::InitSpec;
 use poplab::protocol::{Monitor, Params, Protocol};
 use poplab::protocols::prl::{Bullet, Prl, PrlState, in_c_ni, in_c_pb, in_s_rl, modest, peaceful, secure};
 use poplab::rng::{PopRng, TrialStreams, below_u64};
 use rand_core::SeedableRng;
-
-fn prl(n: usize, big_n: u32) -> Prl {
-    Prl::new(n, &Params::parse(&[format!("N={big_n}")]).unwrap()).unwrap()
-}
-
-fn leaders(c: &[PrlState]) -> Vec<usize> {
-    (0..c.len()).filter(|&i| c[i].leader).collect()
-}
 
 /// The small rings the per-step tests sweep: (n, N) with N from n to n + 3.
 fn small_rings() -> impl Iterator<Item = (usize, u32)> {
@@ -40,7 +37,7 @@ fn figure_3_a_leader_is_killed_and_recreated_while_another_exists() {
 
     // The configuration is in C_PB, every agent is secure, and the live bullet at u_49 is peaceful
     // but not modest, so C is not in C_NI (and not in S_RL: two leaders anyway).
-    assert_eq!(leaders(&c0), [0, 50]);
+    assert_eq!(leader_positions(&c0), [0, 50]);
     assert!(in_c_pb(&c0));
     assert!((0..100).all(|i| secure(&c0, 100, i)), "every agent secure");
     assert_eq!(c0[49].bullet, Bullet::Live);
@@ -56,7 +53,7 @@ fn figure_3_a_leader_is_killed_and_recreated_while_another_exists() {
     // First interaction: the live bullet kills u_50 (line 11) and disappears (line 12).
     run.advance(1, Watch::Nothing);
     let c1 = run.agents().to_vec();
-    assert_eq!(leaders(&c1), [0], "u_50 was killed, u_0 is still a leader");
+    assert_eq!(leader_positions(&c1), [0], "u_50 was killed, u_0 is still a leader");
     assert_eq!(c1[49].bullet, Bullet::None);
     assert_eq!((c1[49].dist_l, c1[50].dist_l), (99, 0));
     assert!(!secure(&c1, 100, 49), "the caption: this interaction makes u_49 insecure");
@@ -67,7 +64,7 @@ fn figure_3_a_leader_is_killed_and_recreated_while_another_exists() {
     // (lines 2-5) with a live bullet and a shield, and u_49 receives a signal (line 16).
     run.advance(2, Watch::Nothing);
     let c2 = run.agents().to_vec();
-    assert_eq!(leaders(&c2), [0, 50], "a new leader appeared although u_0 is a leader");
+    assert_eq!(leader_positions(&c2), [0, 50], "a new leader appeared although u_0 is a leader");
     assert_eq!(
         c2[50],
         PrlState { leader: true, bullet: Bullet::Live, shield: true, signal: false, dist_l: 0 },
@@ -125,7 +122,7 @@ fn the_incremental_monitor_equals_the_safe_set_on_every_step() {
                     run.agents()
                 );
                 safe_steps += u64::from(safe);
-                unsafe_one_leader_steps += u64::from(!safe && leaders(run.agents()).len() == 1);
+                unsafe_one_leader_steps += u64::from(!safe && leaders(run.agents()) == 1);
                 entries += u64::from(safe && !was_safe);
                 was_safe = safe;
             }
@@ -222,7 +219,7 @@ fn lemmas_2_6_7_8_closure_on_every_step() {
                 if ni {
                     in_ni += 1;
                     assert!(in_c_ni(after, big_n), "Lemma 6: left C_NI at step {step}, n = {n}");
-                    assert!(leaders(after).len() <= leaders(&before).len(), "Lemma 7: a leader was created");
+                    assert!(leaders(after) <= leaders(&before), "Lemma 7: a leader was created");
                 }
                 if rl {
                     in_rl += 1;
@@ -282,38 +279,6 @@ fn slope(xs: &[f64], ys: &[f64], y_se: &[f64]) -> (f64, f64) {
     (b, se)
 }
 
-/// Mean steps to S_RL from `init` for each (n, N), with the standard error of log(mean).
-fn mean_steps(points: &[(usize, u32)], init: InitSpec, trials: u64, seed: u64) -> Vec<(f64, f64)> {
-    points
-        .iter()
-        .map(|&(n, big_n)| {
-            let p = prl(n, big_n);
-            let settings = RunSettings {
-                graph: Graph::DirectedRing,
-                init: init.clone(),
-                trials,
-                seed,
-                max_steps: 1_000_000_000,
-                ..RunSettings::default()
-            };
-            let records = run_trials(&p, &settings, &|| {}).unwrap();
-            let summary = Summary::of(&records, n);
-            assert_eq!(summary.censored, 0, "n = {n}, N = {big_n}: censored trials");
-            let steps: Vec<f64> = records.iter().map(|r| r.steps.0 as f64).collect();
-            let mean = poplab::stats::mean(&steps);
-            let se_log = poplab::stats::std_dev(&steps) / mean / (trials as f64).sqrt();
-            eprintln!(
-                "prl n = {n} N = {big_n} init = {} trials = {trials} seed = {seed}: mean {mean:.0} steps, \
-                 median {:.0}, mean/(nN) = {:.2}",
-                init.name(),
-                summary.median_steps.unwrap(),
-                mean / (n as f64 * f64::from(big_n))
-            );
-            (mean, se_log)
-        })
-        .collect()
-}
-
 /// The main theorem from random configurations: mean convergence steps grow no faster than nN.
 ///
 /// With n = N the least-squares exponent of n on log-log axes over n = 8..64 must be below
@@ -321,7 +286,7 @@ fn mean_steps(points: &[(usize, u32)], init: InitSpec, trials: u64, seed: u64) -
 /// 0.012 (asserted below 0.05), so 5 standard errors are at most 0.06 (in practice 0.06 is far
 /// more than needed); (b) pre-asymptotic bias: the measured means follow a nN - b n with a of about
 /// 4.9 and b of about 20 (mean/(nN) = 2.5 at n = 8, 4.6 at 64, then flat: 4.9, 5.0, 4.8 at
-/// n = 128, 256, 512, see `survey_convergence_from_random_configurations`); a curve n^2 - 4n
+/// n = 128, 256, 512, see the example `prl_convergence_survey`); a curve n^2 - 4n
 /// (linear term half the quadratic one at n = 8) has a log-log slope of 2.30 over these sizes.
 /// 2.30 + 0.06 rounds to 2.4. An Ω(n^3) protocol (the earlier ring protocols, section 1.1) gives
 /// about 3 and fails. Over 8..64 a log factor cannot be told apart, so a second, sharper check
@@ -331,7 +296,7 @@ fn mean_steps(points: &[(usize, u32)], init: InitSpec, trials: u64, seed: u64) -
 fn convergence_from_random_configurations_scales_like_n_times_big_n() {
     let sizes = [8usize, 12, 16, 24, 32, 48, 64];
     let points: Vec<(usize, u32)> = sizes.iter().map(|&n| (n, n as u32)).collect();
-    let results = mean_steps(&points, InitSpec::Random, 800, 2024);
+    let results = prl_mean_steps(&points, InitSpec::Random, 800, 2024);
     let xs: Vec<f64> = sizes.iter().map(|&n| (n as f64).ln()).collect();
     let ys: Vec<f64> = results.iter().map(|r| r.0.ln()).collect();
     let ses: Vec<f64> = results.iter().map(|r| r.1).collect();
@@ -356,7 +321,7 @@ fn convergence_from_no_leader_is_linear_in_big_n() {
     let n = 16;
     let bounds = [16u32, 32, 64, 128, 256];
     let points: Vec<(usize, u32)> = bounds.iter().map(|&big_n| (n, big_n)).collect();
-    let results = mean_steps(&points, InitSpec::Default, 300, 77);
+    let results = prl_mean_steps(&points, InitSpec::Default, 300, 77);
     let xs: Vec<f64> = bounds.iter().map(|&b| f64::from(b).ln()).collect();
     let ys: Vec<f64> = results.iter().map(|r| r.0.ln()).collect();
     let ses: Vec<f64> = results.iter().map(|r| r.1).collect();
@@ -404,23 +369,10 @@ fn long_runs_agree_with_the_predicate_at_the_end() {
     }
 }
 
-/// Measurement, not a check (run with `--ignored --nocapture`): mean steps to S_RL from random
-/// configurations, n = N up to 512, to see whether mean / (nN) levels off.
-#[test]
-#[ignore]
-fn survey_convergence_from_random_configurations() {
-    let sizes = [8usize, 16, 32, 64, 128, 256, 512];
-    let points: Vec<(usize, u32)> = sizes.iter().map(|&n| (n, n as u32)).collect();
-    mean_steps(&points, InitSpec::Random, 400, 2024);
-    let points: Vec<(usize, u32)> = sizes.iter().map(|&n| (n, 4 * n as u32)).collect();
-    mean_steps(&points, InitSpec::Random, 200, 2025);
-    let points: Vec<(usize, u32)> = sizes.iter().map(|&n| (n, n as u32)).collect();
-    mean_steps(&points, InitSpec::Default, 200, 2026);
-    mean_steps(&points, InitSpec::Family("all-leaders".into()), 200, 2027);
-}
-
-/// Measurement (run with `--ignored --nocapture`): one convergence run at n = N = 3000 from a
-/// random configuration, its speed and how often the monitor rebuilt.
+/// One convergence run at n = N = 3000 from a random configuration and one from no leader: each
+/// ends in S_RL, and the same schedule replayed by a bare loop of transitions (no engine, no
+/// monitor) gives the same configuration. Also prints the speed of both and how often the monitor
+/// rebuilt. Ignored because it is slow: run with `--ignored --nocapture`.
 #[test]
 #[ignore]
 fn survey_large_ring_speed() {

@@ -1,9 +1,15 @@
-//! The agent-array engine against the exact law of the 2-state election (000 section 3).
+//! Simulated runs of the 2-state election (`angluin`, 000 section 3) against its closed-form law:
+//! the engines' steps to one leader, sampled, must match the mean `(n - 1)^2` (z-test) and the
+//! exact distribution (KS), also past 64 bits. (The exact solver's own answer for the same law is
+//! checked in `exact_solver_closed_forms.rs`.)
 //!
 //! With `i` leaders a step removes one with probability `p_i = i (i - 1) / (n (n - 1))`, so the
 //! number of steps to one leader is a sum of independent geometric variables: mean `(n - 1)^2`,
 //! variance `sum (1 - p_i) / p_i^2`, and a distribution computable exactly.
 
+mod common;
+
+use common::angluin_exact_variance;
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::protocol::Params;
 use poplab::protocols::angluin::Angluin;
@@ -11,10 +17,6 @@ use poplab::stats::{ks_critical, ks_integer_sample, mean};
 
 fn removal_probability(n: usize, leaders: usize) -> f64 {
     (leaders * (leaders - 1)) as f64 / (n * (n - 1)) as f64
-}
-
-fn exact_variance(n: usize) -> f64 {
-    (2..=n).map(|i| removal_probability(n, i)).map(|p| (1.0 - p) / (p * p)).sum()
 }
 
 fn steps_to_one_leader(n: usize, trials: u64, seed: u64) -> Vec<u128> {
@@ -30,7 +32,7 @@ fn steps_to_one_leader(n: usize, trials: u64, seed: u64) -> Vec<u128> {
 /// off by 5% shifts the mean by about 5% and fails this test with probability above 0.999.
 fn check_mean(n: usize, seed: u64) {
     let exact_mean = ((n - 1) * (n - 1)) as f64;
-    let sd = exact_variance(n).sqrt();
+    let sd = angluin_exact_variance(n).sqrt();
     let trials = ((3.29 * sd / (0.025 * exact_mean)).powi(2)).ceil() as u64;
     let samples: Vec<f64> = steps_to_one_leader(n, trials, seed).iter().map(|&s| s as f64).collect();
     let z = (mean(&samples) - exact_mean) / (sd / (trials as f64).sqrt());

@@ -1,14 +1,16 @@
-//! Exact analysis against the closed forms of the 2-state election and the threshold predicate.
+//! The exact solver (`poplab::exact`: `expected_steps`, `verify`) against closed forms: the
+//! 2-state election's expected steps `(n - 1)^2` and their variance, its traps (all followers; a
+//! directed ring), the configuration cap, and the threshold predicate. No simulation: sampled runs
+//! against the same closed form are in `angluin_runs_vs_closed_form.rs`.
 
+mod common;
+
+use common::angluin_exact_variance;
 use poplab::exact::{ExploreSettings, Starts, expected_steps, verify};
 use poplab::graph::Graph;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::threshold::Threshold;
-
-fn exact_variance(n: usize) -> f64 {
-    (2..=n).map(|i| (i * (i - 1)) as f64 / (n * (n - 1)) as f64).map(|p| (1.0 - p) / (p * p)).sum()
-}
 
 #[test]
 fn angluin_expected_steps_are_n_minus_one_squared() {
@@ -21,7 +23,7 @@ fn angluin_expected_steps_are_n_minus_one_squared() {
             "n = {n}: {} vs {exact}",
             report.expected_steps
         );
-        let variance = exact_variance(n);
+        let variance = angluin_exact_variance(n);
         assert!((report.variance_steps - variance).abs() <= 1e-9 * variance.max(1.0), "n = {n}");
         assert_eq!(report.configurations, n, "multisets with n..1 leaders");
         assert!(report.relative_error_bound < 1e-12);
