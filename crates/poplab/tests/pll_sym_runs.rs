@@ -520,7 +520,9 @@ fn measure_stabilisation_times() {
         let seconds = started.elapsed().as_secs_f64();
         let most = (0..5u64)
             .into_par_iter()
-            .map(|i| if count { observed_run(&base, trial_seed(seed, i), true, |s| pll::epoch(s) == 3).1 } else { 0 })
+            .map(|i| {
+                if count { observed_run(&base, trial_seed(seed, i), true, |s: pll::State| s.epoch() == 3).1 } else { 0 }
+            })
             .max()
             .unwrap();
         report("pll", summary, seconds, states(most), base.state_count());
