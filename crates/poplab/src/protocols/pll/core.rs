@@ -435,6 +435,96 @@ pub(crate) fn range(name: &str, value: u64, min: u64, max: u64) -> Result<(), St
     }
 }
 
+/// The public accessors of the parameters, for a type with a field `core: Core`.
+macro_rules! parameter_accessors {
+    () => {
+        /// `m`.
+        pub fn m(&self) -> u16 {
+            self.core.m
+        }
+
+        /// `c_max = 41 m`.
+        pub fn c_max(&self) -> u16 {
+            self.core.c_max
+        }
+
+        /// `2^ceil(lg m)`: the smallest finished nonce.
+        pub fn nonce_start(&self) -> u16 {
+            self.core.nonce_start
+        }
+
+        /// The largest value of `rand`, `2^(ceil(lg m) + 1) - 1`.
+        pub fn rand_max(&self) -> u16 {
+            self.core.rand_max()
+        }
+    };
+}
+pub(crate) use parameter_accessors;
+
+/// The [`crate::protocol::Protocol`] methods that `pll` and `pll-sym` share word for word, for a
+/// type with fields `n` and `core: Core`: `n`, the parameters, a closed safe set, output
+/// (leader or follower), the uniform initial configuration [`State::INITIAL`](super::State::INITIAL)
+/// of `self.n` agents, the [`LeaderCount`](crate::protocols::LeaderCount) monitor, the module of a
+/// demotion (from `$eliminations`), and the state space through `state_count`/`state_at` (uniform
+/// random states).
+macro_rules! leader_election_methods {
+    ($state:ty, $eliminations:path) => {
+        fn n(&self) -> usize {
+            self.n
+        }
+
+        fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+            self.core.params()
+        }
+
+        /// Leaders never appear and never all vanish (Lemma 11 for P_LL; the same argument for
+        /// `pll-sym`, see its module docs): one leader stays one.
+        fn safe_set_is_closed(&self) -> bool {
+            true
+        }
+
+        fn output(&self, state: $state) -> $crate::protocol::Output {
+            if state.leader { $crate::protocol::Output::Leader } else { $crate::protocol::Output::Follower }
+        }
+
+        fn initial_configuration(&self) -> Vec<$state> {
+            vec![<$state>::INITIAL; self.n]
+        }
+
+        fn initial_counts(&self) -> Vec<($state, u64)> {
+            vec![(<$state>::INITIAL, self.n as u64)]
+        }
+
+        fn monitor_of_counts(&self, counts: &[($state, u64)]) -> $crate::protocols::LeaderCount<Self> {
+            $crate::protocols::LeaderCount::of_counts(self, counts)
+        }
+
+        fn demotion_cause(&self, before: [$state; 2], after: [$state; 2]) -> Option<&'static str> {
+            let [first, second] = $eliminations(before, after);
+            first.or(second).map($crate::protocols::pll::Module::name)
+        }
+
+        /// Uniform over the whole state space (`state_count()` states, each equally likely).
+        fn random_state(&self, rng: &mut $crate::rng::PopRng) -> $state {
+            self.state_at($crate::rng::below_u64(rng, self.state_count()))
+        }
+
+        fn state_space(&self) -> Option<Vec<$state>> {
+            (self.state_count() <= $crate::protocol::STATE_SPACE_LIMIT)
+                .then(|| (0..self.state_count()).map(|i| self.state_at(i)).collect())
+        }
+
+        fn family_configuration(&self, _name: &str, _rng: &mut $crate::rng::PopRng) -> Option<Vec<$state>> {
+            None
+        }
+
+        fn monitor(&self, agents: &[$state], _graph: &$crate::graph::Graph) -> $crate::protocols::LeaderCount<Self> {
+            $crate::protocols::LeaderCount::new(self, agents)
+        }
+    };
+}
+pub(crate) use leader_election_methods;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,9 +84,7 @@ pub use state::{Group, Module, State, Status, eliminations};
 use self::core::Core;
 use super::leader_count::LeaderCount;
 use crate::error::Result;
-use crate::graph::Graph;
-use crate::protocol::{FamilyInfo, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT};
-use crate::rng::{PopRng, below_u64};
+use crate::protocol::{FamilyInfo, ParamInfo, Params, Protocol, ProtocolInfo};
 use serde_json::{Map, Value};
 
 /// `--engine auto` runs pll on the batched engine from this many agents on. Few of the state
@@ -155,25 +153,7 @@ impl Pll {
         self.variant
     }
 
-    /// `m`.
-    pub fn m(&self) -> u16 {
-        self.core.m
-    }
-
-    /// `c_max = 41 m`.
-    pub fn c_max(&self) -> u16 {
-        self.core.c_max
-    }
-
-    /// `2^ceil(lg m)`: the smallest finished nonce.
-    pub fn nonce_start(&self) -> u16 {
-        self.core.nonce_start
-    }
-
-    /// The largest value of `rand`, `2^(ceil(lg m) + 1) - 1`.
-    pub fn rand_max(&self) -> u16 {
-        self.core.rand_max()
-    }
+    core::parameter_accessors!();
 }
 
 impl Protocol for Pll {
@@ -187,19 +167,6 @@ impl Protocol for Pll {
         }
     }
 
-    fn n(&self) -> usize {
-        self.n
-    }
-
-    fn params(&self) -> Map<String, Value> {
-        self.core.params()
-    }
-
-    /// Leaders never appear and never all vanish (Lemma 11): one leader stays one.
-    fn safe_set_is_closed(&self) -> bool {
-        true
-    }
-
     /// From n = [`AUTO_BATCHED_MIN_N`] on (see there).
     fn auto_batches(&self) -> bool {
         self.n as u64 >= AUTO_BATCHED_MIN_N
@@ -211,48 +178,7 @@ impl Protocol for Pll {
         self.interact(initiator, responder)
     }
 
-    fn output(&self, state: State) -> Output {
-        if state.leader { Output::Leader } else { Output::Follower }
-    }
-
-    fn initial_configuration(&self) -> Vec<State> {
-        vec![State::INITIAL; self.n]
-    }
-
-    fn initial_counts(&self) -> Vec<(State, u64)> {
-        vec![(State::INITIAL, self.n as u64)]
-    }
-
-    fn monitor_of_counts(&self, counts: &[(State, u64)]) -> LeaderCount<Self> {
-        LeaderCount::of_counts(self, counts)
-    }
-
-    fn demotion_cause(&self, before: [State; 2], after: [State; 2]) -> Option<&'static str> {
-        let [first, second] = eliminations(before, after);
-        first.or(second).map(Module::name)
-    }
-
-    /// Uniform over the whole state space: every valid combination of the common variables and the
-    /// group's additional variable has the same probability, `1 / state_count()`. So the common
-    /// variables `leader`, `tick`, `init`, `color` are independent and uniform on their domains, and
-    /// (status, epoch, additional variable) is drawn with each group weighted by its size: V_X by 3
-    /// (its epochs), V_B by `3 c_max`, V_A ∩ V_1 by `2 (c_max + 1)`, V_A ∩ V_2 by `rand_max`,
-    /// V_A ∩ V_3 by `c_max + 1`. Most random agents are therefore in V_B or V_A ∩ V_1.
-    fn random_state(&self, rng: &mut PopRng) -> State {
-        self.state_at(below_u64(rng, self.state_count()))
-    }
-
-    fn state_space(&self) -> Option<Vec<State>> {
-        (self.state_count() <= STATE_SPACE_LIMIT).then(|| (0..self.state_count()).map(|i| self.state_at(i)).collect())
-    }
-
-    fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<State>> {
-        None
-    }
-
-    fn monitor(&self, agents: &[State], _graph: &Graph) -> LeaderCount<Self> {
-        LeaderCount::new(self, agents)
-    }
+    core::leader_election_methods!(State, eliminations);
 
     fn state_to_json(&self, state: State) -> Map<String, Value> {
         state.common().to_json()
@@ -321,6 +247,7 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::{pll, printed};
     use super::*;
+    use crate::graph::Graph;
     use crate::protocol::Monitor;
 
     #[test]

@@ -188,6 +188,12 @@ impl Pll {
     /// The number of states of one agent (the size of the state space `random_state` draws from):
     /// 48 combinations of `leader`, `tick`, `init`, `color` times the (status, epoch, additional
     /// variable) combinations `3 + 3 c_max + 2 (c_max + 1) + rand_max + (c_max + 1)`.
+    ///
+    /// `random_state` is uniform over them: the common variables `leader`, `tick`, `init`,
+    /// `color` are independent and uniform on their domains, and (status, epoch, additional
+    /// variable) is drawn with each group weighted by its size: V_X by 3 (its epochs), V_B by
+    /// `3 c_max`, V_A ∩ V_1 by `2 (c_max + 1)`, V_A ∩ V_2 by `rand_max`, V_A ∩ V_3 by `c_max + 1`.
+    /// Most random agents are therefore in V_B or V_A ∩ V_1.
     pub fn state_count(&self) -> u64 {
         48 * self.group_count()
     }

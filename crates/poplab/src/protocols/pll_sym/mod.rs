@@ -121,12 +121,10 @@ mod state;
 pub use state::{Coin, Group, State, Status, eliminations};
 
 use super::leader_count::LeaderCount;
-use super::pll::core::Core;
-use super::pll::{self, Module};
+use super::pll;
+use super::pll::core::{self, Core};
 use crate::error::{Error, Result};
-use crate::graph::Graph;
-use crate::protocol::{FamilyInfo, Output, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT};
-use crate::rng::{PopRng, below_u64};
+use crate::protocol::{FamilyInfo, Params, Protocol, ProtocolInfo};
 use serde_json::{Map, Value};
 
 const FAMILIES: &[FamilyInfo] = &[];
@@ -162,25 +160,7 @@ impl PllSym {
         Ok(Self { n, core: Core::new(n, params, &INFO)? })
     }
 
-    /// `m`.
-    pub fn m(&self) -> u16 {
-        self.core.m
-    }
-
-    /// `c_max = 41 m`.
-    pub fn c_max(&self) -> u16 {
-        self.core.c_max
-    }
-
-    /// `2^ceil(lg m)`: the smallest finished nonce.
-    pub fn nonce_start(&self) -> u16 {
-        self.core.nonce_start
-    }
-
-    /// The largest value of `rand`, `2^(ceil(lg m) + 1) - 1`.
-    pub fn rand_max(&self) -> u16 {
-        self.core.rand_max()
-    }
+    core::parameter_accessors!();
 }
 
 impl Protocol for PllSym {
@@ -189,19 +169,6 @@ impl Protocol for PllSym {
 
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
-    }
-
-    fn n(&self) -> usize {
-        self.n
-    }
-
-    fn params(&self) -> Map<String, Value> {
-        self.core.params()
-    }
-
-    /// Leaders never appear and never all vanish (as Lemma 11): one leader stays one.
-    fn safe_set_is_closed(&self) -> bool {
-        true
     }
 
     /// From n = [`pll::AUTO_BATCHED_MIN_N`] on, like P_LL: few states are present at once. Per
@@ -218,43 +185,7 @@ impl Protocol for PllSym {
         self.interact(initiator, responder)
     }
 
-    fn output(&self, state: State) -> Output {
-        if state.leader { Output::Leader } else { Output::Follower }
-    }
-
-    fn initial_configuration(&self) -> Vec<State> {
-        vec![State::INITIAL; self.n]
-    }
-
-    fn initial_counts(&self) -> Vec<(State, u64)> {
-        vec![(State::INITIAL, self.n as u64)]
-    }
-
-    fn monitor_of_counts(&self, counts: &[(State, u64)]) -> LeaderCount<Self> {
-        LeaderCount::of_counts(self, counts)
-    }
-
-    fn demotion_cause(&self, before: [State; 2], after: [State; 2]) -> Option<&'static str> {
-        let [first, second] = eliminations(before, after);
-        first.or(second).map(Module::name)
-    }
-
-    /// Uniform over the whole state space (`state_count()` states, each equally likely).
-    fn random_state(&self, rng: &mut PopRng) -> State {
-        self.state_at(below_u64(rng, self.state_count()))
-    }
-
-    fn state_space(&self) -> Option<Vec<State>> {
-        (self.state_count() <= STATE_SPACE_LIMIT).then(|| (0..self.state_count()).map(|i| self.state_at(i)).collect())
-    }
-
-    fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<State>> {
-        None
-    }
-
-    fn monitor(&self, agents: &[State], _graph: &Graph) -> LeaderCount<Self> {
-        LeaderCount::new(self, agents)
-    }
+    core::leader_election_methods!(State, eliminations);
 
     /// The paper's names: `leader`, `tick`, `status`, `epoch`, `init`, `color`, the group's
     /// additional variables (`count`; `level_q`, `done`; `rand`; `level_b` and, for a leader,
@@ -335,6 +266,7 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::{a3, sym};
     use super::*;
+    use crate::rng::PopRng;
     use rand_core::SeedableRng;
 
     #[test]
