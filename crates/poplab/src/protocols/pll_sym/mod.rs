@@ -3,7 +3,7 @@
 //! Source: Sudo, Ooshita, Izumi, Kakugawa, Masuzawa, "Time-optimal leader election in population
 //! protocols" (paper 003 in `papers/`), section 4 ("Discussion"), which sketches how to make P_LL
 //! symmetric, and Algorithm 6 (symmetric `BackUp`, lines 1-18). Everything else is P_LL of section 3
-//! as the [`pll`](super::pll) module implements it, errata included (`PROTOCOLS.md` 2.5 and 2.6).
+//! as the [`pll`] module implements it, errata included (`PROTOCOLS.md` 2.5 and 2.6).
 //!
 //! # Symmetry (section 4, first paragraph)
 //! A protocol is symmetric if `T(p, q) = (p', q')` implies `T(q, p) = (q', p')` for all states `p`,
@@ -97,7 +97,7 @@
 //! - The state stores only live variables (as in `pll`): `coin` for followers, `ready` for leaders of
 //!   V_A ∩ V_3, `status_l` for agents of status A or B in epoch 3. [`State`] keeps the dead ones at a
 //!   fixed value (`coin = J`, `ready = false`, `status_l = 0`), so equal agents have equal states.
-//! - `m` and `N` as in `pll` (default `m = ceil(lg n)`), parsed by [`Pll::new`]; `c_max = 41 m`.
+//! - `m` and `N` as in `pll` (default `m = ceil(lg n)`), parsed as [`pll::Pll::new`] parses them; `c_max = 41 m`.
 //!
 //! # Stabilisation
 //! From the initial configuration (every agent: status X, leader, no tick, epoch 1, init 1, colour

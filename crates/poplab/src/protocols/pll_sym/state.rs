@@ -327,7 +327,7 @@ impl PllSym {
     }
 
     /// The number of `state` in `0..state_count()`, the inverse of the enumeration that
-    /// [`Protocol::state_space`] lists and [`Protocol::random_state`] draws from (for dense tables
+    /// [`crate::protocol::Protocol::state_space`] lists and [`crate::protocol::Protocol::random_state`] draws from (for dense tables
     /// indexed by state). `state` must be valid ([`PllSym::check_state`]).
     pub fn state_index(&self, s: State) -> u64 {
         let c = u64::from(self.core.c_max);
