@@ -143,7 +143,7 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
     let last_fault = settings.faults.iter().map(|f| f.step).max();
     let plan =
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
-    let (Ending { outcome, steps }, distinct_states, last_demotion) = match settings.engine_used(protocol)? {
+    let (Ending { outcome, steps }, census) = match settings.engine_used(protocol)? {
         engine @ (Engine::Counts | Engine::Batched) => {
             // The default start as counts: no agent array, whatever n.
             let mut run = match &settings.init {
@@ -156,8 +156,7 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
             if settings.census {
                 run.keep_census();
             }
-            let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
-            (ending, settings.census.then(|| run.distinct_states()), run.last_demotion())
+            (drive(&mut run, plan, &mut observers, &mut faults)?, run.census())
         }
         Engine::Agents | Engine::Auto => {
             let scheduler = settings.graph.scheduler(protocol.n())?;
@@ -166,9 +165,7 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
             if settings.census {
                 run.keep_census();
             }
-            let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
-            let census = run.census();
-            (ending, census.map(|c| c.visited.len() as u64), census.and_then(|c| c.last_demotion))
+            (drive(&mut run, plan, &mut observers, &mut faults)?, run.census())
         }
     };
     drop(observers);
@@ -179,8 +176,8 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
         steps,
         parallel_time: steps.parallel_time(protocol.n()),
         recovery_steps: last_fault.map(|at| Steps(steps.0.saturating_sub(at))),
-        distinct_states,
-        last_demotion: last_demotion.map(String::from),
+        distinct_states: census.map(|c| c.distinct_states),
+        last_demotion: census.and_then(|c| c.last_demotion).map(String::from),
         trace: series.map(|s| s.points).unwrap_or_default(),
     })
 }

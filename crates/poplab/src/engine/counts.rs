@@ -30,7 +30,7 @@
 use super::batched::Batcher;
 use super::fenwick::Fenwick;
 use super::sampling::{below, below_wide, unit_open0};
-use super::{Drivable, Observer, StateHasher, Watch};
+use super::{CensusReport, Drivable, Observer, StateHasher, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Protocol, tally};
@@ -207,14 +207,11 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         self.census = true;
     }
 
-    /// Distinct states some agent held so far (every interned state was present at some step).
-    pub fn distinct_states(&self) -> u64 {
-        self.states.len() as u64
-    }
-
-    /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
-    pub fn last_demotion(&self) -> Option<&'static str> {
-        self.last_demotion
+    /// The census so far, if [`CountRun::keep_census`] was called (every interned state was
+    /// present at some step, so their number is the distinct states visited).
+    pub fn census(&self) -> Option<CensusReport> {
+        self.census
+            .then(|| CensusReport { distinct_states: self.states.len() as u64, last_demotion: self.last_demotion })
     }
 
     /// Steps taken so far.
@@ -726,6 +723,10 @@ impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
                 observer.finish(self.step, self.protocol, &agents);
             }
         }
+    }
+
+    fn census(&self) -> Option<CensusReport> {
+        CountRun::census(self)
     }
 }
 

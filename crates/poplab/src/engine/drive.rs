@@ -25,6 +25,16 @@ pub struct RunPlan {
     pub watch_from: u128,
 }
 
+/// Per-trial facts beyond the step count, the same for every engine; kept only when asked for
+/// (`keep_census` on the run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CensusReport {
+    /// Distinct states some agent held at some step.
+    pub distinct_states: u64,
+    /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
+    pub last_demotion: Option<&'static str>,
+}
+
 /// A run in progress of some engine, as [`drive`] sees it: every engine steps the same protocol
 /// code, and this is what the driver needs of it.
 pub trait Drivable<P: Protocol> {
@@ -49,6 +59,9 @@ pub trait Drivable<P: Protocol> {
 
     /// Hands the final configuration to the observers.
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]);
+
+    /// The census so far, if the run keeps one.
+    fn census(&self) -> Option<CensusReport>;
 }
 
 /// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,

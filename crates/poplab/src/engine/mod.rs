@@ -17,9 +17,9 @@ mod fenwick;
 mod observer;
 mod sampling;
 
-pub use agents::{AgentRun, Census, Watch, on_huge_pages, prefetch};
+pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
-pub use drive::{Drivable, Measure, RunPlan, drive};
+pub use drive::{CensusReport, Drivable, Measure, RunPlan, drive};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint};
 
 use crate::error::{Error, Result};
