@@ -148,6 +148,7 @@ impl Batcher {
         (BATCH_SQRT_N.max((k as f64).sqrt()) * self.sqrt_n) as u64
     }
 
+    /// Scratch space for batches of `n` agents; the census stream is seeded from `rng`.
     pub(super) fn new(n: u64, rng: &mut PopRng) -> Self {
         Self {
             sqrt_n: (n as f64).sqrt(),

@@ -18,6 +18,7 @@ pub enum Measure {
 /// When a run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunPlan {
+    /// What the run measures: its stop rule.
     pub measure: Measure,
     /// The horizon: the run is censored after this many steps.
     pub max_steps: u128,

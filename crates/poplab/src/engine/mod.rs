@@ -71,7 +71,9 @@ pub enum Outcome {
 /// The end of one run: how it ended and after how many steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ending {
+    /// How the run ended.
     pub outcome: Outcome,
+    /// Steps taken from the start (a lower bound on the measure if censored).
     pub steps: Steps,
 }
 

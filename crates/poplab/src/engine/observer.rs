@@ -23,6 +23,7 @@ pub trait Observer<P: Protocol> {
 /// One row of a time series.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TracePoint {
+    /// The step the row was taken at.
     pub step: u128,
     /// Agents whose output is leader (or yes).
     pub leaders: u64,
@@ -36,6 +37,7 @@ pub struct TracePoint {
 pub struct TimeSeries {
     every: u128,
     next: u128,
+    /// The rows recorded so far, in step order.
     pub points: Vec<TracePoint>,
 }
 
@@ -81,8 +83,11 @@ pub enum FaultStates {
 /// A transient fault: at `step`, `count` agents chosen uniformly without replacement are overwritten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
+    /// The step at which the fault hits (after exactly this many steps).
     pub step: u128,
+    /// How many agents it overwrites.
     pub count: usize,
+    /// The states it writes.
     pub states: FaultStates,
     done: bool,
 }
