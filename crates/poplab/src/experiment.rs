@@ -224,16 +224,14 @@ pub(crate) fn trial<P: Protocol>(
     let last_fault = settings.faults.iter().map(|f| f.step).max();
     let plan =
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
-    let (Ending { outcome, steps }, distinct_states, last_demotion) = if engine == Engine::Agents {
+    let (Ending { outcome, steps }, census) = if engine == Engine::Agents {
         let scheduler = settings.graph.scheduler(protocol.n())?;
         let agents = settings.init.build(protocol, &mut init_rng)?;
         let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
         if settings.census {
             run.keep_census();
         }
-        let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
-        let census = run.census();
-        (ending, census.map(|c| c.visited.len() as u64), census.and_then(|c| c.last_demotion))
+        (drive(&mut run, plan, &mut observers, &mut faults)?, run.census())
     } else {
         // The default start as counts: no agent array, whatever n.
         let mut run = match &settings.init {
@@ -246,8 +244,7 @@ pub(crate) fn trial<P: Protocol>(
         if settings.census {
             run.keep_census();
         }
-        let ending = drive(&mut run, plan, &mut observers, &mut faults)?;
-        (ending, settings.census.then(|| run.distinct_states()), run.last_demotion())
+        (drive(&mut run, plan, &mut observers, &mut faults)?, run.census())
     };
     drop(observers);
     Ok(TrialRecord {
@@ -258,8 +255,8 @@ pub(crate) fn trial<P: Protocol>(
         parallel_time: steps.parallel_time(protocol.n()),
         // A fault beyond the end of the trial never happened: no recovery to report.
         recovery_steps: last_fault.filter(|&at| at <= steps.0).map(|at| Steps(steps.0 - at)),
-        distinct_states,
-        last_demotion: last_demotion.map(String::from),
+        distinct_states: census.map(|c| c.distinct_states),
+        last_demotion: census.and_then(|c| c.last_demotion).map(String::from),
         trace: Vec::new(),
     })
 }

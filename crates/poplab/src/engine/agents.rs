@@ -8,7 +8,7 @@
 //! adding to it. Blocks are a private detail: the sequence of pairs, and so every result, is the
 //! same whether a run stops mid-block, is split by observer events, or is observed at all.
 
-use super::{Drivable, Observer, StateHasher, steps_to};
+use super::{CensusReport, Drivable, Observer, StateHasher, steps_to};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -42,14 +42,14 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     census: Option<Census<P::State>>,
 }
 
-/// Per-trial facts beyond the step count, kept only when asked for (they cost a hash-set insert
-/// per changed state).
+/// What the agent engine keeps for its [`CensusReport`], only when asked for (it costs a hash-set
+/// insert per changed state).
 #[derive(Clone, Debug)]
-pub struct Census<S> {
+struct Census<S> {
     /// Every state some agent held at some step.
-    pub visited: HashSet<S, StateHasher>,
+    visited: HashSet<S, StateHasher>,
     /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
-    pub last_demotion: Option<&'static str>,
+    last_demotion: Option<&'static str>,
 }
 
 impl<S: Copy + Eq + Hash> Census<S> {
@@ -85,14 +85,17 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
         }
     }
 
-    /// Starts counting the distinct states visited and the causes of demotions (see [`Census`]).
+    /// Starts counting the distinct states visited and the causes of demotions (see
+    /// [`CensusReport`]).
     pub fn keep_census(&mut self) {
         self.census = Some(Census { visited: self.agents.iter().copied().collect(), last_demotion: None });
     }
 
-    /// The census, if [`AgentRun::keep_census`] was called.
-    pub fn census(&self) -> Option<&Census<P::State>> {
-        self.census.as_ref()
+    /// The census so far, if [`AgentRun::keep_census`] was called.
+    pub fn census(&self) -> Option<CensusReport> {
+        self.census
+            .as_ref()
+            .map(|c| CensusReport { distinct_states: c.visited.len() as u64, last_demotion: c.last_demotion })
     }
 
     /// Steps taken so far.
@@ -286,6 +289,10 @@ impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
         for observer in observers.iter_mut() {
             observer.finish(self.step(), self.protocol, &self.agents);
         }
+    }
+
+    fn census(&self) -> Option<CensusReport> {
+        AgentRun::census(self)
     }
 }
 

@@ -43,12 +43,22 @@ impl std::str::FromStr for Measure {
 /// When a run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunPlan {
-    /// What the run measures.
+    /// What the run measures: its stop rule.
     pub measure: Measure,
     /// The horizon: the run is censored after this many steps.
     pub max_steps: u128,
     /// The stop rule is only watched from this step on (after the last fault).
     pub watch_from: u128,
+}
+
+/// Per-trial facts beyond the step count, the same for every engine; kept only when asked for
+/// (`keep_census` on the run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CensusReport {
+    /// Distinct states some agent held at some step.
+    pub distinct_states: u64,
+    /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
+    pub last_demotion: Option<&'static str>,
 }
 
 /// A run in progress of some engine, as [`drive`] sees it: every engine steps the same protocol
@@ -75,6 +85,9 @@ pub trait Drivable<P: Protocol> {
 
     /// Hands the final configuration to the observers.
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]);
+
+    /// The census so far, if the run keeps one.
+    fn census(&self) -> Option<CensusReport>;
 }
 
 /// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,

@@ -17,9 +17,9 @@ mod fenwick;
 mod observer;
 mod sampling;
 
-pub use agents::{AgentRun, Census, Watch, on_huge_pages, prefetch};
+pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
-pub use drive::{Drivable, Measure, RunPlan, drive};
+pub use drive::{CensusReport, Drivable, Measure, RunPlan, drive};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
 
 use crate::error::{Error, Result};
@@ -94,7 +94,9 @@ impl std::str::FromStr for Outcome {
 /// The end of one run: how it ended and after how many steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ending {
+    /// How the run ended.
     pub outcome: Outcome,
+    /// Steps taken from the start (a lower bound on the measure if censored).
     pub steps: Steps,
 }
 

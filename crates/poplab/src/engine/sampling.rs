@@ -528,4 +528,72 @@ mod tests {
             assert!(out.iter().zip(&counts).all(|(x, c)| x <= c));
         }
     }
+
+    /// Eight draws of [`hypergeometric`] from a fresh stream of `seed`.
+    fn eight_draws(seed: u64, total: u64, marked: u64, draws: u64) -> Vec<u64> {
+        let mut rng = PopRng::seed_from_u64(seed);
+        (0..8).map(|_| hypergeometric(&mut rng, total, marked, draws)).collect()
+    }
+
+    // Value-stability pins: exact draws for fixed seeds, one test per branch of the samplers. A
+    // change that alters any draw (and so every batched run's results) fails them; the values were
+    // recorded from the code as it was when the pins were written.
+
+    #[test]
+    fn pinned_draws_one_item_at_a_time() {
+        // Few draws, then few marked items.
+        assert_eq!(eight_draws(1, 1000, 300, 12), [4, 5, 2, 2, 6, 3, 6, 2]);
+        assert_eq!(eight_draws(2, 1000, 5, 400), [1, 1, 0, 3, 1, 4, 1, 2]);
+    }
+
+    #[test]
+    fn pinned_draws_through_the_symmetries() {
+        // More than half marked (counts the unmarked), more than half drawn (counts those left).
+        assert_eq!(eight_draws(3, 100, 90, 10), [8, 9, 9, 9, 8, 9, 7, 10]);
+        assert_eq!(eight_draws(4, 1000, 300, 990), [297, 297, 300, 297, 296, 298, 294, 298]);
+    }
+
+    #[test]
+    fn pinned_draws_by_inversion() {
+        // A mode below 10 with more than 16 items: inversion from P(0), in a small and a huge urn.
+        assert_eq!(eight_draws(5, 10_000, 40, 1000), [5, 3, 7, 7, 4, 3, 4, 7]);
+        assert_eq!(eight_draws(6, 100_000_000_000, 2_000_000, 200_000), [3, 3, 4, 6, 3, 4, 9, 2]);
+    }
+
+    #[test]
+    fn pinned_draws_by_ratio_of_uniforms() {
+        // A spread of about 8: candidates tested by the product near the mode.
+        assert_eq!(eight_draws(7, 1000, 500, 500), [249, 249, 247, 242, 238, 248, 251, 242]);
+        // A spread of about 15,000: candidates tested in logarithms, far from the mode.
+        assert_eq!(
+            eight_draws(8, 10_000_000_000, 4_000_000_000, 1_000_000_000),
+            [399995214, 400014161, 400024716, 400014382, 400016909, 400004313, 399992696, 400002795]
+        );
+        // A spread of about 158: both.
+        assert_eq!(
+            eight_draws(9, 10_000_000, 5_000_000, 100_000),
+            [49968, 49817, 50075, 50050, 49822, 50229, 50183, 49803]
+        );
+    }
+
+    #[test]
+    fn pinned_multivariate_draws() {
+        let mut rng = PopRng::seed_from_u64(10);
+        let counts = [5u64, 0, 17, 3, 1000];
+        let mut out = [0u64; 5];
+        let mut drawn = Vec::new();
+        for draws in [1, 20, 500] {
+            multivariate_hypergeometric(&mut rng, &counts, 1025, draws, &mut out);
+            drawn.push(out);
+        }
+        assert_eq!(drawn, [[0, 0, 0, 0, 1], [0, 0, 0, 0, 20], [3, 0, 9, 1, 487]]);
+
+        let mut rng = PopRng::seed_from_u64(11);
+        let counts = [4_000_000_000u64, 3_000_000_000, 2_000_000_000, 1_000_000_000, 7];
+        multivariate_hypergeometric(&mut rng, &counts, 10_000_000_007, 1_000_000, &mut out);
+        assert_eq!(out, [400300, 299921, 199492, 100287, 0]);
+        let mut each = Vec::new();
+        multivariate_hypergeometric_each(&mut rng, [400u64, 300, 200, 100], 1000, 30, |i, x| each.push((i, x)));
+        assert_eq!(each, [(0, 12), (1, 10), (2, 4), (3, 4)]);
+    }
 }

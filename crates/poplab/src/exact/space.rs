@@ -59,7 +59,6 @@ pub struct Space<'p, P: Protocol> {
     start_agents: FastMap<u32, Vec<u32>>,
     starts: Vec<u32>,
     safe: Vec<bool>,
-    expanded: Vec<bool>,
     offsets: Vec<usize>,
     targets: Vec<u32>,
     weights: Vec<u32>,
@@ -104,7 +103,6 @@ impl<'p, P: Protocol> Space<'p, P> {
             start_agents: FastMap::default(),
             starts: Vec::new(),
             safe: Vec::new(),
-            expanded: Vec::new(),
             offsets: vec![0],
             targets: Vec::new(),
             weights: Vec::new(),
@@ -121,7 +119,6 @@ impl<'p, P: Protocol> Space<'p, P> {
             let at = next as u32;
             next += 1;
             if space.safe[at as usize] && !expand_safe {
-                space.expanded.push(false);
                 space.self_weight.push(0);
                 space.offsets.push(space.targets.len());
                 continue;
@@ -141,7 +138,6 @@ impl<'p, P: Protocol> Space<'p, P> {
                     last = target;
                 }
             }
-            space.expanded.push(true);
             space.self_weight.push(self_weight);
             space.offsets.push(space.targets.len());
         }
@@ -427,11 +423,6 @@ impl<'p, P: Protocol> Space<'p, P> {
     /// Whether configuration `i` is in the safe set.
     pub fn is_safe(&self, i: u32) -> bool {
         self.safe[i as usize]
-    }
-
-    /// Whether configuration `i`'s successors were generated.
-    pub fn is_expanded(&self, i: u32) -> bool {
-        self.expanded[i as usize]
     }
 
     /// The successors of configuration `i` (other than itself) with their weights.

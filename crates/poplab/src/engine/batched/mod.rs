@@ -56,16 +56,17 @@
 //! Every choice depends only on the current configuration and on counts of agents, never on
 //! states drawn inside the batch, so mixing batches and single steps keeps the law exact.
 
-use super::counts::CountRun;
+use super::counts::Configuration;
 use super::fenwick::Fenwick;
 use super::sampling::{
-    below, below_wide, collision_free_run, hypergeometric, multivariate_hypergeometric,
-    multivariate_hypergeometric_each,
+    below, below_wide, collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each,
 };
 use super::steps_to;
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
 use rand_core::{Rng, SeedableRng};
+
+mod timeline;
 
 /// A batch aims at `c sqrt(n)` interactions with `c = max(BATCH_SQRT_N, sqrt(k))` for `k` present
 /// states: about `2 c^2` collisions (each `O(log k)` or less) per batch, whose bulk costs up to
@@ -148,6 +149,7 @@ impl Batcher {
         (BATCH_SQRT_N.max((k as f64).sqrt()) * self.sqrt_n) as u64
     }
 
+    /// Scratch space for batches of `n` agents; the census stream is seeded from `rng`.
     pub(super) fn new(n: u64, rng: &mut PopRng) -> Self {
         Self {
             sqrt_n: (n as f64).sqrt(),
@@ -238,73 +240,73 @@ struct Kinds {
     taken: u64,
 }
 
-impl<P: Protocol> CountRun<'_, P> {
+impl Batcher {
     /// Whether to batch now. The watch must be checkable per batch (not a safe set that can be
     /// left, see [`Protocol::safe_set_is_closed`]). While skipping null steps (`k` present states,
     /// non-null probability `p`), a batch must be expected to hold at least `k^2` non-null
     /// interactions, so that it beats single null-skipping steps; while taking plain steps, it
     /// must aim at [`PLAIN_BATCH_MIN_PER_STATE`]` k` interactions or more.
-    pub(super) fn batch_pays(&self, non_null_probability: Option<f64>, watching_safe_set: bool) -> bool {
-        let Some(batcher) = self.batcher.as_deref() else {
-            return false;
-        };
-        if watching_safe_set && !self.protocol.safe_set_is_closed() {
+    pub(super) fn pays<P: Protocol>(
+        &self,
+        configuration: &Configuration<'_, P>,
+        non_null_probability: Option<f64>,
+        watching_safe_set: bool,
+    ) -> bool {
+        if watching_safe_set && !configuration.protocol().safe_set_is_closed() {
             return false;
         }
-        let k = self.present.len();
-        let (target, k) = (batcher.target(k) as f64, k as f64);
+        let k = configuration.present_len();
+        let (target, k) = (self.target(k) as f64, k as f64);
         match non_null_probability {
-            Some(p) => p > 0.0 && (batcher.always || p * target >= k * k),
-            None => batcher.always || target >= PLAIN_BATCH_MIN_PER_STATE * k,
+            Some(p) => p > 0.0 && (self.always || p * target >= k * k),
+            None => self.always || target >= PLAIN_BATCH_MIN_PER_STATE * k,
         }
     }
 
-    /// Batches whenever something may change (any step while taking plain steps; while skipping,
-    /// whenever some pair is non-null), even where single steps would be faster: for tests of
-    /// exactness, which need batches in small populations.
-    pub fn batch_always(&mut self) {
-        self.batcher.get_or_insert_with(|| Box::new(Batcher::new(self.n, &mut self.rng))).always = true;
+    /// Batches whenever something may change, even where single steps would be faster (see
+    /// [`CountRun::batch_always`](super::CountRun::batch_always)).
+    pub(super) fn batch_always(&mut self) {
+        self.always = true;
     }
 
-    /// Steps taken in batches so far (0 unless batching): the rest were single steps.
-    pub fn steps_in_batches(&self) -> u128 {
-        self.batcher.as_deref().map_or(0, |b| b.steps_in_batches)
+    /// Steps taken in batches so far (replays included).
+    pub(super) fn steps_in_batches(&self) -> u128 {
+        self.steps_in_batches
     }
 
-    /// One batch, not beyond step `until`; returns whether the watch was met (at exactly the
-    /// current step).
-    pub(super) fn batch_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
-        let mut batcher = self.batcher.take().expect("batched engine");
-        self.pending = None;
-        let len = self.draw_batch(&mut batcher, steps_to(self.step, until));
+    /// One batch of `configuration`'s run, drawn from `rng`, not beyond step `until`; returns
+    /// whether the watch was met (at exactly the current step).
+    pub(super) fn batch_step<P: Protocol, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        configuration: &mut Configuration<'_, P>,
+        rng: &mut PopRng,
+        until: u128,
+    ) -> bool {
+        let len = self.draw_batch(configuration, rng, steps_to(configuration.step(), until));
 
         // Record the batch into a copy of the monitor; replay it singly if the watch fires inside.
-        let mut monitor = self.monitor.clone();
+        let mut monitor = configuration.monitor().clone();
         let mut output_changed = false;
-        let bulk = batcher
-            .pairs
-            .iter()
-            .filter_map(|p| p.result.map(|(i2, j2)| ([p.initiator, p.responder], [i2, j2], p.times)));
-        let singles = batcher.singles.iter().filter(|s| !s.is_null()).map(|s| (s.before, s.after, 1));
+        let bulk =
+            self.pairs.iter().filter_map(|p| p.result.map(|(i2, j2)| ([p.initiator, p.responder], [i2, j2], p.times)));
+        let singles = self.singles.iter().filter(|s| !s.is_null()).map(|s| (s.before, s.after, 1));
         for (before, after, times) in bulk.chain(singles) {
-            let before = [self.states[before[0] as usize], self.states[before[1] as usize]];
-            let after = [self.states[after[0] as usize], self.states[after[1] as usize]];
+            let (before, after) = (configuration.states_of(before), configuration.states_of(after));
             monitor.record_times(before, after, times);
-            output_changed |= OUTPUT_CHANGE && self.changes_output(before, after);
+            output_changed |= OUTPUT_CHANGE && configuration.changes_output(before, after);
         }
         if (SAFE_SET && monitor.is_safe()) || output_changed {
-            let start = self.step;
-            let met = self.replay::<SAFE_SET, OUTPUT_CHANGE>(&batcher);
+            let start = configuration.step();
+            let met = self.replay::<P, SAFE_SET, OUTPUT_CHANGE>(configuration, rng);
             debug_assert!(met, "the replayed batch must meet the watch");
-            batcher.steps_in_batches += self.step - start;
-            self.batcher = Some(batcher);
+            self.steps_in_batches += configuration.step() - start;
             return met;
         }
-        self.monitor = monitor;
-        if self.census {
-            self.census_of_batch(&mut batcher);
+        configuration.set_monitor(monitor);
+        if configuration.keeps_census() {
+            self.census_of_batch(configuration);
         }
-        let Batcher { pairs, taken, net, .. } = &mut *batcher;
+        let Self { pairs, taken, net, .. } = self;
         for pair in pairs.iter() {
             if let Some((i2, j2)) = pair.result {
                 let times = pair.times as i64;
@@ -316,124 +318,145 @@ impl<P: Protocol> CountRun<'_, P> {
         for &(index, count) in taken.iter() {
             net.add(index, count as i64);
         }
-        self.apply_deltas(net.gather());
-        self.step += u128::from(len);
-        batcher.steps_in_batches += u128::from(len);
-        self.batcher = Some(batcher);
+        configuration.apply_deltas(net.gather());
+        configuration.count_steps(u128::from(len));
+        self.steps_in_batches += u128::from(len);
         false
     }
 
-    fn changes_output(&self, before: [P::State; 2], after: [P::State; 2]) -> bool {
-        self.protocol.output(after[0]) != self.protocol.output(before[0])
-            || self.protocol.output(after[1]) != self.protocol.output(before[1])
-    }
-
-    /// Draws a batch of at most `room` interactions into `batcher` (runs, singles, bulk pairs, and
-    /// in `net` the initial states of the taken agents, negated); returns its length.
-    fn draw_batch(&mut self, batcher: &mut Batcher, room: u64) -> u64 {
-        batcher.urn.clear();
-        batcher.urn.extend(self.present.iter().map(|&i| self.counts[i as usize]));
-        batcher.urn_ranks.rebuild(&batcher.urn);
-        batcher.taken.clear();
-        batcher.singles.clear();
-        batcher.runs.clear();
-        batcher.net.clear();
-        let target = batcher.target(self.present.len());
-        let mut kinds = Kinds { untouched: self.n, delayed: 0, taken: 0 };
+    /// Draws a batch of at most `room` interactions (runs, singles, bulk pairs, and in `net` the
+    /// initial states of the taken agents, negated); returns its length.
+    fn draw_batch<P: Protocol>(
+        &mut self,
+        configuration: &mut Configuration<'_, P>,
+        rng: &mut PopRng,
+        room: u64,
+    ) -> u64 {
+        self.urn.clear();
+        self.urn.extend(configuration.present().map(|(_, count)| count));
+        self.urn_ranks.rebuild(&self.urn);
+        self.taken.clear();
+        self.singles.clear();
+        self.runs.clear();
+        self.net.clear();
+        let n = configuration.n();
+        let target = self.target(configuration.present_len());
+        let mut kinds = Kinds { untouched: n, delayed: 0, taken: 0 };
         let mut len = 0;
         loop {
-            let run = collision_free_run(&mut self.rng, kinds.untouched, self.n).min(room - len);
+            let run = collision_free_run(rng, kinds.untouched, n).min(room - len);
             kinds.untouched -= 2 * run;
             kinds.delayed += 2 * run;
             len += run;
-            batcher.runs.push(run);
+            self.runs.push(run);
             if len == room {
                 break;
             }
             len += 1;
-            self.collide(batcher, &mut kinds);
+            self.collide(configuration, rng, &mut kinds);
             if len == room || len >= target {
                 break;
             }
         }
-        for (&index, &left) in self.present.iter().zip(&batcher.urn) {
-            let taken = self.counts[index as usize] - left;
+        for ((index, count), &left) in configuration.present().zip(&self.urn) {
+            let taken = count - left;
             if taken > 0 {
-                batcher.net.add(index, -(taken as i64));
+                self.net.add(index, -(taken as i64));
             }
         }
-        self.draw_pair_types(batcher, kinds.untouched + kinds.delayed, kinds.delayed / 2);
+        self.draw_pair_types(configuration, rng, kinds.untouched + kinds.delayed, kinds.delayed / 2);
         len
     }
 
     /// The interaction that ends a run: an ordered pair with at least one of the `t` delayed or
     /// taken agents, drawn uniformly among such pairs, applied and recorded.
-    fn collide(&mut self, batcher: &mut Batcher, kinds: &mut Kinds) {
+    fn collide<P: Protocol>(&mut self, configuration: &mut Configuration<'_, P>, rng: &mut PopRng, kinds: &mut Kinds) {
         let t = u128::from(kinds.delayed + kinds.taken);
         let u = u128::from(kinds.untouched);
-        let x = below_wide(&mut self.rng, t * (t - 1) + 2 * t * u);
+        let x = below_wide(rng, t * (t - 1) + 2 * t * u);
         let (i, j) = if x < t * (t - 1) {
-            let i = self.take_touched(batcher, kinds);
-            (i, self.take_touched(batcher, kinds))
+            let i = self.take_touched(configuration, rng, kinds);
+            (i, self.take_touched(configuration, rng, kinds))
         } else if x < t * (t - 1) + t * u {
-            (self.take_touched(batcher, kinds), self.take_untouched(batcher, kinds))
+            (self.take_touched(configuration, rng, kinds), self.take_untouched(configuration, rng, kinds))
         } else {
-            let i = self.take_untouched(batcher, kinds);
-            (i, self.take_touched(batcher, kinds))
+            let i = self.take_untouched(configuration, rng, kinds);
+            (i, self.take_touched(configuration, rng, kinds))
         };
-        let (i2, j2) = self.transition_of(i, j);
-        batcher.singles.push(Single { before: [i, j], after: [i2, j2], collision: true });
-        add_to(&mut batcher.taken, i2, 1);
-        add_to(&mut batcher.taken, j2, 1);
+        let (i2, j2) = configuration.transition_of(i, j);
+        self.singles.push(Single { before: [i, j], after: [i2, j2], collision: true });
+        add_to(&mut self.taken, i2, 1);
+        add_to(&mut self.taken, j2, 1);
         kinds.taken += 2;
     }
 
     /// Takes a uniformly chosen delayed or taken agent out of its kind; returns its state index.
     /// A delayed agent's pair is resolved first (its partner becomes taken).
-    fn take_touched(&mut self, batcher: &mut Batcher, kinds: &mut Kinds) -> u32 {
-        let y = below(&mut self.rng, kinds.delayed + kinds.taken);
+    fn take_touched<P: Protocol>(
+        &mut self,
+        configuration: &mut Configuration<'_, P>,
+        rng: &mut PopRng,
+        kinds: &mut Kinds,
+    ) -> u32 {
+        let y = below(rng, kinds.delayed + kinds.taken);
         if y < kinds.delayed {
-            let i = self.draw_from_urn(batcher, kinds);
+            let i = self.draw_from_urn(configuration, rng, kinds);
             kinds.delayed -= 1;
-            let j = self.draw_from_urn(batcher, kinds);
+            let j = self.draw_from_urn(configuration, rng, kinds);
             kinds.delayed -= 1;
-            let (i2, j2) = self.transition_of(i, j);
-            batcher.singles.push(Single { before: [i, j], after: [i2, j2], collision: false });
+            let (i2, j2) = configuration.transition_of(i, j);
+            self.singles.push(Single { before: [i, j], after: [i2, j2], collision: false });
             // Delayed agents are initiators and responders in equal numbers: the parity of y picks.
             let (mine, partner) = if y.is_multiple_of(2) { (i2, j2) } else { (j2, i2) };
-            add_to(&mut batcher.taken, partner, 1);
+            add_to(&mut self.taken, partner, 1);
             kinds.taken += 1;
             return mine;
         }
         kinds.taken -= 1;
-        let at = index_of_rank(batcher.taken.iter().map(|e| e.1), y - kinds.delayed);
-        batcher.taken[at].1 -= 1;
-        batcher.taken[at].0
+        let at = index_of_rank(self.taken.iter().map(|e| e.1), y - kinds.delayed);
+        self.taken[at].1 -= 1;
+        self.taken[at].0
     }
 
     /// Takes a uniformly chosen untouched agent; returns its state index.
-    fn take_untouched(&mut self, batcher: &mut Batcher, kinds: &mut Kinds) -> u32 {
-        let i = self.draw_from_urn(batcher, kinds);
+    fn take_untouched<P: Protocol>(
+        &mut self,
+        configuration: &Configuration<'_, P>,
+        rng: &mut PopRng,
+        kinds: &mut Kinds,
+    ) -> u32 {
+        let i = self.draw_from_urn(configuration, rng, kinds);
         kinds.untouched -= 1;
         i
     }
 
     /// Draws one initial state from the urn, which holds `kinds.untouched + kinds.delayed` agents.
-    fn draw_from_urn(&mut self, batcher: &mut Batcher, kinds: &Kinds) -> u32 {
-        let r = batcher.urn_ranks.find(below(&mut self.rng, kinds.untouched + kinds.delayed));
-        batcher.urn[r] -= 1;
-        batcher.urn_ranks.add(r, -1);
-        self.present[r]
+    fn draw_from_urn<P: Protocol>(
+        &mut self,
+        configuration: &Configuration<'_, P>,
+        rng: &mut PopRng,
+        kinds: &Kinds,
+    ) -> u32 {
+        let r = self.urn_ranks.find(below(rng, kinds.untouched + kinds.delayed));
+        self.urn[r] -= 1;
+        self.urn_ranks.add(r, -1);
+        configuration.index_at(r)
     }
 
     /// Draws the pair types of `pairs_len` interactions between distinct agents drawn from the urn
-    /// (`total` agents) into `batcher.pairs`: the initiators' states, the responders' states, then
+    /// (`total` agents) into `self.pairs`: the initiators' states, the responders' states, then
     /// each initiator state's responders from those left. The responder states are visited most
     /// numerous first, so a row with few initiators ends after a few draws: the pairing costs far
     /// fewer than `k^2` draws when a few states hold most agents.
-    fn draw_pair_types(&mut self, batcher: &mut Batcher, total: u64, pairs_len: u64) {
-        let k = self.present.len();
-        let Batcher { urn, initiators, responders, columns, row, pairs, .. } = batcher;
+    fn draw_pair_types<P: Protocol>(
+        &mut self,
+        configuration: &mut Configuration<'_, P>,
+        rng: &mut PopRng,
+        total: u64,
+        pairs_len: u64,
+    ) {
+        let k = configuration.present_len();
+        let Self { urn, initiators, responders, columns, row, pairs, .. } = self;
         pairs.clear();
         if pairs_len == 0 {
             return;
@@ -441,11 +464,11 @@ impl<P: Protocol> CountRun<'_, P> {
         for buffer in [&mut *initiators, &mut *responders] {
             buffer.resize(k, 0);
         }
-        multivariate_hypergeometric(&mut self.rng, urn, total, pairs_len, initiators);
+        multivariate_hypergeometric(rng, urn, total, pairs_len, initiators);
         for (c, a) in urn.iter_mut().zip(initiators.iter()) {
             *c -= a;
         }
-        multivariate_hypergeometric(&mut self.rng, urn, total - pairs_len, pairs_len, responders);
+        multivariate_hypergeometric(rng, urn, total - pairs_len, pairs_len, responders);
         columns.clear();
         columns.extend((0..k).filter(|&c| responders[c] > 0).map(|c| (c as u32, responders[c])));
         columns.sort_unstable_by_key(|&(c, count)| (std::cmp::Reverse(count), c));
@@ -456,7 +479,7 @@ impl<P: Protocol> CountRun<'_, P> {
             }
             row.clear();
             let counts = columns.iter().map(|column| column.1);
-            multivariate_hypergeometric_each(&mut self.rng, counts, responders_left, a, |at, times| {
+            multivariate_hypergeometric_each(rng, counts, responders_left, a, |at, times| {
                 row.push((at, times));
             });
             let mut emptied = false;
@@ -464,8 +487,8 @@ impl<P: Protocol> CountRun<'_, P> {
                 let column = &mut columns[at];
                 column.1 -= times;
                 emptied |= column.1 == 0;
-                let (i, j) = (self.present[r], self.present[column.0 as usize]);
-                let after = self.transition_of(i, j);
+                let (i, j) = (configuration.index_at(r), configuration.index_at(column.0 as usize));
+                let after = configuration.transition_of(i, j);
                 let result = (after != (i, j)).then_some(after);
                 pairs.push(PairType { initiator: i, responder: j, times, result });
             }
@@ -474,130 +497,5 @@ impl<P: Protocol> CountRun<'_, P> {
                 columns.retain(|column| column.1 > 0);
             }
         }
-    }
-
-    /// Takes the batch's interactions one at a time in their order in time (drawn from its law
-    /// given the batch, see the module docs), from the batch's start, until the watch is met;
-    /// returns whether it was.
-    fn replay<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, batcher: &Batcher) -> bool {
-        let Timeline { free, resolved_in, collisions } = Timeline::draw(&batcher.runs, &batcher.singles, &mut self.rng);
-        // The bulk pairs fill the free slots in a uniformly random order.
-        let mut bulk: Vec<(PairType, u64)> =
-            batcher.pairs.iter().filter(|p| p.result.is_some()).map(|&p| (p, p.times)).collect();
-        let mut non_null_left: u64 = bulk.iter().map(|(_, t)| t).sum();
-        let mut null_left = free.iter().sum::<u64>() - non_null_left;
-        for (run, mut resolved) in resolved_in.into_iter().enumerate() {
-            let mut bulk_here = free[run];
-            while bulk_here + resolved.len() as u64 > 0 {
-                self.step += 1;
-                let x = below(&mut self.rng, bulk_here + resolved.len() as u64);
-                let (before, after) = if x < resolved.len() as u64 {
-                    let single = resolved.swap_remove(x as usize);
-                    (single.before, single.after)
-                } else {
-                    bulk_here -= 1;
-                    let y = below(&mut self.rng, non_null_left + null_left);
-                    if y >= non_null_left {
-                        null_left -= 1;
-                        continue;
-                    }
-                    non_null_left -= 1;
-                    let at = index_of_rank(bulk.iter().map(|b| b.1), y);
-                    let (pair, times) = &mut bulk[at];
-                    *times -= 1;
-                    let (i2, j2) = pair.result.expect("non-null");
-                    ([pair.initiator, pair.responder], [i2, j2])
-                };
-                if before != after && self.take::<SAFE_SET, OUTPUT_CHANGE>(before, after) {
-                    return true;
-                }
-            }
-            if let Some(collision) = collisions.get(run) {
-                self.step += 1;
-                if !collision.is_null() && self.take::<SAFE_SET, OUTPUT_CHANGE>(collision.before, collision.after) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
-    /// For the census: the cause of the batch's last demotion, from the census's own stream.
-    /// Walking back in time, a collision is checked before the run that precedes it; a run's
-    /// demoting bulk pairs number a hypergeometric draw from those not yet placed, and the last
-    /// demotion of a run is uniform among its demotions (the run's order is uniform).
-    fn census_of_batch(&mut self, batcher: &mut Batcher) {
-        let cause = |before: [u32; 2], after: [u32; 2]| {
-            let states = |s: [u32; 2]| [self.states[s[0] as usize], self.states[s[1] as usize]];
-            self.protocol.demotion_cause(states(before), states(after))
-        };
-        let rng = &mut batcher.census_rng;
-        let Timeline { free, resolved_in, collisions } = Timeline::draw(&batcher.runs, &batcher.singles, rng);
-        let bulk: Vec<(&'static str, u64)> = batcher
-            .pairs
-            .iter()
-            .filter_map(|p| {
-                p.result.and_then(|(i2, j2)| cause([p.initiator, p.responder], [i2, j2])).map(|c| (c, p.times))
-            })
-            .collect();
-        let demoting: u64 = bulk.iter().map(|b| b.1).sum();
-        let (mut slots_left, mut demoting_left) = (free.iter().sum::<u64>(), demoting);
-        let mut last = None;
-        for run in (0..free.len()).rev() {
-            if let Some(collision) = collisions.get(run)
-                && let Some(c) = cause(collision.before, collision.after)
-            {
-                last = Some(c);
-                break;
-            }
-            let in_bulk = hypergeometric(rng, slots_left, demoting_left, free[run]);
-            let resolved: Vec<&'static str> =
-                resolved_in[run].iter().filter_map(|s| cause(s.before, s.after)).collect();
-            if in_bulk + resolved.len() as u64 > 0 {
-                let y = below(rng, in_bulk + resolved.len() as u64);
-                last = Some(if y < in_bulk {
-                    // Uniform among all demoting bulk pairs: the walk used only their number.
-                    bulk[index_of_rank(bulk.iter().map(|b| b.1), below(rng, demoting))].0
-                } else {
-                    resolved[(y - in_bulk) as usize]
-                });
-                break;
-            }
-            slots_left -= free[run];
-            demoting_left -= in_bulk;
-        }
-        if last.is_some() {
-            self.last_demotion = last;
-        }
-    }
-}
-
-/// A batch's order in time, as far as a replay or the census needs it: the slots of each run not
-/// taken by resolved pairs (`free`), the resolved pairs in each run, and the collisions (collision
-/// `c` comes just after run `c`).
-struct Timeline {
-    free: Vec<u64>,
-    resolved_in: Vec<Vec<Single>>,
-    collisions: Vec<Single>,
-}
-
-impl Timeline {
-    /// Gives each resolved pair a slot: uniform among the slots not yet given away in the runs
-    /// before its collision (the delayed pair it resolved was uniform among those).
-    fn draw(runs: &[u64], singles: &[Single], rng: &mut PopRng) -> Self {
-        let mut free = runs.to_vec();
-        let mut resolved_in: Vec<Vec<Single>> = vec![Vec::new(); free.len()];
-        let mut collisions = Vec::new();
-        for single in singles {
-            if single.collision {
-                collisions.push(*single);
-                continue;
-            }
-            let before = &free[..=collisions.len()];
-            let run = index_of_rank(before.iter().copied(), below(rng, before.iter().sum()));
-            free[run] -= 1;
-            resolved_in[run].push(*single);
-        }
-        Self { free, resolved_in, collisions }
     }
 }

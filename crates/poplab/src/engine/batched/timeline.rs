@@ -1,0 +1,141 @@
+//! A batch's interactions in their order in time, drawn from its exact law given what the batch
+//! drew (see the [module docs](super)): for replaying a batch in which the watch fired, and for
+//! the census's last demotion.
+
+use super::{Batcher, PairType, Single, index_of_rank};
+use crate::engine::counts::Configuration;
+use crate::engine::sampling::{below, hypergeometric};
+use crate::protocol::Protocol;
+use crate::rng::PopRng;
+
+impl Batcher {
+    /// Takes the batch's interactions one at a time in their order in time (drawn from its law
+    /// given the batch, see the module docs), from the batch's start, until the watch is met;
+    /// returns whether it was.
+    pub(super) fn replay<P: Protocol, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &self,
+        configuration: &mut Configuration<'_, P>,
+        rng: &mut PopRng,
+    ) -> bool {
+        let Timeline { free, resolved_in, collisions } = Timeline::draw(&self.runs, &self.singles, rng);
+        // The bulk pairs fill the free slots in a uniformly random order.
+        let mut bulk: Vec<(PairType, u64)> =
+            self.pairs.iter().filter(|p| p.result.is_some()).map(|&p| (p, p.times)).collect();
+        let mut non_null_left: u64 = bulk.iter().map(|(_, t)| t).sum();
+        let mut null_left = free.iter().sum::<u64>() - non_null_left;
+        for (run, mut resolved) in resolved_in.into_iter().enumerate() {
+            let mut bulk_here = free[run];
+            while bulk_here + resolved.len() as u64 > 0 {
+                configuration.count_steps(1);
+                let x = below(rng, bulk_here + resolved.len() as u64);
+                let (before, after) = if x < resolved.len() as u64 {
+                    let single = resolved.swap_remove(x as usize);
+                    (single.before, single.after)
+                } else {
+                    bulk_here -= 1;
+                    let y = below(rng, non_null_left + null_left);
+                    if y >= non_null_left {
+                        null_left -= 1;
+                        continue;
+                    }
+                    non_null_left -= 1;
+                    let at = index_of_rank(bulk.iter().map(|b| b.1), y);
+                    let (pair, times) = &mut bulk[at];
+                    *times -= 1;
+                    let (i2, j2) = pair.result.expect("non-null");
+                    ([pair.initiator, pair.responder], [i2, j2])
+                };
+                if before != after && configuration.take::<SAFE_SET, OUTPUT_CHANGE>(before, after) {
+                    return true;
+                }
+            }
+            if let Some(collision) = collisions.get(run) {
+                configuration.count_steps(1);
+                if !collision.is_null()
+                    && configuration.take::<SAFE_SET, OUTPUT_CHANGE>(collision.before, collision.after)
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// For the census: the cause of the batch's last demotion, from the census's own stream.
+    /// Walking back in time, a collision is checked before the run that precedes it; a run's
+    /// demoting bulk pairs number a hypergeometric draw from those not yet placed, and the last
+    /// demotion of a run is uniform among its demotions (the run's order is uniform).
+    pub(super) fn census_of_batch<P: Protocol>(&mut self, configuration: &mut Configuration<'_, P>) {
+        let cause = |before: [u32; 2], after: [u32; 2]| {
+            configuration.protocol().demotion_cause(configuration.states_of(before), configuration.states_of(after))
+        };
+        let rng = &mut self.census_rng;
+        let Timeline { free, resolved_in, collisions } = Timeline::draw(&self.runs, &self.singles, rng);
+        let bulk: Vec<(&'static str, u64)> = self
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                p.result.and_then(|(i2, j2)| cause([p.initiator, p.responder], [i2, j2])).map(|c| (c, p.times))
+            })
+            .collect();
+        let demoting: u64 = bulk.iter().map(|b| b.1).sum();
+        let (mut slots_left, mut demoting_left) = (free.iter().sum::<u64>(), demoting);
+        let mut last = None;
+        for run in (0..free.len()).rev() {
+            if let Some(collision) = collisions.get(run)
+                && let Some(c) = cause(collision.before, collision.after)
+            {
+                last = Some(c);
+                break;
+            }
+            let in_bulk = hypergeometric(rng, slots_left, demoting_left, free[run]);
+            let resolved: Vec<&'static str> =
+                resolved_in[run].iter().filter_map(|s| cause(s.before, s.after)).collect();
+            if in_bulk + resolved.len() as u64 > 0 {
+                let y = below(rng, in_bulk + resolved.len() as u64);
+                last = Some(if y < in_bulk {
+                    // Uniform among all demoting bulk pairs: the walk used only their number.
+                    bulk[index_of_rank(bulk.iter().map(|b| b.1), below(rng, demoting))].0
+                } else {
+                    resolved[(y - in_bulk) as usize]
+                });
+                break;
+            }
+            slots_left -= free[run];
+            demoting_left -= in_bulk;
+        }
+        if let Some(cause) = last {
+            configuration.note_demotion(cause);
+        }
+    }
+}
+
+/// A batch's order in time, as far as a replay or the census needs it: the slots of each run not
+/// taken by resolved pairs (`free`), the resolved pairs in each run, and the collisions (collision
+/// `c` comes just after run `c`).
+struct Timeline {
+    free: Vec<u64>,
+    resolved_in: Vec<Vec<Single>>,
+    collisions: Vec<Single>,
+}
+
+impl Timeline {
+    /// Gives each resolved pair a slot: uniform among the slots not yet given away in the runs
+    /// before its collision (the delayed pair it resolved was uniform among those).
+    fn draw(runs: &[u64], singles: &[Single], rng: &mut PopRng) -> Self {
+        let mut free = runs.to_vec();
+        let mut resolved_in: Vec<Vec<Single>> = vec![Vec::new(); free.len()];
+        let mut collisions = Vec::new();
+        for single in singles {
+            if single.collision {
+                collisions.push(*single);
+                continue;
+            }
+            let before = &free[..=collisions.len()];
+            let run = index_of_rank(before.iter().copied(), below(rng, before.iter().sum()));
+            free[run] -= 1;
+            resolved_in[run].push(*single);
+        }
+        Self { free, resolved_in, collisions }
+    }
+}

@@ -1,0 +1,473 @@
+//! The count engine's configuration: the counts of the states present, with everything kept in
+//! step with them (interned states, a Fenwick tree, the table of non-null pairs, the monitor, the
+//! census), and the step count. Single steps, null skipping and batches all change it through
+//! these methods.
+
+use super::SKIP_MAX_STATES;
+use super::memo::TransitionMemo;
+use super::skip::{K, SkipTable};
+use crate::engine::fenwick::Fenwick;
+use crate::engine::sampling::below;
+use crate::engine::{Observer, StateHasher};
+use crate::graph::Graph;
+use crate::protocol::{Monitor, Protocol, tally};
+use crate::rng::PopRng;
+use std::collections::HashMap;
+
+/// Plain steps replace null skipping while more than this fraction of the steps are non-null.
+const PLAIN_ABOVE: f64 = 0.5;
+
+/// The slot of a state that is not present.
+const ABSENT: u32 = u32::MAX;
+
+/// A configuration of the complete graph as counts over interned states, and its run so far.
+pub(in crate::engine) struct Configuration<'p, P: Protocol> {
+    protocol: &'p P,
+    n: u64,
+    /// `n (n - 1)`: the number of ordered pairs.
+    pairs: u128,
+    /// Interned states, by index; never removed, so their number is the distinct states visited.
+    states: Vec<P::State>,
+    index: HashMap<P::State, u32, StateHasher>,
+    /// Agents per state index.
+    counts: Vec<u64>,
+    /// `counts` again, for picking agents by rank.
+    fenwick: Fenwick,
+    /// Indices of the states present (count > 0), in slot order, and each index's slot.
+    present: Vec<u32>,
+    slot: Vec<u32>,
+    /// The non-null pairs of present states, kept while null skipping is used.
+    skip: Option<Box<SkipTable<P::State>>>,
+    /// While taking plain steps: the step at which to rebuild the skip table and see whether
+    /// skipping pays again.
+    skip_review: u128,
+    memo: TransitionMemo,
+    monitor: P::Monitor,
+    step: u128,
+    /// Whether the census is kept: the causes of demotions (interned states are kept anyway).
+    census: bool,
+    last_demotion: Option<&'static str>,
+}
+
+impl<'p, P: Protocol> Configuration<'p, P> {
+    /// The configuration with these (state, count) pairs (`n >= 2` agents in all), at step 0.
+    pub(super) fn new(protocol: &'p P, counts: &[(P::State, u64)], n: u64, monitor: P::Monitor) -> Self {
+        let mut configuration = Self {
+            protocol,
+            n,
+            pairs: u128::from(n) * u128::from(n - 1),
+            states: Vec::new(),
+            index: HashMap::default(),
+            counts: Vec::new(),
+            fenwick: Fenwick::default(),
+            present: Vec::new(),
+            slot: Vec::new(),
+            skip: None,
+            skip_review: 0,
+            memo: TransitionMemo::default(),
+            monitor,
+            step: 0,
+            census: false,
+            last_demotion: None,
+        };
+        configuration.load(counts);
+        configuration
+    }
+
+    /// Replaces the configuration by the one with these (state, count) pairs (same `n`): counts,
+    /// present states, skip table.
+    fn load(&mut self, counts: &[(P::State, u64)]) {
+        self.counts.iter_mut().for_each(|c| *c = 0);
+        self.slot.iter_mut().for_each(|s| *s = ABSENT);
+        self.present.clear();
+        self.skip = None;
+        for &(state, count) in counts {
+            let i = self.intern(state);
+            self.counts[i as usize] += count;
+        }
+        for i in 0..self.counts.len() {
+            if self.counts[i] > 0 {
+                self.slot[i] = self.present.len() as u32;
+                self.present.push(i as u32);
+            }
+        }
+        self.fenwick.rebuild(&self.counts);
+        if self.present.len() <= SKIP_MAX_STATES {
+            self.rebuild_skip();
+        }
+    }
+
+    /// Lets `observer` act now on the expanded configuration; reloads it if the observer changed
+    /// it, and tells whether it did.
+    pub(super) fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) -> bool {
+        let mut agents = self.agents();
+        let changed = observer.observe(self.step, self.protocol, &mut agents, faults_rng);
+        if changed {
+            self.monitor = self.protocol.monitor(&agents, &Graph::Complete);
+            self.load(&tally(&agents));
+        }
+        changed
+    }
+
+    /// The protocol.
+    pub(in crate::engine) fn protocol(&self) -> &'p P {
+        self.protocol
+    }
+
+    /// The population size.
+    pub(in crate::engine) fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// Steps taken so far.
+    pub(in crate::engine) fn step(&self) -> u128 {
+        self.step
+    }
+
+    /// Counts `steps` more steps taken (whatever they did is applied separately).
+    #[inline]
+    pub(in crate::engine) fn count_steps(&mut self, steps: u128) {
+        self.step += steps;
+    }
+
+    /// The safe-set monitor.
+    pub(in crate::engine) fn monitor(&self) -> &P::Monitor {
+        &self.monitor
+    }
+
+    /// Replaces the monitor by one that recorded what was applied since (a batch).
+    pub(in crate::engine) fn set_monitor(&mut self, monitor: P::Monitor) {
+        self.monitor = monitor;
+    }
+
+    /// Starts recording the causes of demotions.
+    pub(super) fn keep_census(&mut self) {
+        self.census = true;
+    }
+
+    /// Whether the causes of demotions are recorded.
+    pub(in crate::engine) fn keeps_census(&self) -> bool {
+        self.census
+    }
+
+    /// Records `cause` as that of the last demotion (a batch's, found by its census).
+    pub(in crate::engine) fn note_demotion(&mut self, cause: &'static str) {
+        self.last_demotion = Some(cause);
+    }
+
+    /// The cause of the last demotion recorded.
+    pub(super) fn last_demotion(&self) -> Option<&'static str> {
+        self.last_demotion
+    }
+
+    /// How many states were interned: every one was present at some step.
+    pub(super) fn distinct_states(&self) -> u64 {
+        self.states.len() as u64
+    }
+
+    /// The number of states present.
+    #[inline]
+    pub(in crate::engine) fn present_len(&self) -> usize {
+        self.present.len()
+    }
+
+    /// The index of the state in slot `slot`.
+    #[inline]
+    pub(in crate::engine) fn index_at(&self, slot: usize) -> u32 {
+        self.present[slot]
+    }
+
+    /// The present states' (index, count), in slot order.
+    pub(in crate::engine) fn present(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.present.iter().map(|&i| (i, self.counts[i as usize]))
+    }
+
+    /// The state with index `i`.
+    #[inline]
+    pub(in crate::engine) fn state(&self, i: u32) -> P::State {
+        self.states[i as usize]
+    }
+
+    /// The states with the indices of a pair.
+    #[inline]
+    pub(in crate::engine) fn states_of(&self, pair: [u32; 2]) -> [P::State; 2] {
+        [self.state(pair[0]), self.state(pair[1])]
+    }
+
+    /// The configuration as an agent array (present states in slot order); `O(n)`.
+    pub(super) fn agents(&self) -> Vec<P::State> {
+        let mut agents = Vec::with_capacity(self.n as usize);
+        for (i, count) in self.present() {
+            agents.extend(std::iter::repeat_n(self.state(i), count as usize));
+        }
+        agents
+    }
+
+    /// The total non-null weight `W` kept by the skip table, if kept.
+    pub(super) fn non_null_weight(&self) -> Option<u128> {
+        self.skip.as_deref().map(SkipTable::weight)
+    }
+
+    /// The probability `p = W / (n (n - 1))` that a step is non-null, while the skip table is kept.
+    #[inline]
+    pub(super) fn non_null_probability(&self) -> Option<f64> {
+        self.skip.as_deref().map(|table| table.weight() as f64 / self.pairs as f64)
+    }
+
+    /// Whether to skip null steps now (see the module docs), given the current non-null
+    /// probability `p`: keeps the skip table while `p` is at most [`PLAIN_ABOVE`], else drops it;
+    /// rebuilds it when a review of plain steps is due and few enough states are present. Returns
+    /// `p` when skipping.
+    pub(super) fn review_skip(&mut self, mut p: Option<f64>) -> Option<f64> {
+        if self.skip.is_none() && self.step >= self.skip_review && self.present.len() <= SKIP_MAX_STATES {
+            self.rebuild_skip();
+            p = self.non_null_probability();
+        }
+        let p = p?;
+        if p <= PLAIN_ABOVE {
+            return Some(p);
+        }
+        self.drop_skip();
+        None
+    }
+
+    /// Takes plain steps from now on, until a review in `64 k^2` steps (`k` states present): a
+    /// rebuild costs `O(k^2)` transitions, so reviews cost a small fraction of the plain steps.
+    fn drop_skip(&mut self) {
+        self.skip = None;
+        let k = self.present.len() as u128;
+        self.skip_review = self.step + 64 * (k * k).max(16);
+    }
+
+    /// Builds the skip table for the present states (`O(k^2)` transitions).
+    fn rebuild_skip(&mut self) {
+        let k = self.present.len();
+        debug_assert!(k <= K);
+        let mut table = SkipTable::new();
+        for r in 0..k {
+            for c in 0..k {
+                self.fill_pair(&mut table, r, c);
+            }
+        }
+        for r in 0..k {
+            table.refresh_row_sum(r, &self.present, &self.counts);
+        }
+        table.refresh_weight(&self.present, &self.counts);
+        self.skip = Some(table);
+    }
+
+    /// Enters the pair of slots `(r, c)` into `table`, by its transition.
+    fn fill_pair(&self, table: &mut SkipTable<P::State>, r: usize, c: usize) {
+        let (a, b) = (self.state(self.present[r]), self.state(self.present[c]));
+        let (a2, b2) = self.protocol.transition(a, b);
+        table.set_pair(r, c, (a2 != a || b2 != b).then_some((a2, b2)));
+    }
+
+    /// The index of `state`, interned now if new.
+    fn intern(&mut self, state: P::State) -> u32 {
+        if let Some(&i) = self.index.get(&state) {
+            return i;
+        }
+        let i = self.states.len() as u32;
+        self.states.push(state);
+        self.index.insert(state, i);
+        self.counts.push(0);
+        self.slot.push(ABSENT);
+        if self.states.len() > self.fenwick.capacity() {
+            self.fenwick.rebuild(&self.counts);
+        }
+        self.memo.cover(self.states.len());
+        i
+    }
+
+    /// Makes state `i` (count 0) present.
+    fn add_present(&mut self, i: u32) {
+        let new_slot = self.present.len();
+        self.slot[i as usize] = new_slot as u32;
+        self.present.push(i);
+        if new_slot >= K {
+            self.drop_skip();
+            return;
+        }
+        if let Some(mut table) = self.skip.take() {
+            for other in 0..=new_slot {
+                self.fill_pair(&mut table, new_slot, other);
+                self.fill_pair(&mut table, other, new_slot);
+            }
+            // The new state has count 0, so the other rows' sums do not change.
+            table.refresh_row_sum(new_slot, &self.present, &self.counts);
+            self.skip = Some(table);
+        }
+    }
+
+    /// Removes state `i` (count 0) from the present states.
+    fn remove_present(&mut self, i: u32) {
+        let gone = self.slot[i as usize] as usize;
+        let last = self.present.len() - 1;
+        if let Some(table) = &mut self.skip {
+            table.remove_slot(gone, last);
+        }
+        self.present.swap_remove(gone);
+        if gone < self.present.len() {
+            self.slot[self.present[gone] as usize] = gone as u32;
+        }
+        self.slot[i as usize] = ABSENT;
+    }
+
+    /// Adds `delta` to the count of the present state `i`, keeping the Fenwick tree and the skip
+    /// table's weights in step.
+    #[inline]
+    fn change_count(&mut self, i: u32, delta: i64) {
+        let old = self.counts[i as usize];
+        self.counts[i as usize] = old.wrapping_add_signed(delta);
+        self.fenwick.add(i as usize, delta);
+        if let Some(table) = &mut self.skip {
+            let own = self.slot[i as usize] as usize;
+            table.count_changed(own, old, delta, &self.present, &self.counts);
+        }
+    }
+
+    /// Applies an interaction that turned the states with indices `before` into `after`.
+    fn apply(&mut self, before: [u32; 2], after: [u32; 2]) {
+        let mut deltas: [(u32, i64); 4] = [(ABSENT, 0); 4];
+        let mut len = 0;
+        for (i, d) in [(before[0], -1), (before[1], -1), (after[0], 1), (after[1], 1)] {
+            match deltas[..len].iter_mut().find(|(j, _)| *j == i) {
+                Some(entry) => entry.1 += d,
+                None => {
+                    deltas[len] = (i, d);
+                    len += 1;
+                }
+            }
+        }
+        self.apply_deltas(&deltas[..len]);
+    }
+
+    /// Adds `delta` to the count of each state index listed (each index at most once).
+    pub(in crate::engine) fn apply_deltas(&mut self, deltas: &[(u32, i64)]) {
+        for &(i, d) in deltas {
+            if d > 0 && self.slot[i as usize] == ABSENT {
+                self.add_present(i);
+            }
+        }
+        for &(i, d) in deltas {
+            if d != 0 {
+                self.change_count(i, d);
+            }
+        }
+        // States come and go with count 0, which adds nothing to W.
+        for &(i, d) in deltas {
+            if d < 0 && self.counts[i as usize] == 0 {
+                self.remove_present(i);
+            }
+        }
+        debug_assert_eq!(
+            self.non_null_weight(),
+            self.skip.as_deref().map(|t| t.weight_from_rows(&self.present, &self.counts)),
+            "W kept in step"
+        );
+    }
+
+    /// Draws an ordered pair of distinct agents uniformly; returns their state indices.
+    #[inline]
+    pub(super) fn draw_pair(&self, rng: &mut PopRng) -> (u32, u32) {
+        let u = below(rng, self.n);
+        let v = below(rng, self.n - 1);
+        let v = if v >= u { v + 1 } else { v };
+        (self.fenwick.find(u) as u32, self.fenwick.find(v) as u32)
+    }
+
+    /// Whether an interaction `before -> after` changes some agent's output.
+    #[inline]
+    pub(in crate::engine) fn changes_output(&self, before: [P::State; 2], after: [P::State; 2]) -> bool {
+        self.protocol.output(after[0]) != self.protocol.output(before[0])
+            || self.protocol.output(after[1]) != self.protocol.output(before[1])
+    }
+
+    /// Records a non-null interaction `before -> after` and tells whether `watch` is met.
+    #[inline]
+    fn event<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        before: [P::State; 2],
+        after: [P::State; 2],
+    ) -> bool {
+        self.monitor.record(before, after);
+        if self.census
+            && let Some(cause) = self.protocol.demotion_cause(before, after)
+        {
+            self.last_demotion = Some(cause);
+        }
+        (SAFE_SET && self.monitor.is_safe()) || (OUTPUT_CHANGE && self.changes_output(before, after))
+    }
+
+    /// An interaction between agents in the states with indices `i` (initiator) and `j`; tells
+    /// whether `watch` is met.
+    #[inline]
+    pub(super) fn interact<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, i: u32, j: u32) -> bool {
+        let after = self.transition_of(i, j);
+        after != (i, j) && self.take::<SAFE_SET, OUTPUT_CHANGE>([i, j], [after.0, after.1])
+    }
+
+    /// Takes a non-null interaction that turned the states with indices `before` into `after`:
+    /// applies it, records it and tells whether `watch` is met.
+    #[inline]
+    pub(in crate::engine) fn take<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        before: [u32; 2],
+        after: [u32; 2],
+    ) -> bool {
+        let (a, b) = (self.states_of(before), self.states_of(after));
+        self.apply(before, after);
+        self.event::<SAFE_SET, OUTPUT_CHANGE>(a, b)
+    }
+
+    /// Draws a non-null pair from the skip table (with probability proportional to its weight)
+    /// and takes it; tells whether `watch` is met. Needs the table, with `W > 0`.
+    pub(super) fn take_non_null<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, rng: &mut PopRng) -> bool {
+        let table = self.skip.as_deref().expect("skip table");
+        let (r, c) = table.draw_non_null(rng, &self.present, &self.counts);
+        let (i2, j2) = self.result_of(r, c);
+        self.take::<SAFE_SET, OUTPUT_CHANGE>([self.present[r], self.present[c]], [i2, j2])
+    }
+
+    /// The result states' indices of an interaction between the states with indices `i` and `j`:
+    /// from the skip table when both are present in it, else from the memo, else by the transition
+    /// (results interned only when the pair is non-null, then memoised).
+    #[inline]
+    pub(in crate::engine) fn transition_of(&mut self, i: u32, j: u32) -> (u32, u32) {
+        let (r, c) = (self.slot[i as usize], self.slot[j as usize]);
+        if let Some(table) = self.skip.as_deref()
+            && r != ABSENT
+            && c != ABSENT
+        {
+            return if table.is_non_null(r as usize, c as usize) {
+                self.result_of(r as usize, c as usize)
+            } else {
+                (i, j)
+            };
+        }
+        if let Some(result) = self.memo.get(i, j) {
+            return result;
+        }
+        let (a, b) = (self.state(i), self.state(j));
+        let (a2, b2) = self.protocol.transition(a, b);
+        let result = if a2 == a && b2 == b { (i, j) } else { (self.intern(a2), self.intern(b2)) };
+        // Interning may have grown the memo: it covers the pair now if it ever will.
+        self.memo.set(i, j, result);
+        result
+    }
+
+    /// The state indices the non-null pair of slots `(r, c)` turns into (interned on first use).
+    fn result_of(&mut self, r: usize, c: usize) -> (u32, u32) {
+        let table = self.skip.as_deref().expect("skip table");
+        if let Some(result) = table.interned_result(r, c) {
+            return result;
+        }
+        let (a2, b2) = table.result_states(r, c);
+        let result = (self.intern(a2), self.intern(b2));
+        if let Some(table) = &mut self.skip {
+            table.set_interned_result(r, c, result);
+        }
+        result
+    }
+}

@@ -1,0 +1,275 @@
+//! The count engine: the configuration of the complete graph as counts over the states present.
+//!
+//! On the complete graph agents are exchangeable, so a configuration is its multiset of states.
+//! States are interned as they appear (no enumeration of the state space) and kept as counts. Each
+//! step draws an ordered pair of distinct agents uniformly: initiator state `i` with probability
+//! `c_i / n`, responder state `j` with probability `(c_j - [i = j]) / (n - 1)`.
+//!
+//! **Null skipping.** While at most [`SKIP_MAX_STATES`] states are present, the engine keeps, for
+//! every ordered pair of present states, whether the pair is *null* (its transition changes
+//! nothing) and the total non-null weight `W = sum over non-null (i, j) of c_i (c_j - [i = j])`.
+//! A step is then non-null with probability `p = W / (n (n - 1))`, independently of the past, so
+//! the number of null steps before the next non-null one is geometric on `{0, 1, ...}` with
+//! parameter `p`; the engine draws it by inversion, adds it to the step count, and draws the
+//! non-null pair with probability proportional to its weight (the law of a step conditioned on
+//! being non-null). Null steps change nothing, so the configuration after each non-null step and
+//! its exact step number have the same law as in a step-by-step run; the safe set is checked after
+//! every non-null step, so first-passage steps are exact. A skip that would cross a horizon or an
+//! observer's step is kept (its remainder is used afterwards, which is exact and keeps the random
+//! stream independent of observers that only look); a configuration changed from outside (a fault)
+//! discards it, which is exact because the geometric law is memoryless.
+//!
+//! **Plain steps.** With more states present, or while more than half of the steps are non-null
+//! (skipping then saves little, and keeping the table costs `O(k)` per change of a count), the
+//! engine drops the table and takes plain steps: one pair per step, found by a Fenwick tree over
+//! the counts, its result looked up in a memo of the transitions by state index. Every
+//! `64 k^2` plain steps it rebuilds the table (`O(k^2)` transitions) to see whether skipping
+//! pays again. The choice depends only on the configuration and the step count, so the law of
+//! the run is the same either way; protocols with huge state spaces still run.
+
+mod configuration;
+mod memo;
+mod skip;
+
+pub(super) use configuration::Configuration;
+pub use skip::geometric_skip;
+
+use super::batched::Batcher;
+use super::{CensusReport, Drivable, Observer, Watch};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::protocol::{Protocol, tally};
+use crate::rng::PopRng;
+
+/// Null skipping is used while at most this many states are present.
+pub const SKIP_MAX_STATES: usize = 64;
+
+/// The largest population the count engines take (counts and weights stay exact below it).
+pub const MAX_AGENTS: u64 = 1 << 62;
+
+/// A run in progress on the count engine (complete graph only).
+pub struct CountRun<'p, P: Protocol> {
+    configuration: Configuration<'p, P>,
+    rng: PopRng,
+    /// Null steps still to take before the next non-null one, drawn for the current configuration.
+    pending: Option<u128>,
+    /// Present when batching ([`CountRun::batch`]).
+    batcher: Option<Box<Batcher>>,
+}
+
+impl<'p, P: Protocol> CountRun<'p, P> {
+    /// A run of `protocol` on the complete graph from `agents`, pairs drawn from `rng`.
+    pub fn new(protocol: &'p P, agents: &[P::State], rng: PopRng) -> Result<Self> {
+        Self::start(protocol, &tally(agents), || protocol.monitor(agents, &Graph::Complete), rng)
+    }
+
+    /// A run of `protocol` on the complete graph from the configuration with these (state, count)
+    /// pairs, without ever building an agent array (populations up to [`MAX_AGENTS`]).
+    pub fn from_counts(protocol: &'p P, counts: &[(P::State, u64)], rng: PopRng) -> Result<Self> {
+        Self::start(protocol, counts, || protocol.monitor_of_counts(counts), rng)
+    }
+
+    fn start(
+        protocol: &'p P,
+        counts: &[(P::State, u64)],
+        monitor: impl FnOnce() -> P::Monitor,
+        rng: PopRng,
+    ) -> Result<Self> {
+        let n = counts.iter().map(|&(_, c)| c).try_fold(0u64, u64::checked_add).unwrap_or(u64::MAX);
+        if n < 2 {
+            return Err(Error::PopulationSize { n, reason: "the count engines need at least 2 agents".into() });
+        }
+        if n > MAX_AGENTS {
+            return Err(Error::PopulationSize { n, reason: "the count engines handle at most 2^62 agents".into() });
+        }
+        let configuration = Configuration::new(protocol, counts, n, monitor());
+        Ok(Self { configuration, rng, pending: None, batcher: None })
+    }
+
+    /// Takes many interactions at once where that pays (the batched engine; see
+    /// [`super::batched`]).
+    pub fn batch(&mut self) {
+        self.batcher = Some(Box::new(Batcher::new(self.configuration.n(), &mut self.rng)));
+    }
+
+    /// Batches whenever something may change (any step while taking plain steps; while skipping,
+    /// whenever some pair is non-null), even where single steps would be faster: for tests of
+    /// exactness, which need batches in small populations.
+    pub fn batch_always(&mut self) {
+        let n = self.configuration.n();
+        self.batcher.get_or_insert_with(|| Box::new(Batcher::new(n, &mut self.rng))).batch_always();
+    }
+
+    /// Steps taken in batches so far (0 unless batching): the rest were single steps.
+    pub fn steps_in_batches(&self) -> u128 {
+        self.batcher.as_deref().map_or(0, Batcher::steps_in_batches)
+    }
+
+    /// Counts distinct states from now on and the causes of demotions.
+    pub fn keep_census(&mut self) {
+        self.configuration.keep_census();
+    }
+
+    /// The census so far, if [`CountRun::keep_census`] was called (every interned state was
+    /// present at some step, so their number is the distinct states visited).
+    pub fn census(&self) -> Option<CensusReport> {
+        self.configuration.keeps_census().then(|| CensusReport {
+            distinct_states: self.configuration.distinct_states(),
+            last_demotion: self.configuration.last_demotion(),
+        })
+    }
+
+    /// Steps taken so far.
+    pub fn step(&self) -> u128 {
+        self.configuration.step()
+    }
+
+    /// The safe-set monitor.
+    pub fn monitor(&self) -> &P::Monitor {
+        self.configuration.monitor()
+    }
+
+    /// The population size.
+    pub fn n(&self) -> u64 {
+        self.configuration.n()
+    }
+
+    /// The present states with their counts (positive, summing to `n`), in slot order.
+    pub fn counts(&self) -> Vec<(P::State, u64)> {
+        self.configuration.present().map(|(i, count)| (self.configuration.state(i), count)).collect()
+    }
+
+    /// Whether null skipping is active (at most [`SKIP_MAX_STATES`] states present).
+    pub fn skipping(&self) -> bool {
+        self.configuration.non_null_weight().is_some()
+    }
+
+    /// The total weight `W` of the non-null pairs kept by the skip table, or `None` when the engine
+    /// is taking plain steps. (For tests: it must equal a fresh sum over the present states.)
+    pub fn non_null_weight(&self) -> Option<u128> {
+        self.configuration.non_null_weight()
+    }
+
+    /// The configuration as an agent array (present states in slot order); `O(n)`.
+    pub fn agents(&self) -> Vec<P::State> {
+        self.configuration.agents()
+    }
+
+    /// Lets `observer` act now on the expanded configuration; reloads it if the observer changed it
+    /// (a skip already drawn is dropped: exact, the law is memoryless).
+    pub fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
+        if self.configuration.observe(observer, faults_rng) {
+            self.pending = None;
+        }
+    }
+
+    /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
+    /// it happened (at exactly the current step).
+    pub fn advance(&mut self, until: u128, watch: Watch) -> bool {
+        match watch {
+            Watch::Nothing => self.advance_watching::<false, false>(until),
+            Watch::SafeSet => self.advance_watching::<true, false>(until),
+            Watch::OutputChange => self.advance_watching::<false, true>(until),
+        }
+    }
+
+    #[inline(never)]
+    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
+        while self.configuration.step() < until {
+            // Computed once per event: the three choices below all read it.
+            let p = self.configuration.non_null_probability();
+            let met = if self.batch_pays(p, SAFE_SET) {
+                self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until)
+            } else if let Some(p) = self.configuration.review_skip(p) {
+                match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(p, until) {
+                    Some(met) => met,
+                    None => return false,
+                }
+            } else {
+                self.plain_step::<SAFE_SET, OUTPUT_CHANGE>()
+            };
+            if met {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether to batch now (see [`Batcher::pays`]).
+    #[inline]
+    fn batch_pays(&self, non_null_probability: Option<f64>, watching_safe_set: bool) -> bool {
+        self.batcher.as_deref().is_some_and(|b| b.pays(&self.configuration, non_null_probability, watching_safe_set))
+    }
+
+    /// One batch, not beyond step `until`; returns whether the watch was met.
+    fn batch_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
+        self.pending = None;
+        let batcher = self.batcher.as_deref_mut().expect("batched engine");
+        batcher.batch_step::<P, SAFE_SET, OUTPUT_CHANGE>(&mut self.configuration, &mut self.rng, until)
+    }
+
+    /// One step without skipping (a skip already drawn is dropped: exact, the law is memoryless).
+    #[inline]
+    fn plain_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self) -> bool {
+        self.pending = None;
+        self.configuration.count_steps(1);
+        let (i, j) = self.configuration.draw_pair(&mut self.rng);
+        self.configuration.interact::<SAFE_SET, OUTPUT_CHANGE>(i, j)
+    }
+
+    /// Skips the null steps before the next non-null one (non-null probability `p`) and takes it,
+    /// if it comes before `until`; returns whether the watch was met, or `None` when `until` was
+    /// reached first.
+    #[inline]
+    fn skip_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, p: f64, until: u128) -> Option<bool> {
+        let room = until - self.configuration.step();
+        if self.configuration.non_null_weight() == Some(0) {
+            // No pair changes anything: the configuration is silent for good.
+            self.configuration.count_steps(room);
+            return None;
+        }
+        let nulls = match self.pending.take() {
+            Some(nulls) => nulls,
+            None => geometric_skip(&mut self.rng, p),
+        };
+        if nulls >= room {
+            self.pending = Some(nulls - room);
+            self.configuration.count_steps(room);
+            return None;
+        }
+        self.configuration.count_steps(nulls + 1);
+        Some(self.configuration.take_non_null::<SAFE_SET, OUTPUT_CHANGE>(&mut self.rng))
+    }
+}
+
+impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
+    fn step(&self) -> u128 {
+        CountRun::step(self)
+    }
+
+    fn monitor(&self) -> &P::Monitor {
+        CountRun::monitor(self)
+    }
+
+    fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
+        CountRun::observe(self, observer, faults_rng);
+    }
+
+    fn advance(&mut self, until: u128, watch: Watch) -> bool {
+        CountRun::advance(self, until, watch)
+    }
+
+    /// Expands the configuration into an agent array only when some observer needs it.
+    fn finish(&self, observers: &mut [&mut dyn Observer<P>]) {
+        if !observers.is_empty() {
+            let agents = self.agents();
+            for observer in observers.iter_mut() {
+                observer.finish(self.step(), self.configuration.protocol(), &agents);
+            }
+        }
+    }
+
+    fn census(&self) -> Option<CensusReport> {
+        CountRun::census(self)
+    }
+}
