@@ -7,19 +7,43 @@ use thiserror::Error;
 pub enum Error {
     /// The protocol name is not in the registry.
     #[error("unknown protocol '{name}'; known protocols: {known} (see `poplab list`)")]
-    UnknownProtocol { name: String, known: String },
+    UnknownProtocol {
+        /// The name given.
+        name: String,
+        /// The registered names.
+        known: String,
+    },
 
     /// The population is too small or too large for the model or engine.
     #[error("n = {n} is out of range: {reason}")]
-    PopulationSize { n: u64, reason: String },
+    PopulationSize {
+        /// The size given.
+        n: u64,
+        /// Why it cannot be used, and what to use instead.
+        reason: String,
+    },
 
     /// A protocol parameter has a value outside its domain, or cannot be parsed.
     #[error("parameter {name} = '{value}' is invalid: {reason}")]
-    Parameter { name: String, value: String, reason: String },
+    Parameter {
+        /// The parameter.
+        name: String,
+        /// The value given.
+        value: String,
+        /// Why it is invalid.
+        reason: String,
+    },
 
     /// `--set KEY=VALUE` named a parameter the protocol does not have.
     #[error("protocol {protocol} has no parameter '{name}'; its parameters: {known}")]
-    UnknownParameter { protocol: String, name: String, known: String },
+    UnknownParameter {
+        /// The protocol.
+        protocol: String,
+        /// The name given.
+        name: String,
+        /// The protocol's parameters.
+        known: String,
+    },
 
     /// The initial configuration cannot be built (bad family name, bad file contents, wrong length).
     #[error("initial configuration: {0}")]

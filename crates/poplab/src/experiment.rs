@@ -26,10 +26,15 @@ pub const DEFAULT_MAX_STEPS: u128 = 1_000_000_000_000;
 /// Everything about a run except the protocol.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
+    /// What the trials measure.
     pub measure: Measure,
+    /// The interaction graph.
     pub graph: Graph,
+    /// The initial configuration.
     pub init: InitSpec,
+    /// Independent trials.
     pub trials: u64,
+    /// The master seed (trial `i` uses [`trial_seed`]`(seed, i)`).
     pub seed: u64,
     /// The horizon in steps; a trial that reaches it is censored.
     pub max_steps: u128,
@@ -73,11 +78,15 @@ impl Default for RunSettings {
 /// The result of one trial.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrialRecord {
+    /// The trial's index in its run.
     pub index: u64,
+    /// The trial's own seed.
     pub seed: u64,
+    /// How it ended.
     pub outcome: Outcome,
     /// Steps from the start to the end of the trial (exact; a lower bound if censored).
     pub steps: Steps,
+    /// `steps / n`.
     pub parallel_time: ParallelTime,
     /// With faults: steps from the last fault to the end of the trial.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,6 +97,7 @@ pub struct TrialRecord {
     /// With a census: what demoted the last leader to be demoted ([`Protocol::demotion_cause`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_demotion: Option<String>,
+    /// The time series, when one was recorded in memory.
     #[serde(skip)]
     pub trace: Vec<TracePoint>,
 }
@@ -296,23 +306,35 @@ pub fn run_trials<P: Protocol>(
 /// an ended trial.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
+    /// Trials summarised.
     pub trials: u64,
+    /// Trials that reached the safe set.
     pub converged: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Holding runs: trials whose specification broke.
     pub broken: Option<u64>,
+    /// Trials that reached the horizon.
     pub censored: u64,
+    /// The mean steps (none when any trial is censored).
     pub mean_steps: Option<f64>,
     /// With censored trials: the mean with each censored trial counted at its horizon.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_steps_lower_bound: Option<f64>,
+    /// The median steps, where it falls on an ended trial.
     pub median_steps: Option<f64>,
-    /// The 10% and 90% quantiles of the steps (each `None` where it falls on a censored trial).
+    /// The 10% quantile of the steps (`None` where it falls on a censored trial).
     pub p10_steps: Option<f64>,
+    /// The 90% quantile of the steps (`None` where it falls on a censored trial).
     pub p90_steps: Option<f64>,
+    /// The mean parallel time (as the mean steps).
     pub mean_parallel_time: Option<f64>,
+    /// The median parallel time (as the median steps).
     pub median_parallel_time: Option<f64>,
+    /// The Student-t 95% interval of the mean parallel time.
     pub ci95_parallel_time: Option<[f64; 2]>,
+    /// The fewest steps of an ended trial.
     pub min_steps: Option<u128>,
+    /// The most steps of a trial (none when any is censored).
     pub max_steps: Option<u128>,
     /// With a census: the largest number of distinct states a trial visited.
     #[serde(skip_serializing_if = "Option::is_none")]

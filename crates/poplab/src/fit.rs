@@ -57,10 +57,14 @@ impl Form {
 /// The least-squares fit `y = a + b f(x)`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct FormFit {
+    /// The form's name, e.g. `log^2 n`.
     pub form: &'static str,
+    /// The intercept.
     pub a: f64,
+    /// The coefficient of the form.
     pub b: f64,
     /// Coefficient of determination.
+    /// The coefficient of determination on log-log axes.
     pub r2: f64,
 }
 
@@ -103,11 +107,14 @@ pub fn fit_form(form: Form, xs: &[f64], ys: &[f64]) -> Option<FormFit> {
 /// The power law `y = c x^e` fitted on log-log axes.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct PowerFit {
+    /// `c` of `c x^e`.
     pub coefficient: f64,
+    /// `e` of `c x^e`.
     pub exponent: f64,
     /// 95% interval of the exponent (Student t, `points - 2` degrees of freedom); `None` with
     /// fewer than three points.
     pub exponent_ci95: Option<[f64; 2]>,
+    /// The coefficient of determination on log-log axes.
     pub r2: f64,
 }
 

@@ -195,13 +195,33 @@ pub trait Scheduler: Send {
 pub enum RandomScheduler {
     /// Both agents from one 64-bit draw: the initiator from the high half, the responder from the
     /// low half among the other `n - 1` agents.
-    Complete { first: Below32, second: Below32 },
+    Complete {
+        /// The initiator among `n`.
+        first: Below32,
+        /// The responder among the other `n - 1`.
+        second: Below32,
+    },
     /// One arc `i`, pair `(i, i + 1 mod n)`.
-    DirectedRing { arc: Below32, n: u32 },
+    DirectedRing {
+        /// The arc among `n`.
+        arc: Below32,
+        /// The ring size.
+        n: u32,
+    },
     /// One edge `i` from the high half, its orientation from the lowest bit.
-    UndirectedRing { edge: Below32, n: u32 },
+    UndirectedRing {
+        /// The edge among `n`.
+        edge: Below32,
+        /// The ring size.
+        n: u32,
+    },
     /// One listed arc.
-    Arcs { arc: Below32, arcs: Vec<(u32, u32)> },
+    Arcs {
+        /// The arc among the listed ones.
+        arc: Below32,
+        /// The arcs.
+        arcs: Vec<(u32, u32)>,
+    },
 }
 
 #[inline(always)]

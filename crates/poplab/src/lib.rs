@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! # poplab: a laboratory for population protocols
 //!
 //! poplab simulates population protocols (Angluin et al.) under the uniformly random scheduler and
@@ -15,37 +16,56 @@
 //! - [`engine`]: the agent-array, count and batched engines ([`Engine`](engine::Engine) picks),
 //!   observers (time series, faults), and the time types [`Steps`](engine::Steps) and
 //!   [`ParallelTime`](engine::ParallelTime).
-//! - [`experiment`]: many seeded trials in parallel and their [`Summary`](experiment::Summary).
+//! - [`spec`]: **the entry point**. A [`RawSpec`](spec::RawSpec) (what the user typed) is resolved
+//!   once into a [`RunSpec`](spec::RunSpec) (protocol, graph, initial configuration, engine,
+//!   faults, all validated), which runs trials, an exact analysis or a verification. The
+//!   command line and the bindings go through it.
+//! - [`experiment`]: seeded trials in parallel and their [`Summary`](experiment::Summary), for
+//!   code that holds a concrete [`Protocol`](protocol::Protocol) value (your own, say).
+//! - [`sweep`]: cross products of sizes and parameters, run job by job, and the directory that
+//!   stores a sweep (resumable after a kill).
+//! - [`export`]: a run as JSON, CSV or a time series, behind the [`Exporter`](export::Exporter)
+//!   trait.
 //! - [`rng`]: the generator (Xoshiro256++) and the seed derivation that makes results independent
 //!   of the thread count.
 //! - [`exact`]: exhaustive analysis of small populations (closure, safety, convergence, exact
 //!   expected times).
 //! - [`fit`]: least-squares fits of measured means against claimed growth forms and power laws.
-//! - [`sweep`]: cross products of sizes and parameters, run job by job so nothing is lost.
 //! - [`verdict`]: the written rules that turn measurements into consistent / inconsistent /
 //!   inconclusive against a claim.
-//! - [`stats`]: means, intervals, censored quantiles, Kolmogorov-Smirnov tests.
+//! - [`stats`]: means, intervals, the censoring rule, Kolmogorov-Smirnov tests.
+//! - [`numbers`] (`10^5`, `1e5`, lists and ranges) and [`files`] (outputs checked before a run and
+//!   written atomically, inputs read with a size limit, memory checks): input and output helpers
+//!   shared by every front end.
 //!
 //! ## A first run
 //! ```
-//! use poplab::experiment::{RunSettings, Summary, run_trials};
-//! use poplab::protocol::Params;
-//! use poplab::protocols::{ProtocolVisitor, with_protocol};
-//! use poplab::protocol::Protocol;
+//! use poplab::export::{Exporter, Json};
+//! use poplab::spec::{RawSpec, RunSpec};
 //!
-//! struct MeanSteps(RunSettings);
-//! impl ProtocolVisitor for MeanSteps {
-//!     type Output = Summary;
-//!     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Summary {
-//!         let records = run_trials(&protocol, &self.0, &|| {}).unwrap();
-//!         Summary::of(&records, protocol.n())
-//!     }
-//! }
-//!
-//! let settings = RunSettings { trials: 200, seed: 1, ..RunSettings::default() };
-//! let summary = with_protocol("angluin", 20, &Params::default(), MeanSteps(settings)).unwrap();
+//! // What `poplab run angluin --n 20 --trials 200 --seed 1 --json` does.
+//! let raw = RawSpec { trials: 200, seed: 1, ..RawSpec::new("angluin", 20) };
+//! let spec = RunSpec::resolve(&raw)?;
+//! let result = spec.run(&|| {})?;
 //! // The exact expectation is (n - 1)^2 = 361 steps.
-//! assert!((summary.mean_steps.unwrap() - 361.0).abs() < 60.0);
+//! assert!((result.summary.mean_steps.unwrap() - 361.0).abs() < 60.0);
+//! assert!(Json.export(&result)?.contains("\"engine\": \"batched\""));
+//! # Ok::<(), poplab::Error>(())
+//! ```
+//!
+//! ## Your own protocol
+//! Implement [`Protocol`](protocol::Protocol) and run it with [`experiment::run_trials`]:
+//! ```
+//! use poplab::experiment::{RunSettings, Summary, run_trials};
+//! use poplab::protocol::{Params, Protocol};
+//! use poplab::protocols::angluin::Angluin;
+//!
+//! let protocol = Angluin::new(20, &Params::default())?; // or a value of your own type
+//! let settings = RunSettings { trials: 100, seed: 1, ..RunSettings::default() };
+//! let records = run_trials(&protocol, &settings, &|| {})?;
+//! let summary = Summary::of(&records, protocol.n());
+//! assert_eq!(summary.converged, 100);
+//! # Ok::<(), poplab::Error>(())
 //! ```
 
 pub mod engine;

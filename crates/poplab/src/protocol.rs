@@ -24,10 +24,15 @@ use std::hash::Hash;
 /// predicates whose agents can hold no answer yet, like approx-majority's blank state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Output {
+    /// An election's leader.
     Leader,
+    /// An election's follower.
     Follower,
+    /// A predicate's yes.
     Yes,
+    /// A predicate's no.
     No,
+    /// A predicate's agent without an answer yet.
     Undecided,
 }
 
@@ -71,38 +76,46 @@ pub trait Monitor<S: Copy>: Clone + Send {
 /// A named parameter of a protocol, as `poplab list` shows it.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamInfo {
+    /// The key of `--set KEY=VALUE`.
     pub name: &'static str,
     /// The default, in words when it depends on `n` (for example "n").
     pub default: &'static str,
+    /// What it means, with its range.
     pub doc: &'static str,
 }
 
 /// A named family of initial configurations.
 #[derive(Clone, Copy, Debug)]
 pub struct FamilyInfo {
+    /// The name given to `--init`.
     pub name: &'static str,
+    /// What the configuration is.
     pub doc: &'static str,
 }
 
 /// The static description of a protocol: its registry entry.
 #[derive(Clone, Copy, Debug)]
 pub struct ProtocolInfo {
+    /// The registry name.
     pub name: &'static str,
+    /// One line on what it is.
     pub summary: &'static str,
     /// Paper and section the protocol comes from.
     pub source: &'static str,
+    /// Its parameters.
     pub params: &'static [ParamInfo],
+    /// Its named initial configurations.
     pub families: &'static [FamilyInfo],
 }
 
 /// The largest state space [`Protocol::state_space`] lists.
 pub const STATE_SPACE_LIMIT: u64 = 1 << 20;
 
-/// A population protocol, built for one population size and parameter set.
 /// A protocol with at most this many states runs on the batched engine under `--engine auto`
 /// ([`Protocol::auto_batches`]).
 pub const AUTO_BATCHED_MAX_STATES: u64 = 64;
 
+/// A population protocol, built for one population size and parameter set.
 pub trait Protocol: Send + Sync + Sized {
     /// One agent's state: small and `Copy`, since engines keep one per agent.
     type State: Copy + Eq + Hash + Debug + Send + Sync;

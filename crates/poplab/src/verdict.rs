@@ -27,8 +27,11 @@ use statrs::distribution::{ContinuousCDF, Normal};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// The data agree with the claim.
     Consistent,
+    /// The data contradict the claim.
     Inconsistent,
+    /// The data cannot decide.
     Inconclusive,
 }
 
@@ -46,7 +49,9 @@ impl Verdict {
 /// A verdict with its evidence.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Judgement {
+    /// The verdict.
     pub verdict: Verdict,
+    /// The figures that decided it, in words.
     pub evidence: String,
 }
 
@@ -57,11 +62,13 @@ fn judgement(verdict: Verdict, evidence: impl Into<String>) -> Judgement {
 /// Measurements at one value of the swept variable.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
+    /// The x value (n or a parameter).
     pub x: f64,
     /// The values of the trials that ended (converged or broke).
     pub values: Vec<f64>,
     /// Trials censored at `horizon`.
     pub censored: usize,
+    /// The horizon of the censored values, in the unit of `values`.
     pub horizon: f64,
 }
 

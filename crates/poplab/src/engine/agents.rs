@@ -221,7 +221,7 @@ pub enum Watch {
 /// Agent arrays larger than this (bytes) are moved to memory that asks for huge pages.
 const HUGE_PAGES_ABOVE_BYTES: usize = 64 << 20;
 
-/// `agents`, put (above [`HUGE_PAGES_ABOVE_BYTES`], on Linux) on transparent huge pages in place:
+/// `agents`, put (above `HUGE_PAGES_ABOVE_BYTES`, on Linux) on transparent huge pages in place:
 /// the memory is advised to use them and collapsed into them now (`MADV_COLLAPSE`, Linux 6.1+).
 /// Random access to a large array misses the TLB on nearly every access with 4 KiB pages; with
 /// 2 MiB pages the page tables of the array fit the caches. Where the kernel declines, the array

@@ -1,11 +1,11 @@
 //! Exact analysis of small populations: the whole configuration space, explored exhaustively.
 //!
 //! The simulator samples executions; this module enumerates them. For one protocol instance (a
-//! [`Protocol`] value, the same code the engines run) and an interaction graph it builds the
+//! [`Protocol`](crate::protocol::Protocol) value, the same code the engines run) and an interaction graph it builds the
 //! Markov chain of configurations under the uniformly random scheduler, restricted to what is
 //! reachable from a set of start configurations, and then
 //! - [`verify()`] checks closure, safety and convergence with probability 1 of the safe set (the
-//!   predicate of [`Protocol::monitor`]) and gives a shortest counterexample schedule on failure;
+//!   predicate of [`Protocol::monitor`](crate::protocol::Protocol::monitor)) and gives a shortest counterexample schedule on failure;
 //! - [`expected_steps()`] computes the exact expected number of steps to the safe set, and its
 //!   variance, by solving the linear system of the absorbing chain.
 //!

@@ -22,7 +22,7 @@
 //! Components are solved one at a time, sinks first (Tarjan's order), each with the values of the
 //! components below it already known:
 //! - one configuration: `t_i = (D + sum_j w_ij t_j) / (D - w_ii)`;
-//! - up to [`DENSE_LIMIT`] configurations: Gaussian elimination in the subtraction-free form of
+//! - up to `DENSE_LIMIT` configurations: Gaussian elimination in the subtraction-free form of
 //!   Grassmann, Taksar and Heyman (GTH): the pivot `D - w_kk` of the reduced chain is computed as
 //!   the sum of the weights leaving `k` (to the rest of the component and out of it), so every
 //!   operation adds or multiplies nonnegative numbers and the result has a small *relative* error
@@ -71,7 +71,7 @@ pub struct HittingTimes {
     pub transient: usize,
     /// The size of the largest strongly connected component of transient configurations.
     pub largest_component: usize,
-    /// Components solved by Gauss-Seidel (larger than [`DENSE_LIMIT`]).
+    /// Components solved by Gauss-Seidel (larger than `DENSE_LIMIT`).
     pub iterative_components: usize,
     /// Some configuration of a trap (a closed set of unsafe configurations), the first in
     /// breadth-first order.

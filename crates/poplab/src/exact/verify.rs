@@ -23,6 +23,7 @@ pub struct Counterexample<S> {
 /// The verdict on one property.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check<S> {
+    /// Whether the property holds.
     pub passed: bool,
     /// How many configurations violate it (see [`Verification`] for what is counted).
     pub violations: usize,
@@ -74,6 +75,7 @@ impl<S> Check<S> {
 pub struct Verification<S> {
     /// Configurations reachable from the starts.
     pub configurations: usize,
+    /// Start configurations among them.
     pub starts: usize,
     /// Safe configurations among them.
     pub safe: usize,
@@ -81,11 +83,15 @@ pub struct Verification<S> {
     pub transitions: usize,
     /// Whether the protocol is an election (leader/follower outputs) rather than a predicate.
     pub election: bool,
+    /// No transition leaves the safe set.
     pub closure: Check<S>,
+    /// Safe configurations are correct and keep their outputs.
     pub safety: Check<S>,
+    /// Every bottom component lies in the safe set.
     pub convergence: Check<S>,
     /// Bottom strongly connected components, and how many of them contain an unsafe configuration.
     pub bottom_components: usize,
+    /// Bottom components holding an unsafe configuration.
     pub unsafe_bottom_components: usize,
     /// Whether the dense mode decided it (every configuration a start; `transitions` and the
     /// component counts are then not computed and stay 0, and convergence was decided by

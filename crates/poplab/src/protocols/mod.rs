@@ -34,7 +34,9 @@ pub const PROTOCOLS: &[&ProtocolInfo] = &[
 
 /// Code that is generic over the protocol type.
 pub trait ProtocolVisitor {
+    /// What the visit returns.
     type Output;
+    /// Called with the protocol the registry built.
     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Self::Output;
 }
 

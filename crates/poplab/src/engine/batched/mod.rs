@@ -16,7 +16,7 @@
 //!
 //! **A batch.**
 //! 1. The number of interactions before the next one that involves a delayed or taken agent is
-//!    drawn from its closed-form law ([`collision_free_run`]): with `u` untouched agents,
+//!    drawn from its closed-form law (`collision_free_run`): with `u` untouched agents,
 //!    `P(L >= k) = u (u - 1) ... (u - 2k + 1) / (n (n - 1))^k`. Its interactions make `2L` untouched
 //!    agents delayed.
 //! 2. The *collision* that ends the run is drawn exactly among the ordered pairs with at least one
@@ -25,7 +25,7 @@
 //!    both become taken. An untouched agent it involves is drawn from the urn. The collision is
 //!    then applied and both agents are taken.
 //! 3. Steps 1-2 repeat until the batch holds about `c sqrt(n)` interactions, `c` growing with the
-//!    number `k` of present states (see [`BATCH_SQRT_N`]), or reaches the caller's limit; then the
+//!    number `k` of present states (see `BATCH_SQRT_N`), or reaches the caller's limit; then the
 //!    delayed pairs left are drawn in bulk: their initiators' states (a multivariate
 //!    hypergeometric draw from the urn), their responders' states, and how the two pair up: for
 //!    each initiator state, its responders' states, drawn from those left, most numerous first.
@@ -52,7 +52,7 @@
 //! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise the engine batches when a batch
 //! is expected to beat single steps: while skipping null steps, when a batch is expected to hold
 //! at least `k^2` non-null interactions; while taking plain steps (many states present, or most
-//! pairs non-null), when a batch aims at [`PLAIN_BATCH_MIN_PER_STATE`]` k` interactions or more.
+//! pairs non-null), when a batch aims at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
 //! Every choice depends only on the current configuration and on counts of agents, never on
 //! states drawn inside the batch, so mixing batches and single steps keeps the law exact.
 
@@ -245,7 +245,7 @@ impl Batcher {
     /// left, see [`Protocol::safe_set_is_closed`]). While skipping null steps (`k` present states,
     /// non-null probability `p`), a batch must be expected to hold at least `k^2` non-null
     /// interactions, so that it beats single null-skipping steps; while taking plain steps, it
-    /// must aim at [`PLAIN_BATCH_MIN_PER_STATE`]` k` interactions or more.
+    /// must aim at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
     pub(super) fn pays<P: Protocol>(
         &self,
         configuration: &Configuration<'_, P>,

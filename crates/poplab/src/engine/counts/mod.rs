@@ -64,7 +64,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 
     /// A run of `protocol` on the complete graph from the configuration with these (state, count)
-    /// pairs, without ever building an agent array (populations up to [`MAX_AGENTS`]).
+    /// pairs, without ever building an agent array (populations up to `MAX_AGENTS`).
     pub fn from_counts(protocol: &'p P, counts: &[(P::State, u64)], rng: PopRng) -> Result<Self> {
         Self::start(protocol, counts, || protocol.monitor_of_counts(counts), rng)
     }
