@@ -102,6 +102,27 @@ pub struct TrialRecord {
     pub trace: Vec<TracePoint>,
 }
 
+impl TrialRecord {
+    /// `index, seed, outcome, steps, parallel_time` as CSV fields (exact integers).
+    pub fn outcome_fields(&self) -> [String; 5] {
+        [
+            self.index.to_string(),
+            self.seed.to_string(),
+            self.outcome.name().to_string(),
+            self.steps.0.to_string(),
+            self.parallel_time.0.to_string(),
+        ]
+    }
+
+    /// `distinct_states, last_demotion` as CSV fields (empty without a census).
+    pub fn census_fields(&self) -> [String; 2] {
+        [
+            self.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
+            self.last_demotion.clone().unwrap_or_default(),
+        ]
+    }
+}
+
 /// At most this many trials in one run or sweep.
 pub const MAX_TRIALS: u64 = 100_000_000;
 

@@ -81,7 +81,7 @@ impl Exporter for Csv {
         let params = Value::Object(spec.params.clone()).to_string();
         let mut lines = csv_line(CSV_COLUMNS);
         for r in &result.records {
-            lines += &csv_line([
+            let mut fields = vec![
                 spec.protocol.clone(),
                 spec.n.to_string(),
                 params.clone(),
@@ -91,15 +91,11 @@ impl Exporter for Csv {
                 s.engine.name().to_string(),
                 RNG_NAME.to_string(),
                 s.seed.to_string(),
-                r.index.to_string(),
-                r.seed.to_string(),
-                r.outcome.name().to_string(),
-                r.steps.0.to_string(),
-                r.parallel_time.0.to_string(),
-                r.recovery_steps.map(|s| s.0.to_string()).unwrap_or_default(),
-                r.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
-                r.last_demotion.clone().unwrap_or_default(),
-            ]);
+            ];
+            fields.extend(r.outcome_fields());
+            fields.push(r.recovery_steps.map(|s| s.0.to_string()).unwrap_or_default());
+            fields.extend(r.census_fields());
+            lines += &csv_line(fields);
         }
         Ok(lines)
     }

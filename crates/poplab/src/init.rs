@@ -79,6 +79,21 @@ impl InitSpec {
     }
 }
 
+impl std::str::FromStr for InitSpec {
+    type Err = Error;
+
+    /// `default`, `random` or a family name; `@FILE.json` is read by [`crate::spec::RunSpec::resolve`]
+    /// (with a size limit), or from text by [`InitSpec::from_json`].
+    fn from_str(name: &str) -> Result<Self> {
+        if name.starts_with('@') {
+            return Err(Error::Init(format!(
+                "'{name}' names a file; read it with InitSpec::from_json, or give it to a RawSpec"
+            )));
+        }
+        Ok(Self::from_name(name))
+    }
+}
+
 /// Reads one state per agent; refuses a list whose length is not `n`.
 fn explicit_states<P: Protocol>(protocol: &P, objects: &[Map<String, Value>]) -> Result<Vec<P::State>> {
     if objects.len() != protocol.n() {

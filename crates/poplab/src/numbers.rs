@@ -6,6 +6,13 @@ use crate::error::{Error, Result};
 
 /// A whole number written as `1000`, `1_000`, `10^5`, `2^62` or `1e5`, up to `u128::MAX`.
 /// Errors say whether the text is not a number or too large, and give the limit.
+///
+/// ```
+/// use poplab::numbers::parse_u128;
+/// assert_eq!(parse_u128("1e5"), Ok(100_000));
+/// assert_eq!(parse_u128("10^30"), Ok(10u128.pow(30)));
+/// assert!(parse_u128("2^128").unwrap_err().contains("at most 2^128 - 1"));
+/// ```
 pub fn parse_u128(text: &str) -> std::result::Result<u128, String> {
     let plain = text.trim().replace('_', "");
     let bad = || format!("'{text}' is not a whole number (examples: 1000, 10^5, 1e5)");

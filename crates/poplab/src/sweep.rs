@@ -45,6 +45,18 @@ pub const SPEC_FILE: &str = "sweep.json";
 pub const TRIALS_FILE: &str = "trials.csv";
 
 /// What to sweep.
+///
+/// ```
+/// use poplab::sweep::{SweepSpec, run_in};
+///
+/// // What `poplab sweep angluin --n 10,20 --trials 5 --out DIR` does.
+/// let spec = SweepSpec { trials: 5, ..SweepSpec::new("angluin", &[10, 20]) };
+/// let dir = tempfile::tempdir()?;
+/// let results = run_in(&spec, dir.path(), &|_| {}, &|| {})?;
+/// assert_eq!(results.rows.len(), 10);
+/// assert!(dir.path().join("fits.json").exists());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepSpec {
     /// The protocol's registry name.
@@ -347,7 +359,6 @@ impl SweepSpec {
 
     /// One line of `trials.csv`.
     pub fn trial_line(&self, row: &SweepRow) -> String {
-        let r = &row.record;
         let mut fields = vec![self.protocol.clone(), row.cell.key(), row.cell.n.to_string()];
         fields.extend(row.cell.params.iter().map(|(_, v)| v.clone()));
         fields.extend([
@@ -355,14 +366,9 @@ impl SweepSpec {
             self.measure.name().to_string(),
             RNG_NAME.to_string(),
             self.seed.to_string(),
-            r.index.to_string(),
-            r.seed.to_string(),
-            r.outcome.name().to_string(),
-            r.steps.0.to_string(),
-            r.parallel_time.0.to_string(),
-            r.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
-            r.last_demotion.clone().unwrap_or_default(),
         ]);
+        fields.extend(row.record.outcome_fields());
+        fields.extend(row.record.census_fields());
         csv_line(fields)
     }
 

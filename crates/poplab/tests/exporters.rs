@@ -14,8 +14,9 @@ fn run(raw: RawSpec) -> RunResult {
     RunSpec::resolve(&raw).unwrap().run(&|| {}).unwrap()
 }
 
-fn faulted_run() -> RunResult {
-    run(RawSpec {
+/// angluin at n = 8 on the agent array, with a fault, a time series and a census.
+fn faulted() -> RawSpec {
+    RawSpec {
         trials: 3,
         seed: 1,
         engine: Engine::Agents,
@@ -24,7 +25,11 @@ fn faulted_run() -> RunResult {
         census: true,
         threads: Some(1),
         ..RawSpec::new("angluin", 8)
-    })
+    }
+}
+
+fn faulted_run() -> RunResult {
+    run(faulted())
 }
 
 #[test]
@@ -57,17 +62,7 @@ fn the_time_series() {
 fn the_streamed_time_series_equals_the_one_in_memory() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trace.csv");
-    let spec = RunSpec::resolve(&RawSpec {
-        trials: 3,
-        seed: 1,
-        engine: Engine::Agents,
-        faults: vec!["50:2".into()],
-        trace_every: Some(40),
-        census: true,
-        threads: Some(1),
-        ..RawSpec::new("angluin", 8)
-    })
-    .unwrap();
+    let spec = RunSpec::resolve(&faulted()).unwrap();
     let streamed = spec.run_traced(&|| {}, &path).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), Trace.export(&faulted_run()).unwrap());
     assert_eq!(streamed.records.iter().map(|r| r.steps).collect::<Vec<_>>(), {

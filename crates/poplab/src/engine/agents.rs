@@ -251,8 +251,8 @@ pub fn on_huge_pages<T: Copy>(agents: Vec<T>) -> Vec<T> {
 /// Asks the CPU to bring the cache line at `ptr` into its L2 cache (a hint: no effect on results,
 /// and no fault even for an address outside any allocation). L2 rather than L1: a line prefetched
 /// a block ahead waits there for its turn without crowding the transitions' working set out of
-/// L1 (at n = 10^8, `examples/hot.rs`, three runs each, into L1: pll 67-89 ns per interaction,
-/// ppl 51-115, angluin 25-28; into L2: 59-61, 49-65, 12-14). Public for the benches' memory floor.
+/// L1 (measured with `examples/hot.rs` of the bench crate; figures in README.md, Engines). Public
+/// for the benches' memory floor.
 #[inline(always)]
 pub fn prefetch<T>(ptr: *const T) {
     #[cfg(target_arch = "x86_64")]

@@ -80,10 +80,8 @@ const BATCH_SQRT_N: f64 = 2.0;
 /// non-null), the engine batches when a batch aims at least at this many interactions per present
 /// state: with `c = sqrt(k)`, when `n >= 64 k`. A batch then costs far fewer than `k^2` draws (few
 /// states hold most agents), and plain count steps are slow where many states are present (a
-/// memo of megabytes). Tuned on pll, 20 trials of seed 1 per cell, ns per interaction: at
-/// n = 10^4, batching whenever it may took 108 ns, this rule the same (it batches there too), 16
-/// and 32 per state 276 and 272 ns (mostly plain steps); at 10^5, 63, 60, 48 and 140 ns (the first
-/// three the same run: timings varied by 20% on this machine).
+/// memo of megabytes). Tuned on pll against 16 and 32 per state and against batching whenever it
+/// may (the stabilisation bench of the bench crate compares them).
 const PLAIN_BATCH_MIN_PER_STATE: f64 = 8.0;
 
 /// Scratch space of the batched engine, reused across batches.

@@ -89,9 +89,7 @@ use serde_json::{Map, Value};
 
 /// `--engine auto` runs pll on the batched engine from this many agents on. Few of the state
 /// space's states are present at once (about 20 to 140 at n = 10^4 to 10^7), and batches beat
-/// the agent array from about here. Per interaction, 20 trials of seed 1 per cell on one core
-/// (timings varied by about 20% between runs): at n = 10^4 the agent array took 57 ns and the
-/// batched engine 108 to 154 ns; at 10^5, 65 ns against 48 to 63 ns; at 10^6, 80 ns against 28 ns.
+/// the agent array from about here (the figures are in README.md, Engines).
 pub const AUTO_BATCHED_MIN_N: u64 = 100_000;
 
 const PARAMS: &[ParamInfo] = &[

@@ -171,9 +171,8 @@ impl Protocol for PllSym {
         &INFO
     }
 
-    /// From n = [`pll::AUTO_BATCHED_MIN_N`] on, like P_LL: few states are present at once. Per
-    /// interaction, 3 trials of seed 1 on one core: at n = 10^5 the agent array took 100 ns and
-    /// the batched engine 94 ns; at 10^6, 145 ns against 58 ns.
+    /// From n = [`pll::AUTO_BATCHED_MIN_N`] on, like P_LL: few states are present at once (the
+    /// figures are in README.md, Engines).
     fn auto_batches(&self) -> bool {
         self.n as u64 >= pll::AUTO_BATCHED_MIN_N
     }
