@@ -110,19 +110,19 @@ pub struct TrialArgs {
     pub measure: Option<MeasureArg>,
 
     /// Independent trials (per cell for sweep) [default: 1 for run, 20 for sweep].
-    #[arg(long, value_parser = parse_count)]
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub trials: Option<u64>,
 
     /// Master seed; trial i uses the i-th SplitMix64 output of it (sweep: of the cell's seed) [default: 0].
-    #[arg(long, value_parser = parse_count)]
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub seed: Option<u64>,
 
     /// Horizon in steps: a trial that reaches it is reported as censored (a lower bound) [default: 10^12].
-    #[arg(long, value_parser = parse_steps)]
+    #[arg(long, value_parser = parse_steps, allow_hyphen_values = true)]
     pub max_steps: Option<u128>,
 
     /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, value_parser = parse_threads)]
+    #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
     /// Simulation engine (see the values below) [default: auto]. The output's "engine" says which one ran.
@@ -153,7 +153,7 @@ pub struct RunArgs {
     pub trace: Option<PathBuf>,
 
     /// Steps between two rows of the time series [default: n].
-    #[arg(long, value_parser = parse_steps, requires = "trace")]
+    #[arg(long, value_parser = parse_steps, requires = "trace", allow_hyphen_values = true)]
     pub trace_every: Option<u128>,
 
     /// Print one JSON document.
@@ -218,7 +218,7 @@ pub struct VerifyArgs {
 #[derive(Debug, Args)]
 pub struct ExploreArgs {
     /// Refuse to explore more configurations than this.
-    #[arg(long, value_parser = parse_count, default_value = "10^6")]
+    #[arg(long, value_parser = parse_count, default_value = "10^6", allow_hyphen_values = true)]
     pub max_configs: u64,
 
     /// Print one JSON document instead of text.
@@ -245,7 +245,7 @@ pub struct ReproduceArgs {
     pub tiny: bool,
 
     /// Master seed of every experiment.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
     pub seed: u64,
 
     /// The report directory (an interrupted reproduction continues from the data stored there).

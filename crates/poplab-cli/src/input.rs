@@ -10,9 +10,13 @@ use poplab::spec::RawSpec;
 #[error("{0}")]
 pub struct InputError(pub String);
 
-/// Whether `error` comes from user input (a library error, or an [`InputError`]).
+/// Whether `error` comes from user input (a library error other than a failure of the machine,
+/// or an [`InputError`]).
 pub fn is_input_error(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| cause.is::<poplab::Error>() || cause.is::<InputError>())
+    error.chain().any(|cause| {
+        cause.downcast_ref::<poplab::Error>().is_some_and(|e| !matches!(e, poplab::Error::Io(_)))
+            || cause.is::<InputError>()
+    })
 }
 
 /// Whether `error` is a write into a closed pipe (`poplab run --csv | head -1`): not a failure.

@@ -20,7 +20,9 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs `args`; expects exit code 2, one line on standard error, containing every needle.
 fn refused(args: &[&str], needles: &[&str]) -> String {
-    let output = poplab().args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    // The memory checks see 8 GB, whatever the machine has.
+    let output =
+        poplab().args(args).env("POPLAB_AVAILABLE_MEMORY", "8e9").timeout(Duration::from_secs(60)).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line expected: {stderr}");
@@ -98,6 +100,14 @@ fn d03_runs_that_cannot_fit_are_refused_up_front() {
     refused(&["run", "angluin", "--n", "10^11", "--init", "random", "--engine", "counts"], &["GB"]);
     refused(&["exact", "angluin", "--n", "20000"], &["--max-configs", "GB"]);
     refused(&["exact", "angluin", "--n", "2^62"], &["GB"]);
+    // ppl's start is built as an agent array even on the count engines.
+    refused(&["run", "ppl", "--n", "4000000000", "--engine", "counts"], &["agent array", "GB"]);
+    // Trial records count too.
+    refused(&["run", "angluin", "--n", "10", "--trials", "10^8"], &["trial records", "GB"]);
+    // A short arc list for a huge population is refused without a table of every agent.
+    let arcs = scratch("d03-arcs.txt");
+    std::fs::write(&arcs, "0 1\n1 0\n").unwrap();
+    refused(&["run", "angluin", "--n", "10^11", "--graph", &format!("@{}", arcs.display())], &["touch at most 4"]);
     // threshold's default start costs nothing at n = 10^10: it is kept as counts.
     let doc = json(&["run", "threshold", "--n", "10^10", "--set", "f=0"]);
     assert_eq!(doc["trials"][0]["outcome"], "converged");
@@ -107,7 +117,9 @@ fn d03_runs_that_cannot_fit_are_refused_up_front() {
 /// Defect 3: a long time series is streamed to its file, not held in memory.
 #[test]
 fn d03_a_long_trace_is_streamed_to_its_file() {
-    let trace = scratch("d03-trace.csv");
+    let dir = scratch("d03-trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace.csv");
     let args =
         ["run", "angluin", "--n", "100", "--trials", "2", "--seed", "4", "--engine", "agents", "--trace-every", "1"];
     poplab().args(args).arg("--trace").arg(&trace).assert().success();
@@ -117,8 +129,8 @@ fn d03_a_long_trace_is_streamed_to_its_file() {
     // One row per step from 0 to the end, for each trial in order.
     assert_eq!(text.lines().count() as u64, 1 + steps[0] + 1 + steps[1] + 1);
     assert!(text.lines().nth(1).unwrap().starts_with("0,0,0,100"));
-    let dir: Vec<_> = std::fs::read_dir(trace.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(!dir.iter().any(|n| n.to_string_lossy().starts_with(".poplab")), "no part files left: {dir:?}");
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(files.len(), 1, "no part files left: {files:?}");
 }
 
 /// Defect 4: Hangs: disconnected graphs, huge trial counts, thread counts and exploration caps.
@@ -208,6 +220,13 @@ fn d09_the_report_names_engines_and_reused_trials() {
 #[test]
 fn d10_numbers_in_every_notation_everywhere() {
     let doc = json(&["run", "threshold", "--n", "200", "--set", "k=1e2", "--seed", "1e3", "--threads", "10^0"]);
+    let out = scratch("d10-report");
+    let _ = std::fs::remove_dir_all(&out);
+    poplab()
+        .args(["reproduce", "--tiny", "--only", "angluin-exact", "--seed", "1e3", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
     assert_eq!(doc["params"]["k"], 100);
     assert_eq!(doc["seed"], 1000);
     let doc = json(&["run", "ls-timer", "--n", "10", "--set", "N=1e3", "--max-steps", "10"]);
@@ -256,6 +275,11 @@ fn d14_messages_suggest_what_they_accept() {
     refused(&["run", "pll", "--n", "100", "--measure", "holding"], &["pll has no safe start family", "--init"]);
     let err = refused(&["run", "angluin", "--n", "-5"], &["'-5' is not a whole number"]);
     assert!(!err.contains("-- -5"), "{err}");
+    for option in ["--trials", "--seed", "--max-steps", "--threads"] {
+        let err = refused(&["run", "angluin", "--n", "5", option, "-5"], &["'-5' is not a whole number"]);
+        assert!(!err.contains("-- -5"), "{err}");
+    }
+    refused(&["reproduce", "--seed", "-1"], &["'-1' is not a whole number"]);
     let output = poplab().output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let help = String::from_utf8_lossy(&output.stderr);

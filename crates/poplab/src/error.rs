@@ -66,6 +66,11 @@ pub enum Error {
     #[error("{0}")]
     Memory(String),
 
+    /// The machine failed to read or write a file that passed its checks (a full disk, say): not
+    /// an input error.
+    #[error("{0}")]
+    Io(String),
+
     /// A run setting (horizon, trial count, observer) is invalid.
     #[error("{0}")]
     Setting(String),

@@ -180,16 +180,28 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
     Ok(engine)
 }
 
+/// Bytes a trial's record and its output line take until a run ends.
+const RECORD_BYTES: u128 = 512;
+
 /// Refuses a run whose agent arrays (one per trial running at once) cannot fit in memory.
 fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engine) -> Result<()> {
-    // The count engines start from counts only from the default configuration without faults;
-    // every other start is built as an agent array first.
-    let array = engine == Engine::Agents || settings.init != InitSpec::Default || !settings.faults.is_empty();
-    if !array {
-        return Ok(());
-    }
+    // The count engines start from counts only from the default configuration without faults,
+    // for protocols that set it up as counts; every other start is built as an agent array first.
+    let array = engine == Engine::Agents
+        || settings.init != InitSpec::Default
+        || !settings.faults.is_empty()
+        || !protocol.starts_as_counts();
     let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u64;
     let at_once = settings.trials.min(threads).max(1);
+    // Every trial's record, and its line of output, stay until the end of the run.
+    let records = u128::from(settings.trials) * RECORD_BYTES;
+    if !array {
+        return files::check_memory(
+            records,
+            &format!("{} trial records", settings.trials),
+            "run fewer trials at a time (several runs with other seeds, or a sweep)",
+        );
+    }
     let per_trial = protocol.n() as u128 * std::mem::size_of::<P::State>() as u128;
     let fix = if engine == Engine::Agents {
         "lower n or --threads, or run the default start on the count engines (--engine counts or batched, \
@@ -198,7 +210,7 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engin
         "lower n or --threads, or start from the default configuration without faults (kept as counts)"
     };
     files::check_memory(
-        per_trial * u128::from(at_once),
+        per_trial * u128::from(at_once) + records,
         &format!(
             "{} at n = {} as an agent array ({} bytes per agent, {at_once} trial{} at a time)",
             protocol.info().name,
@@ -308,12 +320,25 @@ pub fn run_trials<P: Protocol>(
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<TrialRecord>> {
     let engine = validate(protocol, settings)?;
-    pool(settings.threads)?.install(|| {
-        (0..settings.trials)
+    in_parallel(settings.threads, settings.trials, on_done, |index| {
+        let mut trace = Vec::new();
+        trial(protocol, settings, engine, index, &mut trace).map(|r| TrialRecord { trace, ..r })
+    })
+}
+
+/// Trials `0..trials` by `trial` on `threads` workers, collected in index order; `on_done` is
+/// called once per finished trial.
+pub(crate) fn in_parallel(
+    threads: Option<usize>,
+    trials: u64,
+    on_done: &(dyn Fn() + Sync),
+    trial: impl Fn(u64) -> Result<TrialRecord> + Sync,
+) -> Result<Vec<TrialRecord>> {
+    pool(threads)?.install(|| {
+        (0..trials)
             .into_par_iter()
             .map(|index| {
-                let mut trace = Vec::new();
-                let record = trial(protocol, settings, engine, index, &mut trace).map(|r| TrialRecord { trace, ..r });
+                let record = trial(index);
                 on_done();
                 record
             })

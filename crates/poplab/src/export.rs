@@ -169,14 +169,10 @@ impl TraceFile {
     /// Prepares a series for the file at `path` (checked to be writable now).
     pub fn create(path: &Path) -> Result<Self> {
         files::check_output_file(path)?;
-        let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let parts = tempfile::Builder::new().prefix(".poplab-trace-").tempdir_in(&dir).map_err(|e| Error::File {
-            path: path.display().to_string(),
-            reason: format!("cannot write next to it ({e})"),
-        })?;
+        let parts =
+            tempfile::Builder::new().prefix(".poplab-trace-").tempdir_in(files::parent_of(path)).map_err(|e| {
+                Error::File { path: path.display().to_string(), reason: format!("cannot write next to it ({e})") }
+            })?;
         Ok(Self { path: path.to_path_buf(), parts, failure: Mutex::new(None) })
     }
 
@@ -185,7 +181,7 @@ impl TraceFile {
     }
 
     fn fail(&self, reason: String) -> Error {
-        let error = Error::File { path: self.path.display().to_string(), reason };
+        let error = Error::Io(format!("'{}' {reason}", self.path.display()));
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error.clone());
         error
     }
@@ -202,31 +198,19 @@ impl TraceFile {
         Ok(record)
     }
 
-    /// Joins the parts, in trial order, into the output file.
+    /// Joins the parts, in trial order, into the output file (atomically; the parts go with the
+    /// temporary directory).
     pub fn finish(self, spec: &RunSpec) -> Result<()> {
         if let Some(error) = self.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
             return Err(error);
         }
-        let fail = |e: std::io::Error| Error::File {
-            path: self.path.display().to_string(),
-            reason: format!("cannot write ({e})"),
-        };
-        let mut joined = tempfile::Builder::new()
-            .prefix(".poplab-")
-            .suffix(".partial")
-            .tempfile_in(self.parts.path().parent().unwrap_or(Path::new(".")))
-            .map_err(fail)?;
-        {
-            let mut out = std::io::BufWriter::new(joined.as_file_mut());
-            out.write_all(trace_header(spec).as_bytes()).map_err(fail)?;
+        files::write_atomic_with(&self.path, |out| {
+            out.write_all(trace_header(spec).as_bytes())?;
             for trial in 0..spec.settings.trials {
-                let mut part = std::fs::File::open(self.part(trial)).map_err(fail)?;
-                std::io::copy(&mut part, &mut out).map_err(fail)?;
-                std::fs::remove_file(self.part(trial)).map_err(fail)?;
+                std::io::copy(&mut std::fs::File::open(self.part(trial))?, out)?;
+                std::fs::remove_file(self.part(trial))?;
             }
-            out.flush().map_err(fail)?;
-        }
-        joined.persist(&self.path).map_err(|e| fail(e.error))?;
-        Ok(())
+            Ok(())
+        })
     }
 }

@@ -12,7 +12,7 @@ fn file_error(path: &Path, what: String) -> Error {
 }
 
 /// The directory a file at `path` is written into (`.` for a bare file name).
-fn parent_of(path: &Path) -> PathBuf {
+pub(crate) fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
@@ -23,7 +23,7 @@ fn parent_of(path: &Path) -> PathBuf {
 /// directory, and its directory exists and takes new files (tested by creating and removing a
 /// temporary file there).
 pub fn check_output_file(path: &Path) -> Result<()> {
-    if path.is_dir() {
+    if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
         return Err(file_error(path, "is a directory; name a file to write, for example run.json".into()));
     }
     let dir = parent_of(path);
@@ -54,18 +54,27 @@ pub fn prepare_output_dir(path: &Path) -> Result<()> {
 
 /// Writes `text` to `path` atomically: into a new temporary file with a unique name in the same
 /// directory, renamed over `path` once complete. No other file is touched, and a reader never
-/// sees a half-written `path`.
+/// sees a half-written `path`. The file gets the usual permissions (`0666` less the umask).
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    write_atomic_with(path, |out| out.write_all(text.as_bytes()))
+}
+
+/// Like [`write_atomic`], with the contents written by `fill` (through a buffer).
+pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
     let dir = parent_of(path);
-    let mut file = tempfile::Builder::new()
-        .prefix(".poplab-")
-        .suffix(".partial")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".poplab-").suffix(".partial");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut file = builder
         .tempfile_in(&dir)
         .map_err(|e| file_error(path, format!("cannot create a file in '{}' ({e})", dir.display())))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.flush())
-        .map_err(|e| file_error(path, format!("cannot write ({e})")))?;
-    file.persist(path).map_err(|e| file_error(path, format!("cannot move the output into place ({})", e.error)))?;
+    let io = |e: std::io::Error| Error::Io(format!("'{}': cannot write ({e})", path.display()));
+    {
+        let mut out = std::io::BufWriter::new(file.as_file_mut());
+        fill(&mut out).and_then(|()| out.flush()).map_err(io)?;
+    }
+    file.persist(path).map_err(|e| io(e.error))?;
     Ok(())
 }
 
@@ -83,9 +92,14 @@ pub fn read_limited(path: &Path, what: &str, limit: u64, why: &str) -> Result<St
     String::from_utf8(bytes).map_err(|_| file_error(path, format!("the {what} is not UTF-8 text")))
 }
 
-/// Bytes of memory this process may use: the machine's available memory (`MemAvailable` of
-/// `/proc/meminfo` on Linux; unlimited where it cannot be read).
+/// Bytes of memory this process may use: `POPLAB_AVAILABLE_MEMORY` if set (bytes: for tests, or
+/// to reserve memory for something else), else the machine's available memory (`MemAvailable`
+/// of `/proc/meminfo` on Linux; unlimited where it cannot be read).
 pub fn available_memory() -> u64 {
+    if let Some(bytes) = std::env::var("POPLAB_AVAILABLE_MEMORY").ok().and_then(|v| crate::numbers::parse_u64(&v).ok())
+    {
+        return bytes;
+    }
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {
@@ -130,6 +144,12 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&partial).unwrap(), "new");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join("data.json")).unwrap().permissions().mode();
+            assert_eq!(mode & 0o044, 0o044, "readable by others under the usual umask: {mode:o}");
+        }
     }
 
     #[test]

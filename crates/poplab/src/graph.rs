@@ -75,6 +75,14 @@ impl Graph {
     pub fn validate(&self, n: usize) -> Result<()> {
         if let Graph::Arcs(arcs) = self {
             check_pairs(arcs, n)?;
+            if n / 2 > arcs.len() {
+                return Err(Error::Graph(format!(
+                    "{} arcs touch at most {} of the n = {n} agents, and an agent without an arc never meets \
+                     anyone; give arcs that connect every agent, or a smaller n",
+                    arcs.len(),
+                    2 * arcs.len()
+                )));
+            }
             let components = components(n, arcs);
             if components.len() > 1 {
                 let first: Vec<String> = components.iter().take(3).map(|c| describe(c)).collect();
@@ -372,6 +380,9 @@ mod tests {
         assert!(split.contains("2 groups that never meet (agents 0-1; agents 2-3)"), "{split}");
         let isolated = Graph::Arcs(vec![(0, 1), (1, 2)]).validate(4).unwrap_err().to_string();
         assert!(isolated.contains("(agents 0-2; agent 3)"), "{isolated}");
+        // A short list for a huge population is refused without a table of every agent.
+        let huge = Graph::Arcs(vec![(0, 1), (1, 0)]).validate(usize::MAX / 2).unwrap_err().to_string();
+        assert!(huge.contains("2 arcs touch at most 4 of the n"), "{huge}");
         assert!(Graph::Arcs(vec![(0, 1), (2, 1)]).validate(3).is_ok());
     }
 

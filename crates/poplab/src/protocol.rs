@@ -164,6 +164,13 @@ pub trait Protocol: Send + Sync + Sized {
         tally(&self.initial_configuration())
     }
 
+    /// Whether [`Protocol::initial_counts`] and [`Protocol::monitor_of_counts`] work without an
+    /// agent array (they are overridden), so that the count engines start huge populations at no
+    /// memory cost. `false` unless a protocol says so.
+    fn starts_as_counts(&self) -> bool {
+        false
+    }
+
     /// The monitor of the configuration with these (state, count) pairs on the complete graph. The
     /// default expands them into an agent array; count-keeping monitors override it.
     fn monitor_of_counts(&self, counts: &[(Self::State, u64)]) -> Self::Monitor {

@@ -30,7 +30,6 @@ use crate::init::InitSpec;
 use crate::protocol::{Params, Protocol};
 use crate::protocols::{ProtocolVisitor, with_protocol};
 use crate::rng::TrialStreams;
-use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -148,16 +147,6 @@ impl RunSpec {
         with_protocol(&raw.protocol, n, &params, Resolve { raw })?
     }
 
-    /// The same experiment with another number of trials, master seed and worker threads (what a
-    /// sweep varies per cell), without resolving again.
-    pub fn with_trials(&self, trials: u64, seed: u64, threads: Option<usize>) -> Self {
-        let mut spec = self.clone();
-        spec.settings.trials = trials;
-        spec.settings.seed = seed;
-        spec.settings.threads = threads;
-        spec
-    }
-
     /// Trial `index`, its time series (if any) into `trace`.
     pub fn trial(&self, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
         self.runner.trial(&self.settings, index, trace)
@@ -188,16 +177,7 @@ impl RunSpec {
         on_done: &(dyn Fn() + Sync),
         trial: impl Fn(u64) -> Result<TrialRecord> + Sync,
     ) -> Result<Vec<TrialRecord>> {
-        experiment::pool(self.settings.threads)?.install(|| {
-            (0..self.settings.trials)
-                .into_par_iter()
-                .map(|index| {
-                    let record = trial(index);
-                    on_done();
-                    record
-                })
-                .collect()
-        })
+        experiment::in_parallel(self.settings.threads, self.settings.trials, on_done, trial)
     }
 
     fn result(&self, records: Vec<TrialRecord>) -> RunResult {
@@ -328,20 +308,17 @@ impl ProtocolVisitor for Resolve<'_> {
             }
             Some(text) => (read_graph(text, n)?, text.to_string()),
         };
-        let init_text = match (&raw.init, raw.measure) {
-            (Some(text), _) => text.clone(),
-            (None, Measure::Convergence) => "default".into(),
-            (None, Measure::Holding) => {
-                if !protocol.info().families.iter().any(|f| f.name == "safe") {
-                    return Err(Error::Init(format!(
-                        "{} has no safe start family, so a holding run needs --init: a safe configuration, as a \
-                         family or @FILE.json",
-                        protocol.info().name
-                    )));
-                }
-                "safe".into()
-            }
-        };
+        let init_text = raw.init.clone().unwrap_or_else(|| default_init(raw.measure).to_string());
+        if raw.init.is_none()
+            && raw.measure == Measure::Holding
+            && !protocol.info().families.iter().any(|f| f.name == "safe")
+        {
+            return Err(Error::Init(format!(
+                "{} has no safe start family, so a holding run needs --init: a safe configuration, as a family \
+                 or @FILE.json",
+                protocol.info().name
+            )));
+        }
         let init = read_init(&init_text, n)?;
         let faults = raw.faults.iter().map(|f| f.parse::<Fault>()).collect::<Result<Vec<_>>>()?;
         let mut settings = RunSettings {
@@ -371,13 +348,21 @@ impl ProtocolVisitor for Resolve<'_> {
     }
 }
 
+/// The initial configuration when none is named: `default`, or `safe` for a holding run.
+pub fn default_init(measure: Measure) -> &'static str {
+    match measure {
+        Measure::Convergence => "default",
+        Measure::Holding => "safe",
+    }
+}
+
 /// A graph by name, or `@FILE` with one arc `u v` per line (at most 64 bytes per possible arc).
 fn read_graph(text: &str, n: usize) -> Result<Graph> {
     match text.strip_prefix('@') {
         None => text.parse(),
         Some(path) => {
-            let pairs = (n as u64).saturating_mul(n as u64 - 1).max(1);
-            let limit = pairs.saturating_mul(ARC_LINE_BYTES).min(1 << 32);
+            let pairs = (n as u64).saturating_mul((n as u64).saturating_sub(1)).max(1);
+            let limit = pairs.saturating_mul(ARC_LINE_BYTES).saturating_add(4096).min(1 << 32);
             let contents =
                 files::read_limited(Path::new(path), "arc list", limit, &format!("the arcs of {n} agents can take"))?;
             Graph::parse_arcs(&contents).map_err(|e| match e {

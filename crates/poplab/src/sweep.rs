@@ -236,11 +236,7 @@ impl SweepSpec {
 
     /// The initial configuration every cell starts from, as written into outputs.
     pub fn init_name(&self) -> &str {
-        match (&self.init, self.measure) {
-            (Some(init), _) => init,
-            (None, Measure::Holding) => "safe",
-            (None, Measure::Convergence) => "default",
-        }
+        self.init.as_deref().unwrap_or_else(|| crate::spec::default_init(self.measure))
     }
 
     /// Runs every (cell, trial) of `cells` not in `done` (keys `(cell key, trial index)`), in
@@ -249,7 +245,7 @@ impl SweepSpec {
         &self,
         cells: &[ResolvedCell],
         done: &HashSet<(String, u64)>,
-        on_row: &(dyn Fn(SweepRow) + Sync),
+        on_row: &(dyn Fn(SweepRow) -> Result<()> + Sync),
     ) -> Result<()> {
         let jobs: Vec<(&ResolvedCell, u64)> = cells
             .iter()
@@ -259,8 +255,7 @@ impl SweepSpec {
         crate::experiment::pool(self.threads)?.install(|| {
             jobs.into_par_iter().try_for_each(|(cell, trial)| {
                 let record = cell.spec.trial(trial, &mut Vec::new())?;
-                on_row(SweepRow { cell: cell.cell.clone(), record });
-                Ok(())
+                on_row(SweepRow { cell: cell.cell.clone(), record })
             })
         })
     }
@@ -592,6 +587,11 @@ impl SweepResults {
     }
 }
 
+/// A failure of the machine while reading or writing `path` (not an input error).
+fn io_error(path: &Path, e: std::io::Error) -> Error {
+    Error::Io(format!("'{}': {e}", path.display()))
+}
+
 /// Reads the definition stored in the sweep directory `dir`.
 pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
     let path = dir.join(SPEC_FILE);
@@ -613,10 +613,6 @@ pub fn run_in(
 ) -> Result<SweepResults> {
     let cells = spec.resolve()?;
     let definition = spec.definition(&cells);
-    let file_error = |path: &Path, e: std::io::Error| Error::File {
-        path: path.display().to_string(),
-        reason: format!("cannot be written ({e})"),
-    };
     let spec_path = dir.join(SPEC_FILE);
     if let Ok(stored) = std::fs::read_to_string(&spec_path)
         && stored != definition
@@ -632,40 +628,32 @@ pub fn run_in(
     let trials_path = dir.join(TRIALS_FILE);
     let stored = std::fs::read_to_string(&trials_path).unwrap_or_default();
     let done_rows = spec.parse_trials(&stored, &trials_path)?;
-    let header = csv_line(spec.trials_header());
-    // Keep only complete rows (a kill can tear the last line or the header) before appending.
+    // Keep only complete rows (a kill can tear the last line or the header) before appending;
+    // the repair is atomic, so a kill during it loses nothing.
     let complete = if done_rows.is_empty() {
-        String::new()
+        csv_line(spec.trials_header())
     } else {
         stored[..stored.rfind('\n').map_or(0, |i| i + 1)].to_string()
     };
     if complete != stored {
-        std::fs::write(&trials_path, &complete).map_err(|e| file_error(&trials_path, e))?;
+        files::write_atomic(&trials_path, &complete)?;
     }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&trials_path)
-        .map_err(|e| file_error(&trials_path, e))?;
-    if complete.is_empty() {
-        file.write_all(header.as_bytes()).map_err(|e| file_error(&trials_path, e))?;
-    }
-    let done: HashSet<(String, u64)> = done_rows.into_keys().collect();
-    on_start(cells.len() as u64 * spec.trials - done.len() as u64);
+    let file = std::fs::OpenOptions::new().append(true).open(&trials_path).map_err(|e| io_error(&trials_path, e))?;
+    // Rows of cells no longer in the sweep do not count as done.
+    let keys: HashSet<String> = cells.iter().map(|c| c.cell.key()).collect();
+    let done: HashSet<(String, u64)> =
+        done_rows.into_keys().filter(|(key, trial)| keys.contains(key) && *trial < spec.trials).collect();
+    on_start((cells.len() as u64 * spec.trials).saturating_sub(done.len() as u64));
     let file = Mutex::new(file);
-    let failure = Mutex::new(None);
     spec.run(&cells, &done, &|row| {
         let line = spec.trial_line(&row);
         let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = file.write_all(line.as_bytes()).and_then(|()| file.flush()) {
-            failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
-        }
+        // A failed write stops the sweep: the rows written so far stay complete.
+        file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&trials_path, e))?;
         on_done();
+        Ok(())
     })?;
-    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(file_error(&trials_path, e));
-    }
-    let text = std::fs::read_to_string(&trials_path).map_err(|e| file_error(&trials_path, e))?;
+    let text = std::fs::read_to_string(&trials_path).map_err(|e| io_error(&trials_path, e))?;
     let rows = spec.parse_trials(&text, &trials_path)?;
     let plain_cells: Vec<Cell> = cells.iter().map(|c| c.cell.clone()).collect();
     let summaries = spec.summarise(&plain_cells, &rows);
@@ -724,7 +712,11 @@ mod tests {
         let cells = spec.resolve().unwrap();
         let collect = |done: &HashSet<(String, u64)>| {
             let rows = Mutex::new(Vec::new());
-            spec.run(&cells, done, &|row| rows.lock().unwrap().push(row)).unwrap();
+            spec.run(&cells, done, &|row| {
+                rows.lock().unwrap().push(row);
+                Ok(())
+            })
+            .unwrap();
             let mut rows = rows.into_inner().unwrap();
             rows.sort_by_key(|r| (r.cell.key(), r.record.index));
             rows
@@ -744,7 +736,11 @@ mod tests {
         let spec = spec();
         let cells = spec.resolve().unwrap();
         let rows = Mutex::new(Vec::new());
-        spec.run(&cells, &HashSet::new(), &|row| rows.lock().unwrap().push(row)).unwrap();
+        spec.run(&cells, &HashSet::new(), &|row| {
+            rows.lock().unwrap().push(row);
+            Ok(())
+        })
+        .unwrap();
         let mut rows = rows.into_inner().unwrap();
         rows.sort_by_key(|r| (r.cell.key(), r.record.index));
         let mut text = csv_line(spec.trials_header());
@@ -785,6 +781,7 @@ mod tests {
         let rows = Mutex::new(BTreeMap::new());
         spec.run(&cells, &HashSet::new(), &|row| {
             rows.lock().unwrap().insert((row.cell.key(), row.record.index), row);
+            Ok(())
         })
         .unwrap();
         let plain: Vec<Cell> = cells.iter().map(|c| c.cell.clone()).collect();

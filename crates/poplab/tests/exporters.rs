@@ -83,6 +83,7 @@ fn the_files_of_a_sweep() {
     let rows = Mutex::new(BTreeMap::new());
     spec.run(&cells, &HashSet::new(), &|row| {
         rows.lock().unwrap().insert((row.cell.key(), row.record.index), row);
+        Ok(())
     })
     .unwrap();
     let rows = rows.into_inner().unwrap();

@@ -32,12 +32,6 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
     let mut raw = args.target.raw("verify")?;
     let from_all = args.from == "all";
     if !from_all {
-        if args.from == "random" {
-            return Err(InputError(
-                "--from random is not a set of configurations; use --from all to start from every configuration".into(),
-            )
-            .into());
-        }
         raw.init = Some(args.from.clone());
     }
     let spec = RunSpec::resolve(&raw)?;

@@ -77,6 +77,10 @@ impl Protocol for Angluin {
         vec![true; self.n]
     }
 
+    fn starts_as_counts(&self) -> bool {
+        true
+    }
+
     fn initial_counts(&self) -> Vec<(bool, u64)> {
         vec![(true, self.n as u64)]
     }

@@ -163,6 +163,10 @@ impl Protocol for ApproxMajority {
         Consensus::new(agents)
     }
 
+    fn starts_as_counts(&self) -> bool {
+        true
+    }
+
     fn initial_counts(&self) -> Vec<(Opinion, u64)> {
         let a = self.initial_a as u64;
         [(Opinion::A, a), (Opinion::B, self.n as u64 - a)].into_iter().filter(|&(_, c)| c > 0).collect()

@@ -105,6 +105,10 @@ impl Protocol for Threshold {
         agents
     }
 
+    fn starts_as_counts(&self) -> bool {
+        true
+    }
+
     /// `f` ones then `n - f` zeros, in the order [`crate::protocol::tally`] gives the array.
     fn initial_counts(&self) -> Vec<(u16, u64)> {
         [(1, self.f), (0, self.n - self.f)]

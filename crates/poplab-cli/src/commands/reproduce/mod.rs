@@ -149,7 +149,7 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
         _ => None,
     };
     let trials_run = trials_run.into_inner();
-    let trials_reused = trials_all - trials_run;
+    let trials_reused = trials_all.saturating_sub(trials_run);
     let result =
         ClaimResult { claim, rows, judgement, power, form_fit, engines, trials_run, trials_reused, seconds: 0.0 };
     plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;

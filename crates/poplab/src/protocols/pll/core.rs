@@ -491,6 +491,10 @@ macro_rules! leader_election_methods {
             vec![<$state>::INITIAL; self.n]
         }
 
+        fn starts_as_counts(&self) -> bool {
+            true
+        }
+
         fn initial_counts(&self) -> Vec<($state, u64)> {
             vec![(<$state>::INITIAL, self.n as u64)]
         }
