@@ -21,6 +21,9 @@ pub enum Command {
     /// Run a protocol over the cross product of sizes and parameter lists, trial by trial into a
     /// directory (resumable with --resume).
     Sweep(SweepArgs),
+    /// Join the shard directories of one sweep (`sweep --shard`) into the directory an unsharded
+    /// sweep writes.
+    Merge(MergeArgs),
     /// Run the experiment of every claim of the four papers and write a report with plots and verdicts.
     Reproduce(ReproduceArgs),
     /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
@@ -185,6 +188,38 @@ pub struct SweepArgs {
     /// The sweep keeps its own settings: only --threads may be given with it.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub shard: ShardArgs,
+}
+
+/// Running one part of a sweep (a cluster task); `poplab merge` joins the parts.
+#[derive(Debug, Args)]
+pub struct ShardArgs {
+    /// Run only shard I of K (numbered from 0): the sweep's (cell, trial) jobs are dealt
+    /// round-robin into K shards. Run again into the same --out, a shard continues.
+    #[arg(long, value_name = "I/K", conflicts_with = "shard_from_env")]
+    pub shard: Option<String>,
+
+    /// Take the shard from a Slurm array task: I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN,
+    /// K = SLURM_ARRAY_TASK_COUNT.
+    #[arg(long)]
+    pub shard_from_env: bool,
+
+    /// Pack P shards into each part: part I of K runs shards I*P .. I*P+P-1 of K*P.
+    #[arg(long, value_name = "P", value_parser = parse_count, default_value = "1")]
+    pub pack: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The sweep directory to write (as an unsharded `poplab sweep` writes it).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// The shard directories, every shard of one sweep.
+    #[arg(value_name = "SHARD_DIR", required = true)]
+    pub parts: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -259,4 +294,12 @@ pub struct ReproduceArgs {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
+
+    #[command(flatten)]
+    pub shard: ShardArgs,
+
+    /// Join the reproductions run with --shard in these directories into --out, and write the
+    /// report there.
+    #[arg(long, value_name = "SHARD_DIR", num_args = 1.., conflicts_with_all = ["shard", "shard_from_env"])]
+    pub merge: Vec<PathBuf>,
 }

@@ -1,9 +1,10 @@
 //! From arguments to a raw experiment spec, and telling input errors (exit code 2) from failures
 //! of the machine (exit code 1).
 
-use crate::cli::{TargetArgs, TrialArgs};
+use crate::cli::{ShardArgs, TargetArgs, TrialArgs};
 use poplab::numbers;
 use poplab::spec::RawSpec;
+use poplab::sweep::Shard;
 
 /// An error in what the user typed or gave us: the fix is on their side.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +69,20 @@ impl TargetArgs {
         raw.params = self.set.clone();
         raw.graph = self.graph.clone();
         Ok(raw)
+    }
+}
+
+impl ShardArgs {
+    /// The part of a sweep to run (`None`: all of it).
+    pub fn shard(&self) -> Result<Option<Shard>, poplab::Error> {
+        match (&self.shard, self.shard_from_env) {
+            (Some(text), _) => Shard::parse(text, self.pack).map(Some),
+            (None, true) => Shard::from_slurm(|name| std::env::var(name).ok(), self.pack).map(Some),
+            (None, false) if self.pack != 1 => {
+                Err(poplab::Error::Setting("--pack goes with --shard or --shard-from-env".into()))
+            }
+            (None, false) => Ok(None),
+        }
     }
 }
 

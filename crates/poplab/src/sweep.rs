@@ -36,6 +36,81 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
 
+/// A part of a sweep that runs on its own (a Slurm array task, say): shards `first .. first +
+/// count` of `of`. The jobs of a sweep, (cell, trial) pairs numbered `j = cell * trials + trial` in
+/// cell order, are dealt round-robin: job `j` belongs to shard `j mod of`, so every shard gets a
+/// similar mix of small and large cells. Seeds come from the cell and the trial, never from the
+/// shard, so any split gives the same trials, and [`merge`] rebuilds the unsharded directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// The first shard this part runs.
+    pub first: u64,
+    /// How many consecutive shards it runs (`--pack`).
+    pub count: u64,
+    /// How many shards the sweep is split into.
+    pub of: u64,
+}
+
+impl Shard {
+    /// Shard `index` of `of`, packing `pack` shards per part: shards `index * pack ..` of
+    /// `of * pack`.
+    pub fn new(index: u64, of: u64, pack: u64) -> Result<Self> {
+        if of == 0 || index >= of || pack == 0 {
+            return Err(Error::Setting(format!(
+                "shard {index} of {of} (pack {pack}) does not exist; shards are numbered 0 to K - 1 of K >= 1, and \
+                 --pack is at least 1"
+            )));
+        }
+        let total = of.checked_mul(pack).ok_or_else(|| Error::Setting("--pack is too large".into()))?;
+        Ok(Self { first: index * pack, count: pack, of: total })
+    }
+
+    /// `I/K` (shard `I` of `K`, numbered from 0), packing `pack` shards.
+    pub fn parse(text: &str, pack: u64) -> Result<Self> {
+        let bad = || Error::Setting(format!("--shard {text}: write I/K with 0 <= I < K, for example 0/4"));
+        let (index, of) = text.split_once('/').ok_or_else(bad)?;
+        let index = crate::numbers::parse_u64(index).map_err(|_| bad())?;
+        let of = crate::numbers::parse_u64(of).map_err(|_| bad())?;
+        Self::new(index, of, pack)
+    }
+
+    /// The shard of a Slurm array task, from `SLURM_ARRAY_TASK_ID` (less `SLURM_ARRAY_TASK_MIN`)
+    /// and `SLURM_ARRAY_TASK_COUNT`, read through `var` (the environment, or a map in tests).
+    pub fn from_slurm(var: impl Fn(&str) -> Option<String>, pack: u64) -> Result<Self> {
+        let read = |name: &str| -> Result<Option<u64>> {
+            var(name)
+                .map(|v| crate::numbers::parse_u64(&v).map_err(|e| Error::Setting(format!("{name}={v}: {e}"))))
+                .transpose()
+        };
+        let (Some(id), Some(count)) = (read("SLURM_ARRAY_TASK_ID")?, read("SLURM_ARRAY_TASK_COUNT")?) else {
+            return Err(Error::Setting(
+                "--shard-from-env needs SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (run it as a Slurm array \
+                 task, or give --shard I/K)"
+                    .into(),
+            ));
+        };
+        let min = read("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+        let index = id
+            .checked_sub(min)
+            .ok_or_else(|| Error::Setting("SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN".into()))?;
+        Self::new(index, count, pack)
+    }
+
+    /// Whether job `job` belongs to this part.
+    pub fn contains(&self, job: u64) -> bool {
+        (self.first..self.first + self.count).contains(&(job % self.of))
+    }
+
+    /// `shard 3 of 8`, or `shards 4-7 of 16`.
+    pub fn describe(&self) -> String {
+        if self.count == 1 {
+            format!("shard {} of {}", self.first, self.of)
+        } else {
+            format!("shards {}-{} of {}", self.first, self.first + self.count - 1, self.of)
+        }
+    }
+}
+
 /// At most this many cells in one sweep.
 pub const MAX_CELLS: usize = 10_000;
 
@@ -84,6 +159,8 @@ pub struct SweepSpec {
     pub census: bool,
     /// Which engine runs the trials (`auto` may pick different engines for different cells).
     pub engine: Engine,
+    /// Run only this part of the sweep (`None`: all of it).
+    pub shard: Option<Shard>,
 }
 
 impl SweepSpec {
@@ -102,6 +179,7 @@ impl SweepSpec {
             threads: None,
             census: false,
             engine: Engine::Auto,
+            shard: None,
         }
     }
 }
@@ -239,6 +317,16 @@ impl SweepSpec {
         self.init.as_deref().unwrap_or_else(|| crate::spec::default_init(self.measure))
     }
 
+    /// The (cell, trial) jobs of this sweep (of its shard, if any), in cell order.
+    pub fn jobs<'a>(&self, cells: &'a [ResolvedCell]) -> impl Iterator<Item = (&'a ResolvedCell, u64)> + use<'a> {
+        let (trials, shard) = (self.trials, self.shard);
+        cells.iter().enumerate().flat_map(move |(c, cell)| {
+            (0..trials)
+                .filter(move |&trial| shard.is_none_or(|s| s.contains(c as u64 * trials + trial)))
+                .map(move |trial| (cell, trial))
+        })
+    }
+
     /// Runs every (cell, trial) of `cells` not in `done` (keys `(cell key, trial index)`), in
     /// parallel, and hands each result to `on_row` as soon as it is known.
     pub fn run(
@@ -247,11 +335,8 @@ impl SweepSpec {
         done: &HashSet<(String, u64)>,
         on_row: &(dyn Fn(SweepRow) -> Result<()> + Sync),
     ) -> Result<()> {
-        let jobs: Vec<(&ResolvedCell, u64)> = cells
-            .iter()
-            .flat_map(|cell| (0..self.trials).map(move |trial| (cell, trial)))
-            .filter(|(cell, trial)| !done.contains(&(cell.cell.key(), *trial)))
-            .collect();
+        let jobs: Vec<(&ResolvedCell, u64)> =
+            self.jobs(cells).filter(|(cell, trial)| !done.contains(&(cell.cell.key(), *trial))).collect();
         crate::experiment::pool(self.threads)?.install(|| {
             jobs.into_par_iter().try_for_each(|(cell, trial)| {
                 let record = cell.spec.trial(trial, &mut Vec::new())?;
@@ -288,6 +373,9 @@ impl SweepSpec {
             let by_cell: serde_json::Map<String, Value> =
                 cells.iter().map(|c| (c.cell.key(), Value::from(c.spec.settings.engine.name()))).collect();
             doc["engine_by_cell"] = Value::Object(by_cell);
+        }
+        if let Some(shard) = self.shard {
+            doc["shard"] = json!({"first": shard.first, "count": shard.count, "of": shard.of});
         }
         format!("{doc:#}\n")
     }
@@ -326,6 +414,13 @@ impl SweepSpec {
             threads: None,
             census: v["census"].as_bool().ok_or_else(bad)?,
             engine: string("engine")?.parse().map_err(|_| bad())?,
+            shard: match &v["shard"] {
+                Value::Null => None,
+                shard => {
+                    let field = |key: &str| shard[key].as_u64().ok_or_else(bad);
+                    Some(Shard { first: field("first")?, count: field("count")?, of: field("of")? })
+                }
+            },
         })
     }
 
@@ -431,6 +526,21 @@ impl SweepSpec {
             rows.insert((cell.key(), record.index), SweepRow { cell, record });
         }
         Ok(rows)
+    }
+
+    /// The text of `trials.csv` with `rows` in cell order, then trial order: what a sweep leaves
+    /// when it ends, whatever order its trials finished in (and what [`merge`] writes).
+    pub fn trials_csv(&self, cells: &[ResolvedCell], rows: &BTreeMap<(String, u64), SweepRow>) -> String {
+        let mut text = csv_line(self.trials_header());
+        for cell in cells {
+            let key = cell.cell.key();
+            for trial in 0..self.trials {
+                if let Some(row) = rows.get(&(key.clone(), trial)) {
+                    text += &self.trial_line(row);
+                }
+            }
+        }
+        text
     }
 
     /// Per-cell summaries, in cell order.
@@ -655,12 +765,114 @@ pub fn run_in(
     })?;
     let text = std::fs::read_to_string(&trials_path).map_err(|e| io_error(&trials_path, e))?;
     let rows = spec.parse_trials(&text, &trials_path)?;
+    write_results(spec, dir, cells, rows)
+}
+
+/// Writes `trials.csv` in its final order and, for a whole sweep, the summaries and fits (a
+/// shard's part of a cell would give misleading ones).
+fn write_results(
+    spec: &SweepSpec,
+    dir: &Path,
+    cells: Vec<ResolvedCell>,
+    rows: BTreeMap<(String, u64), SweepRow>,
+) -> Result<SweepResults> {
+    files::write_atomic(&dir.join(TRIALS_FILE), &spec.trials_csv(&cells, &rows))?;
     let plain_cells: Vec<Cell> = cells.iter().map(|c| c.cell.clone()).collect();
     let summaries = spec.summarise(&plain_cells, &rows);
-    files::write_atomic(&dir.join("summary.csv"), &spec.summary_csv(&summaries))?;
-    files::write_atomic(&dir.join("summary.json"), &spec.summary_json(&cells, &summaries))?;
-    files::write_atomic(&dir.join("fits.json"), &fits_json(&summaries))?;
+    if spec.shard.is_none() {
+        files::write_atomic(&dir.join("summary.csv"), &spec.summary_csv(&summaries))?;
+        files::write_atomic(&dir.join("summary.json"), &spec.summary_json(&cells, &summaries))?;
+        files::write_atomic(&dir.join("fits.json"), &fits_json(&summaries))?;
+    }
     Ok(SweepResults { cells, summaries, rows })
+}
+
+/// Merges the shard directories `parts` of one sweep into `out`, which then holds exactly the
+/// files an unsharded run of the sweep writes. Refuses parts of different sweeps, missing or
+/// repeated shards, and parts with missing trials, naming which.
+pub fn merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<SweepResults> {
+    let Some(first_dir) = parts.first() else {
+        return Err(Error::Setting("give the shard directories to merge".into()));
+    };
+    let specs: Vec<SweepSpec> = parts.iter().map(|dir| read_definition(dir)).collect::<Result<_>>()?;
+    let whole = SweepSpec { shard: None, ..specs[0].clone() };
+    let mut covered: BTreeMap<u64, &Path> = BTreeMap::new();
+    let mut of = None;
+    for (dir, spec) in parts.iter().zip(&specs) {
+        let Some(shard) = spec.shard else {
+            return Err(Error::File {
+                path: dir.display().to_string(),
+                reason: "is not a shard (its sweep.json has no \"shard\"); merge only directories written with --shard"
+                    .into(),
+            });
+        };
+        if (SweepSpec { shard: None, ..spec.clone() }) != whole || *of.get_or_insert(shard.of) != shard.of {
+            return Err(Error::File {
+                path: dir.display().to_string(),
+                reason: format!(
+                    "belongs to a different sweep than '{}' (their sweep.json differ); merge the shards of one sweep",
+                    first_dir.display()
+                ),
+            });
+        }
+        for index in shard.first..shard.first + shard.count {
+            if let Some(other) = covered.insert(index, dir) {
+                return Err(Error::File {
+                    path: dir.display().to_string(),
+                    reason: format!("holds shard {index}, which '{}' holds too; give each shard once", other.display()),
+                });
+            }
+        }
+    }
+    let of = of.unwrap_or(0);
+    let missing: Vec<String> = (0..of).filter(|i| !covered.contains_key(i)).map(|i| i.to_string()).collect();
+    if !missing.is_empty() {
+        return Err(Error::Setting(format!(
+            "shards {} of {of} are missing; run them (for a Slurm array, re-submit those task indices) and merge again",
+            missing.join(", ")
+        )));
+    }
+    let cells = whole.resolve()?;
+    let mut rows = BTreeMap::new();
+    for (dir, spec) in parts.iter().zip(&specs) {
+        let path = dir.join(TRIALS_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
+            path: path.display().to_string(),
+            reason: format!("cannot be read ({e}); run this shard again"),
+        })?;
+        let mut stored = spec.parse_trials(&text, &path)?;
+        let expected: Vec<(String, u64)> = spec.jobs(&cells).map(|(cell, trial)| (cell.cell.key(), trial)).collect();
+        let absent: Vec<&(String, u64)> = expected.iter().filter(|job| !stored.contains_key(*job)).collect();
+        if let Some((key, trial)) = absent.first() {
+            return Err(Error::File {
+                path: dir.display().to_string(),
+                reason: format!(
+                    "({}) is incomplete: {} of its {} trials are missing (the first: cell {key} trial {trial}); run its \
+                     command again, it continues where it stopped",
+                    spec.shard.map(|s| s.describe()).unwrap_or_default(),
+                    absent.len(),
+                    expected.len()
+                ),
+            });
+        }
+        for job in expected {
+            if let Some(row) = stored.remove(&job) {
+                rows.insert(job, row);
+            }
+        }
+    }
+    let definition = whole.definition(&cells);
+    if let Ok(existing) = std::fs::read_to_string(out.join(SPEC_FILE))
+        && existing != definition
+    {
+        return Err(Error::File {
+            path: out.display().to_string(),
+            reason: "holds a different sweep; merge into a new directory".into(),
+        });
+    }
+    files::prepare_output_dir(out)?;
+    files::write_atomic(&out.join(SPEC_FILE), &definition)?;
+    write_results(&whole, out, cells, rows)
 }
 
 #[cfg(test)]
@@ -676,6 +888,47 @@ mod tests {
             threads: Some(2),
             ..SweepSpec::new("threshold", &[20, 40])
         }
+    }
+
+    #[test]
+    fn shards_deal_jobs_round_robin_and_pack() {
+        let shard = Shard::parse("1/3", 1).unwrap();
+        assert_eq!((0..9).filter(|&j| shard.contains(j)).collect::<Vec<_>>(), [1, 4, 7]);
+        let packed = Shard::parse("1/2", 2).unwrap();
+        assert_eq!((packed.first, packed.count, packed.of), (2, 2, 4));
+        assert_eq!((0..8).filter(|&j| packed.contains(j)).collect::<Vec<_>>(), [2, 3, 6, 7]);
+        assert_eq!(packed.describe(), "shards 2-3 of 4");
+        for bad in ["3/3", "1", "a/2", "0/0"] {
+            assert!(Shard::parse(bad, 1).is_err(), "{bad}");
+        }
+        let env = |id: &'static str| {
+            move |name: &str| match name {
+                "SLURM_ARRAY_TASK_ID" => Some(id.to_string()),
+                "SLURM_ARRAY_TASK_MIN" => Some("1".to_string()),
+                "SLURM_ARRAY_TASK_COUNT" => Some("4".to_string()),
+                _ => None,
+            }
+        };
+        assert_eq!(Shard::from_slurm(env("4"), 1).unwrap(), Shard { first: 3, count: 1, of: 4 });
+        assert!(Shard::from_slurm(env("5"), 1).is_err());
+        assert!(Shard::from_slurm(|_| None, 1).unwrap_err().to_string().contains("SLURM_ARRAY_TASK_ID"));
+    }
+
+    #[test]
+    fn the_shards_of_a_sweep_hold_every_job_once() {
+        let spec = spec();
+        let cells = spec.resolve().unwrap();
+        let all: Vec<(String, u64)> = spec.jobs(&cells).map(|(c, t)| (c.cell.key(), t)).collect();
+        let mut dealt: Vec<(String, u64)> = (0..5)
+            .flat_map(|i| {
+                let part = SweepSpec { shard: Some(Shard::new(i, 5, 1).unwrap()), ..spec.clone() };
+                part.jobs(&cells).map(|(c, t)| (c.cell.key(), t)).collect::<Vec<_>>()
+            })
+            .collect();
+        dealt.sort();
+        let mut sorted = all.clone();
+        sorted.sort();
+        assert_eq!(dealt, sorted);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::List(args) => list::list(&args),
         Command::Run(args) => run::run(&args),
         Command::Sweep(args) => sweep::sweep(&args),
+        Command::Merge(args) => sweep::merge(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),
         Command::Exact(args) => exact::exact(&args),
         Command::Verify(args) => exact::verify(&args),

@@ -2,12 +2,12 @@
 //! trial into a directory that `--resume` can continue (the directory's files are described in
 //! `poplab::sweep`).
 
-use crate::cli::SweepArgs;
+use crate::cli::{MergeArgs, SweepArgs};
 use crate::input::InputError;
 use crate::progress::Progress;
 use anyhow::Result;
 use poplab::numbers::{parse_list, parse_u64};
-use poplab::sweep::{SweepSpec, TRIALS_FILE, read_definition, run_in};
+use poplab::sweep::{SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_in};
 use std::path::PathBuf;
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
@@ -15,14 +15,17 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         Some(dir) => (resumed(args, dir)?, dir.clone()),
         None => {
             let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("sweep"));
-            if dir.join(TRIALS_FILE).exists() {
+            let spec = spec_from_args(args)?;
+            // A shard run again (a re-submitted cluster task) continues; run_in refuses a
+            // directory that holds another sweep or shard.
+            if spec.shard.is_none() && dir.join(TRIALS_FILE).exists() {
                 return Err(InputError(format!(
                     "'{}' already holds a sweep; continue it with --resume {0} or choose another --out",
                     dir.display()
                 ))
                 .into());
             }
-            (spec_from_args(args)?, dir)
+            (spec, dir)
         }
     };
     let progress = std::sync::OnceLock::new();
@@ -32,13 +35,35 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         }
     })?;
     drop(progress);
-    eprintln!("sweep of {} cells x {} trials written to '{}'", results.summaries.len(), spec.trials, dir.display());
+    match spec.shard {
+        Some(shard) => eprintln!(
+            "{} of a sweep of {} cells x {} trials ({} trials) written to '{}'; join the shards with poplab merge",
+            shard.describe(),
+            results.cells.len(),
+            spec.trials,
+            results.rows.len(),
+            dir.display()
+        ),
+        None => report(&results, spec.trials, &dir),
+    }
+    Ok(())
+}
+
+/// `poplab merge`: the shards of one sweep joined into one sweep directory.
+pub fn merge(args: &MergeArgs) -> Result<()> {
+    let results = poplab::sweep::merge(&args.out, &args.parts)?;
+    report(&results, results.rows.len() as u64 / results.cells.len().max(1) as u64, &args.out);
+    Ok(())
+}
+
+/// The closing lines of a finished sweep.
+fn report(results: &SweepResults, trials: u64, dir: &std::path::Path) {
+    eprintln!("sweep of {} cells x {trials} trials written to '{}'", results.summaries.len(), dir.display());
     let left_out = results.left_out_of_fits();
     if !left_out.is_empty() {
         let cells: Vec<&str> = left_out.iter().map(|(cell, _)| cell.as_str()).collect();
         eprintln!("fits leave out {} cells with censored trials: {} (see fits.json)", cells.len(), cells.join(", "));
     }
-    Ok(())
 }
 
 /// The stored sweep of `dir`; options that would change it are refused, `--threads` is honoured.
@@ -50,6 +75,7 @@ fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
         ("--n", target.n.is_some()),
         ("--set", !target.set.is_empty()),
         ("--graph", target.graph.is_some()),
+        ("--shard", args.shard.shard.is_some() || args.shard.shard_from_env),
     ] {
         if is_given {
             given.push(name);
@@ -95,6 +121,7 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
         threads: t.threads,
         census: t.census,
         engine: t.engine.map_or(defaults.engine, Into::into),
+        shard: args.shard.shard()?,
         ..defaults
     })
 }

@@ -61,6 +61,12 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         let known: Vec<&str> = claims(mode, args.seed).iter().map(|c| c.id).collect();
         return Err(crate::input::InputError(format!("--only names no claim; claims: {}", known.join(", "))).into());
     }
+    if let Some(shard) = args.shard.shard()? {
+        return run_shard(&selected, shard, &args.out, args.threads);
+    }
+    if !args.merge.is_empty() {
+        merge_shards(&selected, &args.merge, &args.out)?;
+    }
     poplab::files::prepare_output_dir(&args.out.join("plots"))?;
     let mut results = Vec::new();
     for claim in selected {
@@ -75,6 +81,42 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
     Ok(())
 }
 
+/// The directory of sweep `i` of `claim` under the reproduction directory `out`.
+fn sweep_dir(out: &Path, claim: &str, i: usize) -> std::path::PathBuf {
+    out.join("data").join(claim).join(format!("sweep-{i}"))
+}
+
+/// Runs one shard of every claim's sweeps into `out` (no analysis: `--merge` joins the shards and
+/// writes the report).
+fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads: Option<usize>) -> Result<()> {
+    let started = Instant::now();
+    for claim in claims {
+        for (i, spec) in claim.sweeps.iter().enumerate() {
+            let spec = poplab::sweep::SweepSpec { threads, shard: Some(shard), ..spec.clone() };
+            run_in(&spec, &sweep_dir(out, claim.id, i), &|_| {}, &|| {})?;
+        }
+        eprintln!("reproduce: {} ({}) done", claim.id, shard.describe());
+    }
+    eprintln!(
+        "{} of the reproduction written to '{}' ({:.0} s); join the shards with poplab reproduce --merge",
+        shard.describe(),
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Joins the shards of every claim's sweeps, stored under each of `parts`, into `out`.
+fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> Result<()> {
+    for claim in claims {
+        for i in 0..claim.sweeps.len() {
+            let shards: Vec<_> = parts.iter().map(|part| sweep_dir(part, claim.id, i)).collect();
+            poplab::sweep::merge(&sweep_dir(out, claim.id, i), &shards)?;
+        }
+    }
+    Ok(())
+}
+
 fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<ClaimResult> {
     let started = Instant::now();
     let mut by_x: BTreeMap<u64, Vec<(usize, f64, Outcome, u64)>> = BTreeMap::new();
@@ -84,7 +126,7 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     let mut trials_all = 0;
     for (i, spec) in claim.sweeps.iter_mut().enumerate() {
         spec.threads = threads;
-        let dir = out.join("data").join(claim.id).join(format!("sweep-{i}"));
+        let dir = sweep_dir(out, claim.id, i);
         let results = run_in(spec, &dir, &|_| {}, &|| {
             trials_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         })?;
