@@ -103,6 +103,11 @@ pub struct TrialRecord {
 }
 
 impl TrialRecord {
+    /// The CSV columns of [`TrialRecord::outcome_fields`].
+    pub const OUTCOME_COLUMNS: [&str; 5] = ["trial", "trial_seed", "outcome", "steps", "parallel_time"];
+    /// The CSV columns of [`TrialRecord::census_fields`].
+    pub const CENSUS_COLUMNS: [&str; 2] = ["distinct_states", "last_demotion"];
+
     /// `index, seed, outcome, steps, parallel_time` as CSV fields (exact integers).
     pub fn outcome_fields(&self) -> [String; 5] {
         [

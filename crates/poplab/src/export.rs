@@ -54,32 +54,20 @@ impl Exporter for Json {
 }
 
 /// The columns of [`Csv`].
-const CSV_COLUMNS: [&str; 17] = [
-    "protocol",
-    "n",
-    "params",
-    "graph",
-    "init",
-    "measure",
-    "engine",
-    "rng",
-    "master_seed",
-    "trial",
-    "trial_seed",
-    "outcome",
-    "steps",
-    "parallel_time",
-    "recovery_steps",
-    "distinct_states",
-    "last_demotion",
-];
+fn csv_columns() -> Vec<&'static str> {
+    let mut columns = vec!["protocol", "n", "params", "graph", "init", "measure", "engine", "rng", "master_seed"];
+    columns.extend(TrialRecord::OUTCOME_COLUMNS);
+    columns.push("recovery_steps");
+    columns.extend(TrialRecord::CENSUS_COLUMNS);
+    columns
+}
 
 impl Exporter for Csv {
     fn export(&self, result: &RunResult) -> Result<String> {
         let spec = &result.spec;
         let s = &spec.settings;
         let params = Value::Object(spec.params.clone()).to_string();
-        let mut lines = csv_line(CSV_COLUMNS);
+        let mut lines = csv_line(csv_columns());
         for r in &result.records {
             let mut fields = vec![
                 spec.protocol.clone(),

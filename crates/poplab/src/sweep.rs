@@ -428,22 +428,9 @@ impl SweepSpec {
     pub fn trials_header(&self) -> Vec<String> {
         let mut fields: Vec<String> = ["protocol", "cell", "n"].map(String::from).to_vec();
         fields.extend(self.params.iter().map(|(name, _)| name.clone()));
-        fields.extend(
-            [
-                "init",
-                "measure",
-                "rng",
-                "master_seed",
-                "trial",
-                "trial_seed",
-                "outcome",
-                "steps",
-                "parallel_time",
-                "distinct_states",
-                "last_demotion",
-            ]
-            .map(String::from),
-        );
+        fields.extend(["init", "measure", "rng", "master_seed"].map(String::from));
+        fields.extend(TrialRecord::OUTCOME_COLUMNS.map(String::from));
+        fields.extend(TrialRecord::CENSUS_COLUMNS.map(String::from));
         fields
     }
 
