@@ -87,7 +87,10 @@ pub fn read_limited(path: &Path, what: &str, limit: u64, why: &str) -> Result<St
         .read_to_end(&mut bytes)
         .map_err(|e| file_error(path, format!("cannot read the {what} ({e})")))?;
     if bytes.len() as u64 > limit {
-        return Err(file_error(path, format!("the {what} is larger than {limit} bytes, more than {why}")));
+        return Err(file_error(
+            path,
+            format!("is larger than {limit} bytes, more than {why}; give the right {what} file"),
+        ));
     }
     String::from_utf8(bytes).map_err(|_| file_error(path, format!("the {what} is not UTF-8 text")))
 }

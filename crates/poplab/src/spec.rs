@@ -216,6 +216,15 @@ impl RunSpec {
     fn check_exploration(&self, max_configs: usize) -> Result<()> {
         let per_config = 4 * self.n as u128 + 64;
         let available = u128::from(files::available_memory());
+        if per_config > available {
+            return Err(Error::Memory(format!(
+                "exact analysis of n = {} agents keeps each configuration as n state indices: one takes {}, more \
+                 than the {} of memory available; lower n",
+                self.n,
+                files::gigabytes(per_config),
+                files::gigabytes(available)
+            )));
+        }
         if per_config * max_configs as u128 > available {
             let fits = (available / per_config).max(1);
             return Err(Error::Memory(format!(
