@@ -33,8 +33,9 @@ fn assert_same_files(a: &Path, b: &Path) {
     }
 }
 
-fn unsharded() -> PathBuf {
-    let dir = fresh("whole");
+/// The unsharded sweep, into a directory of the caller's own.
+fn unsharded(name: &str) -> PathBuf {
+    let dir = fresh(name);
     poplab().args(sweep_args()).arg("--out").arg(&dir).assert().success();
     dir
 }
@@ -61,7 +62,7 @@ fn merge(out: &Path, parts: &[PathBuf]) -> std::process::Output {
 
 #[test]
 fn any_number_of_shards_merges_to_the_unsharded_sweep() {
-    let whole = unsharded();
+    let whole = unsharded("whole-k");
     for k in [1, 3, 7] {
         let parts = shards(&format!("k{k}"), k);
         let out = fresh(&format!("merged-{k}"));
@@ -73,7 +74,7 @@ fn any_number_of_shards_merges_to_the_unsharded_sweep() {
 
 #[test]
 fn shards_from_the_slurm_environment_and_packed() {
-    let whole = unsharded();
+    let whole = unsharded("whole-env");
     // An array --array=1-3 with two shards packed per task: 6 shards in all.
     let parts: Vec<PathBuf> = (1..=3)
         .map(|task| {
@@ -85,6 +86,7 @@ fn shards_from_the_slurm_environment_and_packed() {
                 .env("SLURM_ARRAY_TASK_ID", task.to_string())
                 .env("SLURM_ARRAY_TASK_MIN", "1")
                 .env("SLURM_ARRAY_TASK_COUNT", "3")
+                .env("SLURM_ARRAY_TASK_MAX", "3")
                 .assert()
                 .success();
             dir
@@ -125,7 +127,10 @@ fn a_shard_killed_and_run_again_merges_to_the_unsharded_sweep() {
         .spawn()
         .unwrap();
     let rows = || std::fs::read_to_string(parts[0].join("trials.csv")).map_or(0, |t| t.lines().count());
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
     while rows() < 3 {
+        assert!(child.try_wait().unwrap().is_none(), "the shard ended before it could be killed");
+        assert!(std::time::Instant::now() < deadline, "no rows within 2 minutes");
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap(); // SIGKILL
@@ -153,7 +158,8 @@ fn merge_refused(parts: &[PathBuf], needle: &str) {
 #[test]
 fn merge_refuses_mixed_missing_repeated_and_torn_shards() {
     let parts = shards("refuse", 3);
-    merge_refused(&parts[..2], "shards 2 of 3 are missing");
+    merge_refused(&parts[..2], "missing shards of 3: 2;");
+    merge_refused(&parts[1..], "missing shards of 3: 0;");
     merge_refused(&[parts[0].clone(), parts[0].clone(), parts[1].clone(), parts[2].clone()], "holds shard 0");
     let other = fresh("refuse-other");
     poplab()
@@ -162,13 +168,39 @@ fn merge_refuses_mixed_missing_repeated_and_torn_shards() {
         .assert()
         .success();
     merge_refused(&[parts[0].clone(), parts[1].clone(), other], "belongs to a different sweep");
-    let whole = unsharded();
+    let whole = unsharded("whole-refuse");
     merge_refused(&[whole], "is not a shard");
     // A torn trials.csv: its last rows are lost, so the shard is incomplete.
     let trials = parts[1].join("trials.csv");
     let text = std::fs::read_to_string(&trials).unwrap();
     std::fs::write(&trials, &text[..text.len() - 20]).unwrap();
-    merge_refused(&parts, "is incomplete: 1 of its");
+    merge_refused(&parts, "lacks 1 of its");
+    // Another split of the same sweep does not mix with this one.
+    let four = fresh("refuse-four");
+    poplab().args(sweep_args()).args(["--shard", "1/4", "--out"]).arg(&four).assert().success();
+    merge_refused(&[parts[0].clone(), four.clone()], "splits the sweep into 3 shards");
+    // A hand-edited shard that does not exist is refused, not a panic.
+    let spec = parts[2].join("sweep.json");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("\"of\": 3", "\"of\": 0");
+    std::fs::write(&spec, text).unwrap();
+    merge_refused(&parts, "is not a sweep definition");
+}
+
+#[test]
+fn a_shard_resumes_with_resume_and_refuses_another_shard_in_its_directory() {
+    let whole = unsharded("whole-resume");
+    let parts = shards("resume", 2);
+    let trials = parts[0].join("trials.csv");
+    let text = std::fs::read_to_string(&trials).unwrap();
+    let kept: Vec<&str> = text.lines().collect();
+    std::fs::write(&trials, kept[..kept.len() - 3].join("\n") + "\n").unwrap();
+    poplab().args(["sweep", "--resume"]).arg(&parts[0]).assert().success();
+    let out = fresh("resume-merged");
+    assert!(merge(&out, &parts).status.success());
+    assert_same_files(&whole, &out);
+    let other = poplab().args(sweep_args()).args(["--shard", "1/2", "--out"]).arg(&parts[0]).output().unwrap();
+    assert_eq!(other.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("holds a different sweep"));
 }
 
 #[test]

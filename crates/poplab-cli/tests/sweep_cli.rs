@@ -90,7 +90,7 @@ fn a_sweep_killed_with_sigkill_resumes_to_the_same_results() {
 fn resume_needs_a_sweep_directory() {
     let output = poplab().args(["sweep", "--resume", "/nonexistent/sweep"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no sweep to resume"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a directory written by poplab sweep"));
 }
 
 #[test]

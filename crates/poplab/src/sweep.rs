@@ -61,7 +61,9 @@ impl Shard {
                  --pack is at least 1"
             )));
         }
-        let total = of.checked_mul(pack).ok_or_else(|| Error::Setting("--pack is too large".into()))?;
+        let total = of.checked_mul(pack).filter(|&t| t <= MAX_TRIALS).ok_or_else(|| {
+            Error::Setting(format!("{of} x {pack} shards: a sweep splits into at most {MAX_TRIALS} shards"))
+        })?;
         Ok(Self { first: index * pack, count: pack, of: total })
     }
 
@@ -74,8 +76,11 @@ impl Shard {
         Self::new(index, of, pack)
     }
 
-    /// The shard of a Slurm array task, from `SLURM_ARRAY_TASK_ID` (less `SLURM_ARRAY_TASK_MIN`)
-    /// and `SLURM_ARRAY_TASK_COUNT`, read through `var` (the environment, or a map in tests).
+    /// The shard of a Slurm array task, read through `var` (the environment, or a map in tests):
+    /// `I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN` of `K = SLURM_ARRAY_TASK_COUNT`, for a
+    /// contiguous array (a stepped or listed one is refused). With `POPLAB_SHARD_COUNT` set, `K`
+    /// is that and `I = SLURM_ARRAY_TASK_ID` (0-based), so one task can be submitted again alone
+    /// (`POPLAB_SHARD_COUNT=16 sbatch --array=5 ...`).
     pub fn from_slurm(var: impl Fn(&str) -> Option<String>, pack: u64) -> Result<Self> {
         let read = |name: &str| -> Result<Option<u64>> {
             var(name)
@@ -89,11 +94,20 @@ impl Shard {
                     .into(),
             ));
         };
+        if let Some(of) = read("POPLAB_SHARD_COUNT")? {
+            return Self::new(id, of, pack);
+        }
         let min = read("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-        let index = id
-            .checked_sub(min)
-            .ok_or_else(|| Error::Setting("SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN".into()))?;
-        Self::new(index, count, pack)
+        let max = read("SLURM_ARRAY_TASK_MAX")?.unwrap_or(min + count.saturating_sub(1));
+        let step = read("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
+        if step != 1 || max.checked_sub(min).map(|d| d + 1) != Some(count) || id < min || id > max {
+            return Err(Error::Setting(format!(
+                "--shard-from-env needs a contiguous array (such as --array=0-{}): this one runs {count} tasks from \
+                 {min} to {max} by {step}; or set POPLAB_SHARD_COUNT to the number of shards",
+                count.saturating_sub(1)
+            )));
+        }
+        Self::new(id - min, count, pack)
     }
 
     /// Whether job `job` belongs to this part.
@@ -384,7 +398,7 @@ impl SweepSpec {
     pub fn from_definition(text: &str, path: &Path) -> Result<Self> {
         let bad = || Error::File {
             path: path.display().to_string(),
-            reason: "is not a sweep definition; point --resume at a directory written by poplab sweep".into(),
+            reason: "is not a sweep definition written by poplab sweep".into(),
         };
         let v: Value = serde_json::from_str(text).map_err(|_| bad())?;
         let string = |key: &str| v[key].as_str().map(str::to_string).ok_or_else(bad);
@@ -418,7 +432,11 @@ impl SweepSpec {
                 Value::Null => None,
                 shard => {
                     let field = |key: &str| shard[key].as_u64().ok_or_else(bad);
-                    Some(Shard { first: field("first")?, count: field("count")?, of: field("of")? })
+                    let (first, count, of) = (field("first")?, field("count")?, field("of")?);
+                    if of == 0 || of > MAX_TRIALS || count == 0 || first.checked_add(count).is_none_or(|end| end > of) {
+                        return Err(bad());
+                    }
+                    Some(Shard { first, count, of })
                 }
             },
         })
@@ -694,7 +712,7 @@ pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
     let path = dir.join(SPEC_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
         path: path.display().to_string(),
-        reason: format!("cannot be read ({e}), so there is no sweep to resume; point --resume at a directory written by poplab sweep"),
+        reason: format!("cannot be read ({e}): not a directory written by poplab sweep (or its task never started)"),
     })?;
     SweepSpec::from_definition(&text, &path)
 }
@@ -783,8 +801,10 @@ pub fn merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<SweepResults> {
     };
     let specs: Vec<SweepSpec> = parts.iter().map(|dir| read_definition(dir)).collect::<Result<_>>()?;
     let whole = SweepSpec { shard: None, ..specs[0].clone() };
-    let mut covered: BTreeMap<u64, &Path> = BTreeMap::new();
-    let mut of = None;
+    let cells = whole.resolve()?;
+    let definition: Value = serde_json::from_str(&whole.definition(&cells)).unwrap_or(Value::Null);
+    let mut covered: BTreeMap<u64, (u64, &Path)> = BTreeMap::new();
+    let mut split = None;
     for (dir, spec) in parts.iter().zip(&specs) {
         let Some(shard) = spec.shard else {
             return Err(Error::File {
@@ -793,7 +813,15 @@ pub fn merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<SweepResults> {
                     .into(),
             });
         };
-        if (SweepSpec { shard: None, ..spec.clone() }) != whole || *of.get_or_insert(shard.of) != shard.of {
+        // The whole stored definition (generator, engines by cell) must be this sweep's.
+        let mut stored: Value = std::fs::read_to_string(dir.join(SPEC_FILE))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null);
+        if let Some(object) = stored.as_object_mut() {
+            object.remove("shard");
+        }
+        if stored != definition {
             return Err(Error::File {
                 path: dir.display().to_string(),
                 reason: format!(
@@ -802,51 +830,81 @@ pub fn merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<SweepResults> {
                 ),
             });
         }
-        for index in shard.first..shard.first + shard.count {
-            if let Some(other) = covered.insert(index, dir) {
-                return Err(Error::File {
-                    path: dir.display().to_string(),
-                    reason: format!("holds shard {index}, which '{}' holds too; give each shard once", other.display()),
-                });
-            }
+        let of = *split.get_or_insert(shard.of);
+        if of != shard.of {
+            return Err(Error::File {
+                path: dir.display().to_string(),
+                reason: format!(
+                    "holds {} but '{}' splits the sweep into {of} shards; merge the shards of one split",
+                    shard.describe(),
+                    first_dir.display()
+                ),
+            });
         }
+        // A part holds one range of shards: keep ranges, not one entry per shard.
+        if let Some((_, (end, other))) = covered.range(..shard.first + shard.count).next_back()
+            && *end > shard.first
+        {
+            return Err(Error::File {
+                path: dir.display().to_string(),
+                reason: format!(
+                    "holds {}, which '{}' holds too; give each shard once",
+                    shard.describe(),
+                    other.display()
+                ),
+            });
+        }
+        covered.insert(shard.first, (shard.first + shard.count, dir));
     }
-    let of = of.unwrap_or(0);
-    let missing: Vec<String> = (0..of).filter(|i| !covered.contains_key(i)).map(|i| i.to_string()).collect();
+    let of = split.unwrap_or(0);
+    let range = |from: u64, to: u64| if to - from == 1 { from.to_string() } else { format!("{from}-{}", to - 1) };
+    let mut missing = Vec::new();
+    let mut next = 0;
+    for (&first, &(end, _)) in &covered {
+        if first > next {
+            missing.push(range(next, first));
+        }
+        next = end;
+    }
+    if next < of {
+        missing.push(range(next, of));
+    }
     if !missing.is_empty() {
+        let shown: Vec<&str> = missing.iter().take(20).map(String::as_str).collect();
         return Err(Error::Setting(format!(
-            "shards {} of {of} are missing; run them (for a Slurm array, re-submit those task indices) and merge again",
-            missing.join(", ")
+            "missing shards of {of}: {}{}; run them (for a Slurm array, those task indices) and merge again",
+            shown.join(", "),
+            if missing.len() > 20 { ", ..." } else { "" }
         )));
     }
-    let cells = whole.resolve()?;
     let mut rows = BTreeMap::new();
+    let mut incomplete = Vec::new();
     for (dir, spec) in parts.iter().zip(&specs) {
         let path = dir.join(TRIALS_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
-            path: path.display().to_string(),
-            reason: format!("cannot be read ({e}); run this shard again"),
-        })?;
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
         let mut stored = spec.parse_trials(&text, &path)?;
         let expected: Vec<(String, u64)> = spec.jobs(&cells).map(|(cell, trial)| (cell.cell.key(), trial)).collect();
         let absent: Vec<&(String, u64)> = expected.iter().filter(|job| !stored.contains_key(*job)).collect();
         if let Some((key, trial)) = absent.first() {
-            return Err(Error::File {
-                path: dir.display().to_string(),
-                reason: format!(
-                    "({}) is incomplete: {} of its {} trials are missing (the first: cell {key} trial {trial}); run its \
-                     command again, it continues where it stopped",
-                    spec.shard.map(|s| s.describe()).unwrap_or_default(),
-                    absent.len(),
-                    expected.len()
-                ),
-            });
+            incomplete.push(format!(
+                "'{}' ({}) lacks {} of its {} trials (the first: cell {key} trial {trial})",
+                dir.display(),
+                spec.shard.map(|s| s.describe()).unwrap_or_default(),
+                absent.len(),
+                expected.len()
+            ));
         }
         for job in expected {
             if let Some(row) = stored.remove(&job) {
                 rows.insert(job, row);
             }
         }
+    }
+    if !incomplete.is_empty() {
+        return Err(Error::Setting(format!(
+            "incomplete: {}; run each one's command again (it continues where it stopped) and merge again",
+            incomplete.join("; ")
+        )));
     }
     let definition = whole.definition(&cells);
     if let Ok(existing) = std::fs::read_to_string(out.join(SPEC_FILE))
@@ -898,6 +956,24 @@ mod tests {
         };
         assert_eq!(Shard::from_slurm(env("4"), 1).unwrap(), Shard { first: 3, count: 1, of: 4 });
         assert!(Shard::from_slurm(env("5"), 1).is_err());
+        // A stepped array (--array=0-6:2) is refused; POPLAB_SHARD_COUNT serves one re-submitted task.
+        let stepped = |name: &str| match name {
+            "SLURM_ARRAY_TASK_ID" => Some("2".to_string()),
+            "SLURM_ARRAY_TASK_COUNT" => Some("4".to_string()),
+            "SLURM_ARRAY_TASK_MAX" => Some("6".to_string()),
+            "SLURM_ARRAY_TASK_STEP" => Some("2".to_string()),
+            _ => None,
+        };
+        assert!(Shard::from_slurm(stepped, 1).unwrap_err().to_string().contains("contiguous"));
+        let alone = |name: &str| match name {
+            "SLURM_ARRAY_TASK_ID" => Some("5".to_string()),
+            "SLURM_ARRAY_TASK_MIN" | "SLURM_ARRAY_TASK_MAX" => Some("5".to_string()),
+            "SLURM_ARRAY_TASK_COUNT" => Some("1".to_string()),
+            "POPLAB_SHARD_COUNT" => Some("16".to_string()),
+            _ => None,
+        };
+        assert_eq!(Shard::from_slurm(alone, 1).unwrap(), Shard { first: 5, count: 1, of: 16 });
+        assert!(Shard::parse("0/1e12", 1).unwrap_err().to_string().contains("at most"));
         assert!(Shard::from_slurm(|_| None, 1).unwrap_err().to_string().contains("SLURM_ARRAY_TASK_ID"));
     }
 
