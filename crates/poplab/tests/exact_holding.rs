@@ -74,8 +74,9 @@ fn dense_holding(p: &LsTimer, start: &[LsState]) -> f64 {
         for i in k + 1..m {
             let f = a[i][k] / a[k][k];
             if f != 0.0 {
-                for j in k..=m {
-                    a[i][j] -= f * a[k][j];
+                let (top, bottom) = a.split_at_mut(i);
+                for (x, y) in bottom[0][k..].iter_mut().zip(&top[k][k..]) {
+                    *x -= f * y;
                 }
             }
         }
