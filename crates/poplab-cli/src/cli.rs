@@ -228,8 +228,14 @@ pub struct ExactArgs {
     pub target: TargetArgs,
 
     /// Start configuration: default, a named family, or @FILE.json (an array of agent states).
-    #[arg(long, value_name = "SPEC", default_value = "default")]
-    pub init: String,
+    /// Default: `default`, or `safe` with --measure holding.
+    #[arg(long, value_name = "SPEC")]
+    pub init: Option<String>,
+
+    /// What to compute: the expected steps to the safe set (convergence), or from a safe start
+    /// until the first interaction that changes an output (holding).
+    #[arg(long, value_enum, default_value = "convergence")]
+    pub measure: MeasureArg,
 
     #[command(flatten)]
     pub output: ExploreArgs,

@@ -66,3 +66,32 @@ fn the_cap_is_an_input_error() {
     let output = poplab().args(["exact", "angluin", "--n", "5", "--init", "random"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn exact_holding_starts_from_the_safe_family() {
+    // ls-timer, n = 3, s = 1 from ((l,1), (f,1), (f,1)): 12 steps (derived by hand in
+    // poplab/tests/exact_holding.rs).
+    let output = poplab()
+        .args(["exact", "ls-timer", "--n", "3", "--set", "s=1", "--measure", "holding", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(doc["measure"], "holding");
+    assert_eq!(doc["init"], "safe");
+    assert!((doc["expected_steps"].as_f64().unwrap() - 12.0).abs() < 1e-9);
+    let text =
+        poplab().args(["exact", "ls-timer", "--n", "3", "--set", "s=1", "--measure", "holding"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).contains("expected steps until an output changes"));
+    let convergence = poplab().args(["exact", "ls-timer", "--n", "3", "--set", "s=1", "--json"]).output().unwrap();
+    let doc: Value = serde_json::from_slice(&convergence.stdout).unwrap();
+    assert_eq!(doc["measure"], "convergence");
+    assert_eq!(doc["init"], "default");
+    // An unsafe start is an input error that names the safe family.
+    let unsafe_start = poplab()
+        .args(["exact", "ls-timer", "--n", "3", "--set", "s=1", "--measure", "holding", "--init", "no-leader"])
+        .output()
+        .unwrap();
+    assert!(!unsafe_start.status.success());
+    assert!(String::from_utf8_lossy(&unsafe_start.stderr).contains("--init safe"));
+}

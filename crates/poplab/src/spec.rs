@@ -185,8 +185,10 @@ impl RunSpec {
         RunResult { spec: self.clone(), records, summary }
     }
 
-    /// The exact expected steps to the safe set from the initial configuration, exploring at most
-    /// `max_configs` configurations; states of a trap come back as JSON objects.
+    /// The exact expected steps from the initial configuration, exploring at most `max_configs`
+    /// configurations: to the safe set ([`Measure::Convergence`]), or until an output changes from
+    /// a safe start ([`Measure::Holding`], [`exact::expected_holding_steps`]), as the spec's measure
+    /// says; states of a trap come back as JSON objects.
     pub fn exact(&self, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {
         if self.settings.init == InitSpec::Random {
             return Err(Error::Init(
@@ -272,7 +274,11 @@ impl<P: Protocol> Runner for Typed<P> {
     }
 
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {
-        let report = exact::expected_steps(&self.0, &self.start(settings)?, &self.explore(settings, max_configs))?;
+        let (start, explore) = (self.start(settings)?, self.explore(settings, max_configs));
+        let report = match settings.measure {
+            Measure::Convergence => exact::expected_steps(&self.0, &start, &explore)?,
+            Measure::Holding => exact::expected_holding_steps(&self.0, &start, &explore)?,
+        };
         Ok(report.map(&|s| self.0.state_to_json(s)))
     }
 

@@ -5,6 +5,7 @@ use crate::cli::{ExactArgs, ExploreArgs, VerifyArgs};
 use crate::input::InputError;
 use crate::output::write_text;
 use anyhow::Result;
+use poplab::engine::Measure;
 use poplab::exact::{Check, Counterexample, ExactReport, Verification};
 use poplab::files;
 use poplab::spec::RunSpec;
@@ -20,7 +21,10 @@ struct Printed {
 
 pub fn exact(args: &ExactArgs) -> Result<()> {
     let mut raw = args.target.raw("exact")?;
-    raw.init = Some(args.init.clone());
+    raw.measure = args.measure.into();
+    if let Some(init) = &args.init {
+        raw.init = Some(init.clone());
+    }
     let spec = RunSpec::resolve(&raw)?;
     let max_configs = max_configs(args.output.max_configs)?;
     check_out(&args.output)?;
@@ -82,6 +86,7 @@ fn exact_printed(spec: &RunSpec, max_configs: usize, report: &ExactReport<State>
         "params": spec.params,
         "graph": spec.settings.graph.name(),
         "init": spec.settings.init.name(),
+        "measure": spec.settings.measure.name(),
         "max_configs": max_configs,
         "configurations": report.configurations,
         "transient_configurations": report.transient,
@@ -107,6 +112,9 @@ fn exact_printed(spec: &RunSpec, max_configs: usize, report: &ExactReport<State>
         report.configurations, report.transient, report.largest_component, report.transitions, report.solver
     );
     if finite {
+        if spec.settings.measure == Measure::Holding {
+            let _ = writeln!(text, "expected steps until an output changes (holding time)");
+        }
         let _ = writeln!(text, "{:<26}{:>24}{:>24}", "", "steps", "parallel time");
         let n = spec.n as f64;
         let _ = writeln!(
@@ -125,7 +133,13 @@ fn exact_printed(spec: &RunSpec, max_configs: usize, report: &ExactReport<State>
             report.relative_error_bound
         );
     } else {
-        let _ = writeln!(text, "expected steps: infinite (the safe set is not reached with probability 1)");
+        let never = match spec.settings.measure {
+            Measure::Convergence => "expected steps: infinite (the safe set is not reached with probability 1)",
+            Measure::Holding => {
+                "expected steps until an output changes: infinite (with positive probability no output ever changes)"
+            }
+        };
+        let _ = writeln!(text, "{never}");
         if let Some(trap) = &report.trap {
             text += &counterexample_text(trap);
         }

@@ -7,7 +7,11 @@
 //! - [`verify()`] checks closure, safety and convergence with probability 1 of the safe set (the
 //!   predicate of [`Protocol::monitor`](crate::protocol::Protocol::monitor)) and gives a shortest counterexample schedule on failure;
 //! - [`expected_steps()`] computes the exact expected number of steps to the safe set, and its
-//!   variance, by solving the linear system of the absorbing chain.
+//!   variance, by solving the linear system of the absorbing chain;
+//! - [`expected_holding_steps()`] computes the exact expected holding time from a safe
+//!   configuration (steps until the first interaction that changes an output) and its variance,
+//!   with a sparse subtraction-free elimination and a certified relative error that stay accurate
+//!   when the answer is `10^12` steps or more (see `holding.rs`).
 //!
 //! # Configurations
 //! States are interned to indices `0, 1, ...` in order of discovery. On the complete graph the
@@ -43,12 +47,14 @@
 
 mod dense;
 mod hash;
+mod holding;
 mod scc;
 mod solve;
 mod space;
 mod verify;
 
 pub use dense::DENSE_LIMIT;
+pub use holding::expected_holding_steps;
 pub use solve::{ExactReport, HittingTimes, expected_steps, hitting_times};
 pub use space::{Representation, Space};
 pub use verify::{Check, Counterexample, Verification, verify};

@@ -322,10 +322,12 @@ pub struct ExactReport<S> {
     pub variance_error_bound: f64,
     /// The largest strongly connected component of transient configurations.
     pub largest_component: usize,
-    /// How the system was solved: `"gth"` (direct elimination throughout) or `"gth+gauss-seidel"`.
+    /// How the system was solved: `"gth"` (direct elimination throughout), `"gth+gauss-seidel"`,
+    /// or for holding times `"sparse-gth+refinement"` (`"sparse-gth"` when infinite).
     pub solver: &'static str,
     /// When `expected_steps` is infinite: a shortest schedule from the start into a trap (a closed
-    /// set of unsafe configurations).
+    /// set of unsafe configurations; for a holding time, a configuration from which no output ever
+    /// changes).
     pub trap: Option<Counterexample<S>>,
 }
 

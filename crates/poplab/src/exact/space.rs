@@ -63,6 +63,12 @@ pub struct Space<'p, P: Protocol> {
     targets: Vec<u32>,
     weights: Vec<u32>,
     self_weight: Vec<u32>,
+    /// Per configuration, the weight of the interactions that change an output (holding mode
+    /// only; empty otherwise).
+    broken_weight: Vec<u32>,
+    /// Holding mode: every configuration is expanded and an interaction that changes an output
+    /// leads to the absorbing "broken" state instead of a configuration.
+    holding: bool,
     max_configs: usize,
     pub(crate) findings: SafetyFindings,
     election: bool,
@@ -76,6 +82,24 @@ impl<'p, P: Protocol> Space<'p, P> {
         starts: &Starts<P::State>,
         settings: &ExploreSettings,
         expand_safe: bool,
+    ) -> Result<Self> {
+        Self::explore_mode(protocol, starts, settings, expand_safe, false)
+    }
+
+    /// Explores the chain of the holding time from `starts`: every configuration is expanded, and
+    /// an interaction that changes some agent's output does not lead to a configuration but to an
+    /// absorbing "broken" state, whose weight is [`Space::broken_weight`]. Every explored
+    /// configuration is then transient ([`Space::is_absorbing`] is false).
+    pub fn explore_holding(protocol: &'p P, starts: &Starts<P::State>, settings: &ExploreSettings) -> Result<Self> {
+        Self::explore_mode(protocol, starts, settings, true, true)
+    }
+
+    fn explore_mode(
+        protocol: &'p P,
+        starts: &Starts<P::State>,
+        settings: &ExploreSettings,
+        expand_safe: bool,
+        holding: bool,
     ) -> Result<Self> {
         let n = protocol.n();
         let graph = settings.graph.clone();
@@ -107,6 +131,8 @@ impl<'p, P: Protocol> Space<'p, P> {
             targets: Vec::new(),
             weights: Vec::new(),
             self_weight: Vec::new(),
+            broken_weight: Vec::new(),
+            holding,
             max_configs: settings.max_configs,
             findings: SafetyFindings::default(),
             election: true,
@@ -126,7 +152,10 @@ impl<'p, P: Protocol> Space<'p, P> {
             buffer.clear();
             buffer.extend_from_slice(space.config(at));
             successors.clear();
-            let self_weight = space.expand(at, &buffer, &mut successors)?;
+            let (self_weight, broken) = space.expand(at, &buffer, &mut successors)?;
+            if holding {
+                space.broken_weight.push(broken);
+            }
             successors.sort_unstable();
             let mut last = NONE;
             for &(target, weight) in &successors {
@@ -279,10 +308,12 @@ impl<'p, P: Protocol> Space<'p, P> {
     }
 
     /// Pushes the successors of configuration `at` (its contents in `config`) with their weights;
-    /// returns the self-loop weight.
-    fn expand(&mut self, at: u32, config: &[u32], out: &mut Vec<(u32, u32)>) -> Result<u32> {
+    /// returns the self-loop weight and (holding mode) the weight of the output-changing
+    /// interactions, which lead to no configuration.
+    fn expand(&mut self, at: u32, config: &[u32], out: &mut Vec<(u32, u32)>) -> Result<(u32, u32)> {
         let check_outputs = self.safe[at as usize];
         let mut self_weight = 0u32;
+        let mut broken = 0u32;
         let mut changed_output = None;
         let mut next = config.to_vec();
         match self.representation {
@@ -293,6 +324,10 @@ impl<'p, P: Protocol> Space<'p, P> {
                     let (a2, b2) = self.step(a, b);
                     if (a2, b2) == (a, b) {
                         self_weight += w;
+                        continue;
+                    }
+                    if self.holding && self.changes_output((a, b), (a2, b2)) {
+                        broken += w;
                         continue;
                     }
                     if check_outputs && self.changes_output((a, b), (a2, b2)) {
@@ -328,6 +363,10 @@ impl<'p, P: Protocol> Space<'p, P> {
                             self_weight += w;
                             continue;
                         }
+                        if self.holding && self.changes_output((p, q), (a2, b2)) {
+                            broken += w;
+                            continue;
+                        }
                         if check_outputs && self.changes_output((p, q), (a2, b2)) {
                             changed_output.get_or_insert((p, q));
                         }
@@ -352,7 +391,7 @@ impl<'p, P: Protocol> Space<'p, P> {
             self.findings.output_change_count += 1;
             self.findings.output_change.get_or_insert((at, pair));
         }
-        Ok(self_weight)
+        Ok((self_weight, broken))
     }
 
     fn changes_output(&self, before: (u32, u32), after: (u32, u32)) -> bool {
@@ -439,6 +478,25 @@ impl<'p, P: Protocol> Space<'p, P> {
     /// The weight of the self-loop of configuration `i`.
     pub fn self_weight(&self, i: u32) -> u32 {
         self.self_weight[i as usize]
+    }
+
+    /// The weight of the interactions of configuration `i` that change some agent's output, which
+    /// lead to the absorbing "broken" state (0 unless the space was built by
+    /// [`Space::explore_holding`]).
+    pub fn broken_weight(&self, i: u32) -> u32 {
+        self.broken_weight.get(i as usize).copied().unwrap_or(0)
+    }
+
+    /// Whether the space is the chain of the holding time ([`Space::explore_holding`]).
+    pub fn is_holding(&self) -> bool {
+        self.holding
+    }
+
+    /// Whether configuration `i` is absorbing for [`hitting_times`](super::hitting_times): a safe
+    /// configuration of an exploration that stops at the safe set; never in holding mode (there
+    /// only the "broken" state absorbs).
+    pub fn is_absorbing(&self, i: u32) -> bool {
+        !self.holding && self.safe[i as usize]
     }
 
     /// The common denominator of the weights.
