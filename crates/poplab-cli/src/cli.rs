@@ -43,7 +43,8 @@ pub struct ListArgs {
 pub enum MeasureArg {
     /// Steps until the safe set is first entered (after the last fault, if any).
     Convergence,
-    /// Steps from a safe configuration until the leader changes or the leader count leaves 1.
+    /// Steps from a safe configuration until the first interaction that changes an output (for an
+    /// election: the leader changes or the leader count leaves 1).
     Holding,
 }
 
