@@ -164,7 +164,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
         Claim {
             id: "ppl-convergence",
             title: "P_PL: convergence time with the paper's constants",
-            source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 1",
+            source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 23",
             statement: "From any configuration P_PL reaches the safe set within O(c log n log^2 N) expected parallel time. Measured with c = 1, N = n (so the bound is O(log^3 n)) from uniformly random configurations.",
             sweeps: vec![with(
                 spec(
@@ -185,7 +185,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
         Claim {
             id: "ppl-holding",
             title: "P_PL: holding time grows with c",
-            source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 1",
+            source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 23",
             statement: "From a safe configuration the unique leader is kept for Omega(c n^{10c}) expected parallel time. Measured at n = N = 30 with small constants (virus_factor = 0.5, emit_factor = 0.75: t_virus = 2, t_max = t_emit = 6c), where breaks are observable.",
             sweeps: vec![with(
                 spec(
@@ -222,8 +222,8 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
         Claim {
             id: "pll-states",
             title: "P_LL: distinct states used",
-            source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Theorem 1",
-            statement: "P_LL uses O(log n) states per agent (c_max = 41 m, m = ceil(lg n)). Measured: the number of distinct states agents held during each run, up to the first step with one leader.",
+            source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Lemma 3",
+            statement: "P_LL uses O(log n) states per agent (c_max = 41 m, m = ceil(lg n)). Measured: the number of distinct states agents held during each run, up to the first step with one leader; states visited are a lower bound on the state count |Q|, so this checks that runs stay within O(log n) states, not |Q| itself.",
             sweeps: vec![SweepSpec {
                 census: true,
                 ..spec(
