@@ -215,6 +215,10 @@ fn a_sharded_reproduction_merges_to_the_same_data() {
         assert!(!part.join("report.md").exists());
     }
     let merged = fresh("rep-merged");
+    // A missing shard is refused before anything is written.
+    let partial = poplab().args(only).arg(&merged).arg("--merge").arg(&parts[0]).output().unwrap();
+    assert_eq!(partial.status.code(), Some(2));
+    assert!(!merged.join("data").exists());
     poplab().args(only).arg(&merged).arg("--merge").args(&parts).assert().success();
     for sweep in ["data/angluin-exact/sweep-0", "data/prl-n/sweep-0"] {
         assert_same_files(&whole.join(sweep), &merged.join(sweep));

@@ -796,6 +796,31 @@ fn write_results(
 /// files an unsharded run of the sweep writes. Refuses parts of different sweeps, missing or
 /// repeated shards, and parts with missing trials, naming which.
 pub fn merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<SweepResults> {
+    plan_merge(out, parts)?.write()
+}
+
+/// A merge checked and ready to write ([`plan_merge`]): several merges can all be checked before
+/// any is written.
+#[derive(Debug)]
+pub struct MergePlan {
+    out: std::path::PathBuf,
+    whole: SweepSpec,
+    definition: String,
+    cells: Vec<ResolvedCell>,
+    rows: BTreeMap<(String, u64), SweepRow>,
+}
+
+impl MergePlan {
+    /// Writes the merged sweep directory.
+    pub fn write(self) -> Result<SweepResults> {
+        files::prepare_output_dir(&self.out)?;
+        files::write_atomic(&self.out.join(SPEC_FILE), &self.definition)?;
+        write_results(&self.whole, &self.out, self.cells, self.rows)
+    }
+}
+
+/// Every check of [`merge`], and the merged rows, without writing anything.
+pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan> {
     let Some(first_dir) = parts.first() else {
         return Err(Error::Setting("give the shard directories to merge".into()));
     };
@@ -915,9 +940,7 @@ pub fn merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<SweepResults> {
             reason: "holds a different sweep; merge into a new directory".into(),
         });
     }
-    files::prepare_output_dir(out)?;
-    files::write_atomic(&out.join(SPEC_FILE), &definition)?;
-    write_results(&whole, out, cells, rows)
+    Ok(MergePlan { out: out.to_path_buf(), whole, definition, cells, rows })
 }
 
 #[cfg(test)]

@@ -106,13 +106,18 @@ fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads:
     Ok(())
 }
 
-/// Joins the shards of every claim's sweeps, stored under each of `parts`, into `out`.
+/// Joins the shards of every claim's sweeps, stored under each of `parts`, into `out`: every
+/// merge is checked before any is written.
 fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> Result<()> {
+    let mut plans = Vec::new();
     for claim in claims {
         for i in 0..claim.sweeps.len() {
             let shards: Vec<_> = parts.iter().map(|part| sweep_dir(part, claim.id, i)).collect();
-            poplab::sweep::merge(&sweep_dir(out, claim.id, i), &shards)?;
+            plans.push(poplab::sweep::plan_merge(&sweep_dir(out, claim.id, i), &shards)?);
         }
+    }
+    for plan in plans {
+        plan.write()?;
     }
     Ok(())
 }
