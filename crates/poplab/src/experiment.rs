@@ -138,10 +138,7 @@ pub const MAX_THREADS: usize = 256;
 /// faults, memory) and returns the engine the trials run on ([`RunSettings::engine_used`]).
 pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Engine> {
     if settings.trials == 0 || settings.trials > MAX_TRIALS {
-        return Err(Error::Setting(format!(
-            "--trials {}: give from 1 to {MAX_TRIALS} trials (split larger studies into several runs or a sweep)",
-            settings.trials
-        )));
+        return Err(Error::Setting(format!("--trials {}: give from 1 to {MAX_TRIALS} trials", settings.trials)));
     }
     if let Some(threads) = settings.threads
         && !(1..=MAX_THREADS).contains(&threads)
@@ -170,6 +167,14 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
         ));
     }
     for fault in &settings.faults {
+        if fault.step > settings.max_steps {
+            return Err(Error::Setting(format!(
+                "--fault {}: the fault comes after the horizon (--max-steps {}), so it would never happen and the \
+                 safe set, watched after the last fault, never be; give a step within the horizon",
+                fault.spec(),
+                settings.max_steps
+            )));
+        }
         if fault.count == 0 || fault.count > protocol.n() {
             return Err(Error::Setting(format!(
                 "a fault must hit from 1 to n = {} agents, not {}",

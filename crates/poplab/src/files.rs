@@ -26,6 +26,16 @@ pub fn check_output_file(path: &Path) -> Result<()> {
     if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
         return Err(file_error(path, "is a directory; name a file to write, for example run.json".into()));
     }
+    if path.exists() && !std::fs::canonicalize(path).is_ok_and(|p| p.is_file()) {
+        // A device or a pipe is written in place: it must take writes.
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map(drop)
+            .map_err(|e| file_error(path, format!("cannot be written ({e})")));
+    }
+    let resolved = std::fs::canonicalize(path).ok();
+    let path = resolved.as_deref().unwrap_or(path);
     let dir = parent_of(path);
     if !dir.is_dir() {
         return Err(file_error(path, format!("its directory '{}' does not exist; create it first", dir.display())));
@@ -61,6 +71,15 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
 
 /// Like [`write_atomic`], with the contents written by `fill` (through a buffer).
 pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+    // A symbolic link is written through (its target replaced); a device or a pipe (`/dev/null`)
+    // cannot be replaced, so it is written in place.
+    let resolved = std::fs::canonicalize(path).ok();
+    let path = resolved.as_deref().unwrap_or(path);
+    if path.exists() && !path.is_file() {
+        let io = |e: std::io::Error| Error::Io(format!("'{}': cannot write ({e})", path.display()));
+        let mut out = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
+        return fill(&mut out).and_then(|()| out.flush()).map_err(io);
+    }
     let dir = parent_of(path);
     let mut builder = tempfile::Builder::new();
     builder.prefix(".poplab-").suffix(".partial");
@@ -81,6 +100,10 @@ pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::
 /// Reads the text file at `path` (`what` names it in errors), refusing one larger than `limit`
 /// bytes after reading at most `limit + 1` of them.
 pub fn read_limited(path: &Path, what: &str, limit: u64, why: &str) -> Result<String> {
+    // A pipe or a device could block or never end: only regular files are read.
+    if path.exists() && !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Err(file_error(path, format!("is not a regular file; give the {what} as a file")));
+    }
     let file = std::fs::File::open(path).map_err(|e| file_error(path, format!("cannot read the {what} ({e})")))?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
@@ -162,6 +185,21 @@ mod tests {
         assert!(err.contains("is a directory") && err.contains(&dir.path().display().to_string()), "{err}");
         let err = check_output_file(&dir.path().join("missing/x.json")).unwrap_err().to_string();
         assert!(err.contains("does not exist"), "{err}");
+        // A symbolic link is written through, a device in place.
+        let target = dir.path().join("target.json");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.json");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            check_output_file(&link).unwrap();
+            write_atomic(&link, "new").unwrap();
+            assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+            check_output_file(Path::new("/dev/null")).unwrap();
+            write_atomic(Path::new("/dev/null"), "nothing").unwrap();
+            assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        }
         let err = check_output_file(Path::new("/proc/x.json")).unwrap_err().to_string();
         assert!(err.contains("/proc/x.json") && err.contains("cannot create files"), "{err}");
         check_output_file(&dir.path().join("ok.json")).unwrap();
@@ -175,8 +213,12 @@ mod tests {
     #[test]
     fn reads_stop_at_the_limit() {
         let err = read_limited(Path::new("/dev/zero"), "initial configuration", 1000, "10 agents need").unwrap_err();
-        assert!(err.to_string().contains("larger than 1000 bytes"), "{err}");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
         let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, vec![b' '; 5000]).unwrap();
+        let err = read_limited(&big, "initial configuration", 1000, "10 agents need").unwrap_err();
+        assert!(err.to_string().contains("larger than 1000 bytes"), "{err}");
         let path = dir.path().join("x");
         std::fs::write(&path, "hello").unwrap();
         assert_eq!(read_limited(&path, "file", 5, "").unwrap(), "hello");

@@ -14,7 +14,14 @@ use crate::error::{Error, Result};
 /// assert!(parse_u128("2^128").unwrap_err().contains("at most 2^128 - 1"));
 /// ```
 pub fn parse_u128(text: &str) -> std::result::Result<u128, String> {
-    let plain = text.trim().replace('_', "");
+    let bytes = text.as_bytes();
+    let misplaced_underscore = bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'_' && !(i > 0 && bytes[i - 1].is_ascii_digit() && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    if misplaced_underscore {
+        return Err(format!("'{text}' is not a whole number (underscores go between digits: 1_000)"));
+    }
+    let plain = text.replace('_', "");
     let bad = || format!("'{text}' is not a whole number (examples: 1000, 10^5, 1e5)");
     let too_large = || format!("'{text}' is too large: at most 2^128 - 1 = {}", u128::MAX);
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -104,6 +111,9 @@ mod tests {
         assert!(parse_u64("1.5").unwrap_err().contains("not a whole number"));
         assert!(parse_u64("-3").unwrap_err().contains("not a whole number"));
         assert!(parse_u64("+3").is_err());
+        for bad in ["1_000_", "_10", "1__0", " 10", "1e", "10^", "0x10", ""] {
+            assert!(parse_u64(bad).is_err(), "{bad}");
+        }
         assert!(parse_u64("10^30").unwrap_err().contains("at most 18446744073709551615"));
         assert_eq!(parse_u128("10^30"), Ok(10u128.pow(30)));
         assert_eq!(parse_u128("2e20"), Ok(200_000_000_000_000_000_000));

@@ -100,7 +100,13 @@ impl Shard {
         let min = read("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
         let max = read("SLURM_ARRAY_TASK_MAX")?.unwrap_or(min + count.saturating_sub(1));
         let step = read("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
-        if step != 1 || max.checked_sub(min).map(|d| d + 1) != Some(count) || id < min || id > max {
+        if id < min || id > max {
+            return Err(Error::Setting(format!(
+                "SLURM_ARRAY_TASK_ID={id} lies outside the array's {min}..={max}; run --shard-from-env as a task of \
+                 that array"
+            )));
+        }
+        if step != 1 || max.checked_sub(min).map(|d| d + 1) != Some(count) {
             return Err(Error::Setting(format!(
                 "--shard-from-env needs a contiguous array (such as --array=0-{}): this one runs {count} tasks from \
                  {min} to {max} by {step}; or set POPLAB_SHARD_COUNT to the number of shards",
@@ -259,6 +265,17 @@ impl SweepSpec {
             if !seen.insert(name) {
                 return Err(Error::Setting(format!("parameter {name} is swept twice; give it once")));
             }
+        }
+        if self.trials == 0 {
+            return Err(Error::Setting("--trials 0: give at least 1 trial per cell".into()));
+        }
+        if let Some(threads) = self.threads
+            && !(1..=crate::experiment::MAX_THREADS).contains(&threads)
+        {
+            return Err(Error::Setting(format!(
+                "--threads {threads}: give from 1 to {} worker threads",
+                crate::experiment::MAX_THREADS
+            )));
         }
         let count = self.params.iter().fold(self.ns.len(), |acc, (_, v)| acc.saturating_mul(v.len()));
         if count > MAX_CELLS {
@@ -824,6 +841,15 @@ pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan>
     let Some(first_dir) = parts.first() else {
         return Err(Error::Setting("give the shard directories to merge".into()));
     };
+    let same = |a: &Path, b: &Path| {
+        std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b)
+    };
+    if let Some(part) = parts.iter().find(|part| same(part, out)) {
+        return Err(Error::File {
+            path: part.display().to_string(),
+            reason: "is both a shard and the output; merge into a new directory".into(),
+        });
+    }
     let specs: Vec<SweepSpec> = parts.iter().map(|dir| read_definition(dir)).collect::<Result<_>>()?;
     let whole = SweepSpec { shard: None, ..specs[0].clone() };
     let cells = whole.resolve()?;

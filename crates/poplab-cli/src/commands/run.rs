@@ -16,6 +16,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let spec = RunSpec::resolve(&raw)?;
     if let Some(path) = &args.out {
         files::check_output_file(path)?;
+        if args.trace.as_ref().is_some_and(|trace| trace == path) {
+            return Err(crate::input::InputError(format!(
+                "--out and --trace both name '{}'; give the time series a file of its own",
+                path.display()
+            ))
+            .into());
+        }
     }
     let progress = Progress::new(spec.settings.trials, &spec.protocol);
     let result = match &args.trace {

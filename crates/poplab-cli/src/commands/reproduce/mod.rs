@@ -53,20 +53,32 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         (false, false) => Mode::Quick,
     };
     let started = Instant::now();
+    let known: Vec<&str> = claims(mode, args.seed).iter().map(|c| c.id).collect();
+    if let Some(unknown) = args.only.iter().find(|o| !known.contains(&o.as_str())) {
+        return Err(
+            crate::input::InputError(format!("--only {unknown}: no such claim; claims: {}", known.join(", "))).into()
+        );
+    }
+    if let Some(threads) = args.threads
+        && !(1..=poplab::experiment::MAX_THREADS).contains(&threads)
+    {
+        return Err(crate::input::InputError(format!(
+            "--threads {threads}: give from 1 to {} worker threads",
+            poplab::experiment::MAX_THREADS
+        ))
+        .into());
+    }
     let selected: Vec<Claim> = claims(mode, args.seed)
         .into_iter()
         .filter(|c| args.only.is_empty() || args.only.iter().any(|o| o == c.id))
         .collect();
-    if selected.is_empty() {
-        let known: Vec<&str> = claims(mode, args.seed).iter().map(|c| c.id).collect();
-        return Err(crate::input::InputError(format!("--only names no claim; claims: {}", known.join(", "))).into());
-    }
     if let Some(shard) = args.shard.shard()? {
         return run_shard(&selected, shard, &args.out, args.threads);
     }
     if !args.merge.is_empty() {
         merge_shards(&selected, &args.merge, &args.out)?;
     }
+    poplab::files::prepare_output_dir(&args.out)?;
     poplab::files::prepare_output_dir(&args.out.join("plots"))?;
     let mut results = Vec::new();
     for claim in selected {
