@@ -133,8 +133,18 @@ install_packages() {
     for cmd in slurmctld slurmd sbatch munged munge; do
         command -v "$cmd" >/dev/null || missing+=("$cmd")
     done
-    if (( ${#missing[@]} == 0 )); then
+    if (( ${#missing[@]} == 0 )) && id munge >/dev/null 2>&1; then
         log "slurm and munge already installed ($(slurmd -V), $(munged -V 2>&1 | head -n 1))"
+        return
+    fi
+    if (( ${#missing[@]} == 0 )); then
+        # Installed, but its system user is gone (a restored /etc/passwd): reinstalling munge
+        # creates it again.
+        log "user munge is missing: reinstalling munge"
+        if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall munge >"$TMP/apt.log" 2>&1; then
+            tail -n 40 "$TMP/apt.log"
+            fail "apt-get install --reinstall munge failed"
+        fi
         return
     fi
     log "installing slurm-wlm and munge (missing: ${missing[*]})"
