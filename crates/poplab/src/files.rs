@@ -19,6 +19,15 @@ pub(crate) fn parent_of(path: &Path) -> PathBuf {
     }
 }
 
+/// Where an output named `path` is written: through a symbolic link to its target, and whether
+/// that target is written in place (a device or a pipe such as `/dev/null`, which must not be
+/// replaced) rather than atomically.
+fn output_target(path: &Path) -> (PathBuf, bool) {
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let in_place = target.exists() && !target.is_file();
+    (target, in_place)
+}
+
 /// Checks, before any work, that an output file can be written at `path`: it is not a
 /// directory, and its directory exists and takes new files (tested by creating and removing a
 /// temporary file there).
@@ -26,16 +35,15 @@ pub fn check_output_file(path: &Path) -> Result<()> {
     if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
         return Err(file_error(path, "is a directory; name a file to write, for example run.json".into()));
     }
-    if path.exists() && !std::fs::canonicalize(path).is_ok_and(|p| p.is_file()) {
-        // A device or a pipe is written in place: it must take writes.
+    let (target, in_place) = output_target(path);
+    if in_place {
         return std::fs::OpenOptions::new()
             .write(true)
-            .open(path)
+            .open(&target)
             .map(drop)
             .map_err(|e| file_error(path, format!("cannot be written ({e})")));
     }
-    let resolved = std::fs::canonicalize(path).ok();
-    let path = resolved.as_deref().unwrap_or(path);
+    let path = target.as_path();
     let dir = parent_of(path);
     if !dir.is_dir() {
         return Err(file_error(path, format!("its directory '{}' does not exist; create it first", dir.display())));
@@ -71,11 +79,9 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
 
 /// Like [`write_atomic`], with the contents written by `fill` (through a buffer).
 pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
-    // A symbolic link is written through (its target replaced); a device or a pipe (`/dev/null`)
-    // cannot be replaced, so it is written in place.
-    let resolved = std::fs::canonicalize(path).ok();
-    let path = resolved.as_deref().unwrap_or(path);
-    if path.exists() && !path.is_file() {
+    let (target, in_place) = output_target(path);
+    let path = target.as_path();
+    if in_place {
         let io = |e: std::io::Error| Error::Io(format!("'{}': cannot write ({e})", path.display()));
         let mut out = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
         return fill(&mut out).and_then(|()| out.flush()).map_err(io);

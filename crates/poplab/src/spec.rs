@@ -99,10 +99,6 @@ pub struct RunSpec {
     pub n: usize,
     /// The effective parameters, derived constants included.
     pub params: Map<String, Value>,
-    /// The initial configuration as given (`default`, `random`, a family, `@FILE`).
-    pub init_text: String,
-    /// The graph as given, or the protocol's own by name.
-    pub graph_text: String,
     /// Everything else, with the graph, initial configuration and faults read and the engine
     /// resolved (never [`Engine::Auto`]).
     pub settings: RunSettings,
@@ -315,13 +311,9 @@ impl ProtocolVisitor for Resolve<'_> {
     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Result<RunSpec> {
         let raw = self.raw;
         let n = protocol.n();
-        let (graph, graph_text) = match raw.graph.as_deref() {
-            None => {
-                let graph = protocol.default_graph();
-                let name = graph.name();
-                (graph, name)
-            }
-            Some(text) => (read_graph(text, n)?, text.to_string()),
+        let graph = match raw.graph.as_deref() {
+            None => protocol.default_graph(),
+            Some(text) => read_graph(text, n)?,
         };
         let init_text = raw.init.clone().unwrap_or_else(|| default_init(raw.measure).to_string());
         if raw.init.is_none()
@@ -354,8 +346,6 @@ impl ProtocolVisitor for Resolve<'_> {
             protocol: protocol.info().name.to_string(),
             n,
             params: protocol.params(),
-            init_text,
-            graph_text,
             settings,
             trace_columns: protocol.trace_columns().iter().map(|c| c.to_string()).collect(),
             runner: Arc::new(Typed(protocol)),

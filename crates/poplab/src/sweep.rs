@@ -376,6 +376,21 @@ impl SweepSpec {
         })
     }
 
+    /// Runs every (cell, trial) of `cells` not in `done` and returns the rows, keyed by
+    /// (cell key, trial): [`SweepSpec::run`] without a directory.
+    pub fn collect(
+        &self,
+        cells: &[ResolvedCell],
+        done: &HashSet<(String, u64)>,
+    ) -> Result<BTreeMap<(String, u64), SweepRow>> {
+        let rows = Mutex::new(BTreeMap::new());
+        self.run(cells, done, &|row| {
+            rows.lock().unwrap_or_else(|e| e.into_inner()).insert((row.cell.key(), row.record.index), row);
+            Ok(())
+        })?;
+        Ok(rows.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// The definition as written to `sweep.json`. `engine` is the engine every cell runs on; when
     /// `auto` picks different engines for different cells, it is `auto` (resolved again, the same
     /// way, on resume) and `engine_by_cell` names each cell's.
@@ -566,10 +581,10 @@ impl SweepSpec {
     }
 
     /// Per-cell summaries, in cell order.
-    pub fn summarise(&self, cells: &[Cell], rows: &BTreeMap<(String, u64), SweepRow>) -> Vec<(Cell, Summary)> {
+    pub fn summarise(&self, cells: &[ResolvedCell], rows: &BTreeMap<(String, u64), SweepRow>) -> Vec<(Cell, Summary)> {
         cells
             .iter()
-            .map(|cell| {
+            .map(|ResolvedCell { cell, .. }| {
                 let key = cell.key();
                 let records: Vec<_> =
                     (0..self.trials).filter_map(|t| rows.get(&(key.clone(), t))).map(|r| r.record.clone()).collect();
@@ -799,8 +814,7 @@ fn write_results(
     rows: BTreeMap<(String, u64), SweepRow>,
 ) -> Result<SweepResults> {
     files::write_atomic(&dir.join(TRIALS_FILE), &spec.trials_csv(&cells, &rows))?;
-    let plain_cells: Vec<Cell> = cells.iter().map(|c| c.cell.clone()).collect();
-    let summaries = spec.summarise(&plain_cells, &rows);
+    let summaries = spec.summarise(&cells, &rows);
     if spec.shard.is_none() {
         files::write_atomic(&dir.join("summary.csv"), &spec.summary_csv(&summaries))?;
         files::write_atomic(&dir.join("summary.json"), &spec.summary_json(&cells, &summaries))?;
@@ -1075,17 +1089,8 @@ mod tests {
     fn resuming_runs_only_missing_jobs_and_gives_the_same_rows() {
         let spec = spec();
         let cells = spec.resolve().unwrap();
-        let collect = |done: &HashSet<(String, u64)>| {
-            let rows = Mutex::new(Vec::new());
-            spec.run(&cells, done, &|row| {
-                rows.lock().unwrap().push(row);
-                Ok(())
-            })
-            .unwrap();
-            let mut rows = rows.into_inner().unwrap();
-            rows.sort_by_key(|r| (r.cell.key(), r.record.index));
-            rows
-        };
+        let collect =
+            |done: &HashSet<(String, u64)>| spec.collect(&cells, done).unwrap().into_values().collect::<Vec<_>>();
         let all = collect(&HashSet::new());
         assert_eq!(all.len(), 12);
         let done: HashSet<(String, u64)> = all.iter().take(5).map(|r| (r.cell.key(), r.record.index)).collect();
@@ -1100,18 +1105,9 @@ mod tests {
     fn stored_rows_round_trip_and_torn_text_holds_complete_rows_only() {
         let spec = spec();
         let cells = spec.resolve().unwrap();
-        let rows = Mutex::new(Vec::new());
-        spec.run(&cells, &HashSet::new(), &|row| {
-            rows.lock().unwrap().push(row);
-            Ok(())
-        })
-        .unwrap();
-        let mut rows = rows.into_inner().unwrap();
-        rows.sort_by_key(|r| (r.cell.key(), r.record.index));
-        let mut text = csv_line(spec.trials_header());
-        for row in &rows {
-            text += &spec.trial_line(row);
-        }
+        let stored = spec.collect(&cells, &HashSet::new()).unwrap();
+        let text = spec.trials_csv(&cells, &stored);
+        let rows: Vec<SweepRow> = stored.into_values().collect();
         let path = Path::new("trials.csv");
         let parsed = spec.parse_trials(&text, path).unwrap();
         assert_eq!(parsed.len(), 12);
@@ -1143,14 +1139,7 @@ mod tests {
     fn fits_name_the_cells_they_leave_out() {
         let spec = SweepSpec { max_steps: 300, ..SweepSpec::new("angluin", &[10, 20, 40, 80]) };
         let cells = spec.resolve().unwrap();
-        let rows = Mutex::new(BTreeMap::new());
-        spec.run(&cells, &HashSet::new(), &|row| {
-            rows.lock().unwrap().insert((row.cell.key(), row.record.index), row);
-            Ok(())
-        })
-        .unwrap();
-        let plain: Vec<Cell> = cells.iter().map(|c| c.cell.clone()).collect();
-        let summaries = spec.summarise(&plain, &rows.into_inner().unwrap());
+        let summaries = spec.summarise(&cells, &spec.collect(&cells, &HashSet::new()).unwrap());
         let fits: Value = serde_json::from_str(&fits_json(&summaries)).unwrap();
         let left_out = fits["fits"][0]["left_out"].as_array().unwrap();
         assert!(!left_out.is_empty());

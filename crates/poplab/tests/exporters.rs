@@ -7,8 +7,7 @@ use poplab::engine::Engine;
 use poplab::export::{Csv, Exporter, Json, Trace};
 use poplab::spec::{RawSpec, RunResult, RunSpec};
 use poplab::sweep::{SweepSpec, fits_json};
-use std::collections::{BTreeMap, HashSet};
-use std::sync::Mutex;
+use std::collections::HashSet;
 
 fn run(raw: RawSpec) -> RunResult {
     RunSpec::resolve(&raw).unwrap().run(&|| {}).unwrap()
@@ -80,19 +79,9 @@ fn the_files_of_a_sweep() {
         ..SweepSpec::new("threshold", &[10, 20])
     };
     let cells = spec.resolve().unwrap();
-    let rows = Mutex::new(BTreeMap::new());
-    spec.run(&cells, &HashSet::new(), &|row| {
-        rows.lock().unwrap().insert((row.cell.key(), row.record.index), row);
-        Ok(())
-    })
-    .unwrap();
-    let rows = rows.into_inner().unwrap();
-    let mut trials = poplab::export::csv_line(spec.trials_header());
-    for row in rows.values() {
-        trials += &spec.trial_line(row);
-    }
-    let plain: Vec<_> = cells.iter().map(|c| c.cell.clone()).collect();
-    let summaries = spec.summarise(&plain, &rows);
+    let rows = spec.collect(&cells, &HashSet::new()).unwrap();
+    let trials = spec.trials_csv(&cells, &rows);
+    let summaries = spec.summarise(&cells, &rows);
     insta::assert_snapshot!("sweep_json", spec.definition(&cells));
     insta::assert_snapshot!("trials_csv", trials);
     insta::assert_snapshot!("summary_csv", spec.summary_csv(&summaries));
