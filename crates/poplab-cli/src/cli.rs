@@ -34,6 +34,9 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// Show only this protocol: a registry name, or @FILE.toml (a protocol file: its states,
+    /// rules, initial configuration and stop rule, checked).
+    pub protocol: Option<String>,
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,

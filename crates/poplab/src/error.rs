@@ -71,6 +71,27 @@ pub enum Error {
     #[error("{0}")]
     Io(String),
 
+    /// A protocol file is malformed; `line` is where, when known.
+    #[error("protocol file '{path}'{}: {reason}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
+    ProtocolFile {
+        /// The file as named.
+        path: String,
+        /// The line of the defect (1-based), when known.
+        line: Option<usize>,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+
+    /// A user protocol's rule failed while a run resolved it (a callback's error, an output
+    /// missing for a new state, a malformed law).
+    #[error("rule of {protocol}: {reason}")]
+    Rule {
+        /// The protocol.
+        protocol: String,
+        /// The pair or state concerned and what went wrong.
+        reason: String,
+    },
+
     /// A run setting (horizon, trial count, observer) is invalid.
     #[error("{0}")]
     Setting(String),

@@ -14,6 +14,7 @@ use crate::files;
 use crate::graph::Graph;
 use crate::init::{InitSpec, check_family};
 use crate::protocol::Protocol;
+use crate::protocols::custom::RuleFailure;
 use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
@@ -195,12 +196,11 @@ const RECORD_BYTES: u128 = 512;
 
 /// Refuses a run whose agent arrays (one per trial running at once) cannot fit in memory.
 fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engine) -> Result<()> {
-    // The count engines start from counts only from the default configuration without faults,
-    // for protocols that set it up as counts; every other start is built as an agent array first.
-    let array = engine == Engine::Agents
-        || settings.init != InitSpec::Default
-        || !settings.faults.is_empty()
-        || !protocol.starts_as_counts();
+    // The count engines start from counts only from the default configuration (or one given as
+    // counts) without faults, for protocols that set it up as counts; every other start is built
+    // as an agent array first.
+    let as_counts = matches!(settings.init, InitSpec::Default | InitSpec::Counts(_));
+    let array = engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || !protocol.starts_as_counts();
     let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u64;
     let at_once = settings.trials.min(threads).max(1);
     // Every trial's record, and its line of output, stay until the end of the run.
@@ -257,7 +257,8 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
     Ok(record)
 }
 
-/// Trial `index` on `engine` (already resolved and validated), its time series into `trace`.
+/// Trial `index` on `engine` (already resolved and validated), its time series into `trace`. A
+/// user rule that fails inside the run ([`RuleFailure`]) ends it with [`Error::Rule`].
 pub(crate) fn trial<P: Protocol>(
     protocol: &P,
     settings: &RunSettings,
@@ -265,8 +266,22 @@ pub(crate) fn trial<P: Protocol>(
     index: u64,
     trace: &mut dyn TraceSink,
 ) -> Result<TrialRecord> {
+    let run = std::panic::AssertUnwindSafe(|| unguarded_trial(protocol, settings, engine, index, trace));
+    std::panic::catch_unwind(run).unwrap_or_else(|payload| match payload.downcast::<RuleFailure>() {
+        Ok(failure) => Err(Error::Rule { protocol: failure.protocol, reason: failure.reason }),
+        Err(other) => std::panic::resume_unwind(other),
+    })
+}
+
+fn unguarded_trial<P: Protocol>(
+    protocol: &P,
+    settings: &RunSettings,
+    engine: Engine,
+    index: u64,
+    trace: &mut dyn TraceSink,
+) -> Result<TrialRecord> {
     let seed = trial_seed(settings.seed, index);
-    let TrialStreams { schedule, init: mut init_rng, mut faults } = TrialStreams::new(seed);
+    let TrialStreams { schedule, init: mut init_rng, mut faults, .. } = TrialStreams::new(seed);
     let mut fault_observers = settings.faults.clone();
     let mut series = settings.trace_every.map(|every| TimeSeries::new(every, trace));
     let mut observers: Vec<&mut dyn Observer<P>> =
@@ -289,6 +304,9 @@ pub(crate) fn trial<P: Protocol>(
         // The default start as counts: no agent array, whatever n.
         let mut run = match &settings.init {
             InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
+            InitSpec::Counts(counts) if protocol.starts_as_counts() => {
+                CountRun::from_counts(protocol, &crate::init::states_of_counts(protocol, counts)?, schedule)?
+            }
             init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,
         };
         if engine == Engine::Batched {

@@ -16,10 +16,14 @@ pub enum InitSpec {
     Family(String),
     /// One JSON object per agent, keyed by the protocol's variable names.
     Explicit(Vec<Map<String, Value>>),
+    /// Counts of named states (user protocols: `counts:A=600,B=400`, or a JSON object of counts),
+    /// summing to `n`.
+    Counts(Vec<(String, u64)>),
 }
 
 impl InitSpec {
-    /// `default`, `random`, or a family name (`@FILE` is read by the caller, see [`InitSpec::from_json`]).
+    /// `default`, `random`, or a family name (`counts:` and `@FILE` are parsed by
+    /// [`str::parse`] and the caller, see [`InitSpec::from_json`]).
     pub fn from_name(name: &str) -> Self {
         match name {
             "default" => InitSpec::Default,
@@ -28,19 +32,38 @@ impl InitSpec {
         }
     }
 
-    /// An explicit configuration from JSON text: an array with one state object per agent.
+    /// An explicit configuration from JSON text: an array with one state per agent (a state
+    /// object, or a user protocol's state name), or an object of counts by state name.
     pub fn from_json(text: &str) -> Result<Self> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| Error::Init(format!("the file is not valid JSON ({e})")))?;
-        let Value::Array(items) = value else {
-            return Err(Error::Init("expected a JSON array with one state object per agent".into()));
+        let items = match value {
+            Value::Array(items) => items,
+            Value::Object(counts) => {
+                return counts
+                    .into_iter()
+                    .map(|(state, count)| match count.as_u64() {
+                        Some(count) => Ok((state, count)),
+                        None => {
+                            Err(Error::Init(format!("state {state}: the count must be a whole number, found {count}")))
+                        }
+                    })
+                    .collect::<Result<_>>()
+                    .map(InitSpec::Counts);
+            }
+            _ => {
+                return Err(Error::Init(
+                    "expected a JSON array with one state per agent, or an object of counts by state name".into(),
+                ));
+            }
         };
         items
             .into_iter()
             .enumerate()
             .map(|(i, item)| match item {
                 Value::Object(object) => Ok(object),
-                other => Err(Error::Init(format!("agent {i}: expected a JSON object, found {other}"))),
+                Value::String(name) => Ok(named_state(name)),
+                other => Err(Error::Init(format!("agent {i}: expected a state object or name, found {other}"))),
             })
             .collect::<Result<_>>()
             .map(InitSpec::Explicit)
@@ -53,6 +76,10 @@ impl InitSpec {
             InitSpec::Random => "random".into(),
             InitSpec::Family(name) => name.clone(),
             InitSpec::Explicit(states) => format!("explicit({} agents)", states.len()),
+            InitSpec::Counts(counts) => {
+                let counts: Vec<String> = counts.iter().map(|(s, c)| format!("{s}={c}")).collect();
+                format!("counts:{}", counts.join(","))
+            }
         }
     }
 
@@ -62,6 +89,7 @@ impl InitSpec {
             InitSpec::Default | InitSpec::Random => Ok(()),
             InitSpec::Family(name) => check_family(protocol, name),
             InitSpec::Explicit(objects) => explicit_states(protocol, objects).map(drop),
+            InitSpec::Counts(counts) => states_of_counts(protocol, counts).map(drop),
         }
     }
 
@@ -75,14 +103,61 @@ impl InitSpec {
                 protocol.family_configuration(name, rng).ok_or_else(|| unknown_family(protocol, name))
             }
             InitSpec::Explicit(objects) => explicit_states(protocol, objects),
+            InitSpec::Counts(counts) => Ok(states_of_counts(protocol, counts)?
+                .into_iter()
+                .flat_map(|(state, count)| std::iter::repeat_n(state, count as usize))
+                .collect()),
         }
     }
+}
+
+/// The state object of a user protocol's state named `name`: `{"state": name}`.
+fn named_state(name: String) -> Map<String, Value> {
+    let mut object = Map::new();
+    object.insert("state".into(), Value::String(name));
+    object
+}
+
+/// `A=600,B=400` as counts by state name.
+fn parse_counts(text: &str) -> Result<Vec<(String, u64)>> {
+    text.split(',')
+        .map(|item| {
+            let (state, count) = item.split_once('=').ok_or_else(|| {
+                Error::Init(format!("counts:{text}: write each state as STATE=COUNT, for example counts:A=600,B=400"))
+            })?;
+            let count = crate::numbers::parse_u64(count.trim())
+                .map_err(|e| Error::Init(format!("counts: state {}: {e}", state.trim())))?;
+            Ok((state.trim().to_string(), count))
+        })
+        .collect()
+}
+
+/// Counts of named states as (state, count) pairs of `protocol`, refusing unknown names and
+/// counts that do not sum to `n`.
+pub fn states_of_counts<P: Protocol>(protocol: &P, counts: &[(String, u64)]) -> Result<Vec<(P::State, u64)>> {
+    let total = counts.iter().try_fold(0u64, |sum, (_, c)| sum.checked_add(*c)).unwrap_or(u64::MAX);
+    if total != protocol.n() as u64 {
+        return Err(Error::Init(format!(
+            "the counts sum to {total} agents but n = {}; make them sum to n",
+            protocol.n()
+        )));
+    }
+    counts
+        .iter()
+        .filter(|(_, count)| *count > 0)
+        .map(|(name, count)| {
+            let state = protocol
+                .state_from_json(&named_state(name.clone()))
+                .map_err(|e| Error::Init(format!("counts: state {name}: {e}")))?;
+            Ok((state, *count))
+        })
+        .collect()
 }
 
 impl std::str::FromStr for InitSpec {
     type Err = Error;
 
-    /// `default`, `random` or a family name; `@FILE.json` is read by [`crate::spec::RunSpec::resolve`]
+    /// `default`, `random`, a family name or `counts:STATE=COUNT,...`; `@FILE.json` is read by [`crate::spec::RunSpec::resolve`]
     /// (with a size limit), or from text by [`InitSpec::from_json`].
     fn from_str(name: &str) -> Result<Self> {
         if name.starts_with('@') {
@@ -90,7 +165,10 @@ impl std::str::FromStr for InitSpec {
                 "'{name}' names a file; read it with InitSpec::from_json, or give it to a RawSpec"
             )));
         }
-        Ok(Self::from_name(name))
+        match name.strip_prefix("counts:") {
+            Some(counts) => parse_counts(counts).map(InitSpec::Counts),
+            None => Ok(Self::from_name(name)),
+        }
     }
 }
 
@@ -151,6 +229,16 @@ mod tests {
         assert!(wrong.validate(&p).unwrap_err().to_string().contains("agent 1"));
         assert!(InitSpec::from_json("{").is_err());
         assert!(InitSpec::from_json("[1]").is_err());
+        assert_eq!(
+            InitSpec::from_json(r#"{"A": 2, "B": 1}"#).unwrap(),
+            InitSpec::Counts(vec![("A".into(), 2), ("B".into(), 1)])
+        );
+        assert!(InitSpec::from_json(r#"{"A": -2}"#).is_err());
+        assert_eq!(
+            "counts:A=1e3, B = 2".parse::<InitSpec>().unwrap(),
+            InitSpec::Counts(vec![("A".into(), 1000), ("B".into(), 2)])
+        );
+        assert!("counts:A".parse::<InitSpec>().is_err());
     }
 
     #[test]

@@ -6,9 +6,11 @@
 //! stabilizing protocols started anywhere), a JSON form of a state keyed by the paper's variable
 //! names, and its safe set, tracked incrementally by a [`Monitor`].
 //!
-//! Design: protocols never draw random numbers inside `transition` (the papers' coin flips are read
-//! off the initiator/responder roles); every random choice is the scheduler's or the initial
-//! configuration's, drawn from streams the caller passes in. A protocol value is built for one
+//! Design: the papers' protocols are deterministic (their coin flips are read off the
+//! initiator/responder roles). A user protocol may declare *randomized* transitions
+//! ([`Protocol::randomized`]): a pair's result is then a finite law ([`Law`]) the engines draw from,
+//! with a stream the caller passes in ([`crate::rng::TrialStreams::outcomes`]). Every other random
+//! choice is the scheduler's, the initial configuration's or a fault's, each from its own stream. A protocol value is built for one
 //! population size `n` and one parameter set, so derived constants (timer lengths, `m`) are
 //! computed once.
 
@@ -73,6 +75,10 @@ pub trait Monitor<S: Copy>: Clone + Send {
     fn is_safe(&self) -> bool;
 }
 
+/// The law of a randomized interaction's result: the possible (initiator', responder') pairs with
+/// their probabilities, which sum to at most 1; with the remaining probability nothing changes.
+pub type Law<S> = Vec<((S, S), f64)>;
+
 /// A named parameter of a protocol, as `poplab list` shows it.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamInfo {
@@ -131,8 +137,28 @@ pub trait Protocol: Send + Sync + Sized {
     /// The effective parameters, derived constants included, as written into outputs.
     fn params(&self) -> Map<String, Value>;
 
-    /// The transition function: (initiator, responder) -> (initiator', responder').
+    /// The transition function: (initiator, responder) -> (initiator', responder'). For a
+    /// [randomized](Protocol::randomized) protocol, the result of the pairs whose law is one
+    /// certain result; engines ask such a protocol for [`Protocol::law`] and [`Protocol::draw`].
     fn transition(&self, initiator: Self::State, responder: Self::State) -> (Self::State, Self::State);
+
+    /// Whether some pair's result may be random (user protocols that declare laws): engines then
+    /// take results from [`Protocol::law`] (count engines, once per pair) and [`Protocol::draw`]
+    /// (the agent engine, per interaction). `false` unless a protocol says so.
+    fn randomized(&self) -> bool {
+        false
+    }
+
+    /// The law of the pair's result (see [`Law`]); by default the one result of `transition`.
+    fn law(&self, initiator: Self::State, responder: Self::State) -> Law<Self::State> {
+        vec![(self.transition(initiator, responder), 1.0)]
+    }
+
+    /// One interaction's result drawn from [`Protocol::law`] with `rng` (the trial's outcome
+    /// stream); by default `transition`, drawing nothing.
+    fn draw(&self, initiator: Self::State, responder: Self::State, _rng: &mut PopRng) -> (Self::State, Self::State) {
+        self.transition(initiator, responder)
+    }
 
     /// The output of a state.
     fn output(&self, state: Self::State) -> Output;
@@ -225,6 +251,12 @@ pub trait Protocol: Send + Sync + Sized {
     /// docs). `false` (the agent array) unless a protocol says so.
     fn auto_batches(&self) -> bool {
         false
+    }
+
+    /// A horizon the protocol sets, in steps (a user protocol stopped at a fixed time); a run's
+    /// horizon is the lesser of it and the one asked for. `None` unless a protocol says so.
+    fn horizon(&self) -> Option<u128> {
+        None
     }
 
     /// The graph a run uses when none is named (the complete graph unless overridden).

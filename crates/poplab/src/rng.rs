@@ -3,9 +3,10 @@
 //! Every run has a *master seed*. Trial `i` gets the seed `splitmix64(master, i)` (the `i`-th output
 //! of the SplitMix64 sequence started at `master`), so a trial's result depends only on the master
 //! seed and its index, never on the thread that ran it. From a trial seed, [`TrialStreams`] derives
-//! three independent Xoshiro256++ streams (by the generator's `jump`, 2^128 draws apart): the
-//! scheduler's, the one that draws random initial configurations, and the one faults draw from.
-//! Keeping them apart means that adding a fault or a trace never changes which pairs interact.
+//! four independent Xoshiro256++ streams (by the generator's `jump`, 2^128 draws apart): the
+//! scheduler's, the one that draws random initial configurations, the one faults draw from, and
+//! the one randomized transitions draw their results from ([`outcome_stream`]). Keeping them apart
+//! means that adding a fault or a trace never changes which pairs interact.
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -33,6 +34,8 @@ pub struct TrialStreams {
     pub init: PopRng,
     /// Draws which agents a fault hits and their new states.
     pub faults: PopRng,
+    /// Draws the results of randomized transitions ([`outcome_stream`] of `schedule`).
+    pub outcomes: PopRng,
 }
 
 impl TrialStreams {
@@ -43,9 +46,22 @@ impl TrialStreams {
         base.jump();
         let init = base.clone();
         base.jump();
-        let faults = base;
-        Self { schedule, init, faults }
+        let faults = base.clone();
+        base.jump();
+        Self { schedule, init, faults, outcomes: base }
     }
+}
+
+/// The stream randomized transitions draw from, derived from a trial's schedule stream: three
+/// jumps ahead (`3 * 2^128` draws), so it equals [`TrialStreams::outcomes`] for a schedule stream of
+/// [`TrialStreams`]. Engines derive it themselves, so a run built from a schedule stream alone
+/// follows the same trajectory as a trial.
+pub fn outcome_stream(schedule: &PopRng) -> PopRng {
+    let mut rng = schedule.clone();
+    rng.jump();
+    rng.jump();
+    rng.jump();
+    rng
 }
 
 /// Uniform integers in `0..bound` by Lemire's multiply-and-reject method on 32-bit halves.
@@ -124,7 +140,10 @@ mod tests {
         let a = s.schedule.next_u64();
         let b = s.init.next_u64();
         let c = s.faults.next_u64();
-        assert!(a != b && b != c && a != c);
+        let d = s.outcomes.next_u64();
+        assert!(a != b && b != c && a != c && d != a && d != b && d != c);
+        let mut fresh = TrialStreams::new(7);
+        assert_eq!(outcome_stream(&fresh.schedule).next_u64(), fresh.outcomes.next_u64());
     }
 
     #[test]

@@ -334,7 +334,7 @@ impl ProtocolVisitor for Resolve<'_> {
             init,
             trials: raw.trials,
             seed: raw.seed,
-            max_steps: raw.max_steps,
+            max_steps: protocol.horizon().map_or(raw.max_steps, |h| h.min(raw.max_steps)),
             threads: raw.threads,
             faults,
             trace_every: raw.trace_every,
@@ -381,7 +381,7 @@ fn read_graph(text: &str, n: usize) -> Result<Graph> {
 /// An initial configuration by name, or `@FILE.json` (at most 1 kB per agent).
 fn read_init(text: &str, n: usize) -> Result<InitSpec> {
     match text.strip_prefix('@') {
-        None => Ok(InitSpec::from_name(text)),
+        None => text.parse(),
         Some(path) => {
             let limit = (n as u64).saturating_mul(INIT_BYTES_PER_AGENT).saturating_add(4096);
             let contents = files::read_limited(

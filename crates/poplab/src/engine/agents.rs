@@ -29,6 +29,10 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     monitor: P::Monitor,
     scheduler: S,
     rng: PopRng,
+    /// The results of randomized transitions ([`crate::rng::outcome_stream`] of `rng`).
+    outcomes: PopRng,
+    /// Whether the protocol is [randomized](Protocol::randomized).
+    randomized: bool,
     /// Steps taken so far; 64 bits suffice here (`2^64` single steps take centuries).
     step: u64,
     /// The block of pairs in use, `pairs[next_pair..pairs_len]` still to run.
@@ -73,6 +77,8 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             agents,
             monitor,
             scheduler,
+            outcomes: crate::rng::outcome_stream(&rng),
+            randomized: protocol.randomized(),
             rng,
             step: 0,
             pairs: [(0, 0); BLOCK],
@@ -163,15 +169,21 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     /// it happened (at exactly the current step). The caller keeps `until <= step + pairs_left()`.
     pub fn advance(&mut self, until: u128, watch: Watch) -> bool {
         let until = self.step.saturating_add(steps_to(self.step(), until));
-        match watch {
-            Watch::Nothing => self.advance_watching::<false, false>(until),
-            Watch::SafeSet => self.advance_watching::<true, false>(until),
-            Watch::OutputChange => self.advance_watching::<false, true>(until),
+        match (watch, self.randomized) {
+            (Watch::Nothing, false) => self.advance_watching::<false, false, false>(until),
+            (Watch::SafeSet, false) => self.advance_watching::<true, false, false>(until),
+            (Watch::OutputChange, false) => self.advance_watching::<false, true, false>(until),
+            (Watch::Nothing, true) => self.advance_watching::<false, false, true>(until),
+            (Watch::SafeSet, true) => self.advance_watching::<true, false, true>(until),
+            (Watch::OutputChange, true) => self.advance_watching::<false, true, true>(until),
         }
     }
 
     #[inline(never)]
-    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u64) -> bool {
+    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool, const RANDOMIZED: bool>(
+        &mut self,
+        until: u64,
+    ) -> bool {
         while self.step < until {
             if self.next_pair == self.pairs_len {
                 self.refill();
@@ -182,7 +194,8 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             self.step += 1;
             let (u, v) = (u as usize, v as usize);
             let (a, b) = (self.agents[u], self.agents[v]);
-            let (a2, b2) = self.protocol.transition(a, b);
+            let (a2, b2) =
+                if RANDOMIZED { self.protocol.draw(a, b, &mut self.outcomes) } else { self.protocol.transition(a, b) };
             if a2 != a || b2 != b {
                 self.agents[u] = a2;
                 self.agents[v] = b2;

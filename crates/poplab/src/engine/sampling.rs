@@ -43,6 +43,20 @@ pub(crate) fn below_wide(rng: &mut PopRng, bound: u128) -> u128 {
     }
 }
 
+/// A binomial number of successes in `trials` independent trials of probability `p` (clamped to
+/// `[0, 1]`), by `rand_distr`'s sampler (inversion for small means, BTPE beyond). For splitting a
+/// batch's pairs across a randomized law.
+pub(crate) fn binomial(rng: &mut PopRng, trials: u64, p: f64) -> u64 {
+    if trials == 0 || p <= 0.0 {
+        return 0;
+    }
+    if p >= 1.0 {
+        return trials;
+    }
+    use rand_distr::Distribution;
+    rand_distr::Binomial::new(trials, p).expect("p in (0, 1)").sample(rng)
+}
+
 /// `ln x! - (x ln x - x + ln(2 pi x) / 2)`, the Stirling remainder, for `x >= 16` (error < 1e-15).
 fn stirling_remainder(x: f64) -> f64 {
     let r = 1.0 / (x * x);

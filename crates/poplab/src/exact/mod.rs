@@ -13,6 +13,10 @@
 //!   with a sparse subtraction-free elimination and a certified relative error that stay accurate
 //!   when the answer is `10^12` steps or more (see `holding.rs`).
 //!
+//! Randomized protocols ([`Protocol::randomized`](crate::protocol::Protocol::randomized)) are
+//! refused: the weights below are integers over one denominator, and a law's probabilities are
+//! reals.
+//!
 //! # Configurations
 //! States are interned to indices `0, 1, ...` in order of discovery. On the complete graph the
 //! scheduler is symmetric under permutations of the agents and every protocol's safe set is a
@@ -88,4 +92,16 @@ pub enum Starts<S> {
     /// Every configuration over these states: every agent vector on rings and arc lists, every
     /// multiset on the complete graph. Usually `protocol.state_space()`.
     Every(Vec<S>),
+}
+
+/// Refuses a randomized protocol: exact analysis weighs transitions with integers.
+pub(crate) fn check_deterministic<P: crate::protocol::Protocol>(protocol: &P) -> crate::error::Result<()> {
+    if protocol.randomized() {
+        return Err(crate::error::Error::Setting(format!(
+            "exact analysis takes deterministic protocols and {} has randomized rules; estimate with poplab run \
+             instead",
+            protocol.info().name
+        )));
+    }
+    Ok(())
 }

@@ -101,6 +101,7 @@ impl<'p, P: Protocol> Space<'p, P> {
         expand_safe: bool,
         holding: bool,
     ) -> Result<Self> {
+        super::check_deterministic(protocol)?;
         let n = protocol.n();
         let graph = settings.graph.clone();
         graph.validate(n)?;

@@ -6,6 +6,7 @@
 
 pub mod angluin;
 pub mod approx_majority;
+pub mod custom;
 mod leader_count;
 pub mod ls_timer;
 pub mod pll;
@@ -48,15 +49,25 @@ pub fn find(name: &str) -> Result<&'static ProtocolInfo> {
     })
 }
 
-/// Builds protocol `name` for `n` agents with `params` and passes it to `visitor`.
+/// Builds protocol `name` for `n` agents with `params` and passes it to `visitor`. `@FILE` names
+/// a protocol file ([`custom::file`]), which takes no parameters.
 pub fn with_protocol<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, visitor: V) -> Result<V::Output> {
-    let info = find(name)?;
+    let info = match name.strip_prefix('@') {
+        Some(_) => None,
+        None => Some(find(name)?),
+    };
     if n < 2 {
         return Err(Error::PopulationSize {
             n: n as u64,
             reason: "a population needs at least 2 agents; use --n 2 or more".into(),
         });
     }
+    let Some(info) = info else {
+        let path = &name[1..];
+        let protocol = custom::Custom::new(&custom::file::read(path)?, n)?;
+        params.finish(protocol.info())?;
+        return Ok(visitor.visit(protocol));
+    };
     Ok(match info.name {
         "threshold" => visitor.visit(threshold::Threshold::new(n, params)?),
         "angluin" => visitor.visit(angluin::Angluin::new(n, params)?),

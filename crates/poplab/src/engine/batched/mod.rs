@@ -56,7 +56,7 @@
 //! Every choice depends only on the current configuration and on counts of agents, never on
 //! states drawn inside the batch, so mixing batches and single steps keeps the law exact.
 
-use super::counts::Configuration;
+use super::counts::{Configuration, Effect};
 use super::fenwick::Fenwick;
 use super::sampling::{
     below, below_wide, collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each,
@@ -486,9 +486,17 @@ impl Batcher {
                 column.1 -= times;
                 emptied |= column.1 == 0;
                 let (i, j) = (configuration.index_at(r), configuration.index_at(column.0 as usize));
-                let after = configuration.transition_of(i, j);
-                let result = (after != (i, j)).then_some(after);
-                pairs.push(PairType { initiator: i, responder: j, times, result });
+                match configuration.effect_of(i, j) {
+                    Effect::To(i2, j2) => {
+                        let result = ((i2, j2) != (i, j)).then_some((i2, j2));
+                        pairs.push(PairType { initiator: i, responder: j, times, result });
+                    }
+                    // A randomized pair: its interactions split multinomially across its results,
+                    // one pair type per result taken; the rest are null.
+                    Effect::Law(id) => configuration.split_law(id, times, |result, times| {
+                        pairs.push(PairType { initiator: i, responder: j, times, result: Some(result) });
+                    }),
+                }
             }
             responders_left -= a;
             if emptied {

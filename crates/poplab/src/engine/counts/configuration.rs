@@ -4,8 +4,9 @@
 //! these methods.
 
 use super::SKIP_MAX_STATES;
+use super::laws::Laws;
 use super::memo::TransitionMemo;
-use super::skip::{K, SkipTable};
+use super::skip::{K, Next, SkipTable};
 use crate::engine::fenwick::Fenwick;
 use crate::engine::sampling::below;
 use crate::engine::{Observer, StateHasher};
@@ -42,6 +43,11 @@ pub(in crate::engine) struct Configuration<'p, P: Protocol> {
     /// skipping pays again.
     skip_review: u128,
     memo: TransitionMemo,
+    /// Whether the protocol is randomized: its pairs' results then come from `laws` (not `memo`),
+    /// drawn from `outcomes`.
+    randomized: bool,
+    laws: Laws<P::State>,
+    outcomes: PopRng,
     monitor: P::Monitor,
     step: u128,
     /// Whether the census is kept: the causes of demotions (interned states are kept anyway).
@@ -51,7 +57,14 @@ pub(in crate::engine) struct Configuration<'p, P: Protocol> {
 
 impl<'p, P: Protocol> Configuration<'p, P> {
     /// The configuration with these (state, count) pairs (`n >= 2` agents in all), at step 0.
-    pub(super) fn new(protocol: &'p P, counts: &[(P::State, u64)], n: u64, monitor: P::Monitor) -> Self {
+    /// Randomized transitions draw from `outcomes`.
+    pub(super) fn new(
+        protocol: &'p P,
+        counts: &[(P::State, u64)],
+        n: u64,
+        monitor: P::Monitor,
+        outcomes: PopRng,
+    ) -> Self {
         let mut configuration = Self {
             protocol,
             n,
@@ -65,6 +78,9 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             skip: None,
             skip_review: 0,
             memo: TransitionMemo::default(),
+            randomized: protocol.randomized(),
+            laws: Laws::default(),
+            outcomes,
             monitor,
             step: 0,
             census: false,
@@ -256,11 +272,66 @@ impl<'p, P: Protocol> Configuration<'p, P> {
         self.skip = Some(table);
     }
 
-    /// Enters the pair of slots `(r, c)` into `table`, by its transition.
-    fn fill_pair(&self, table: &mut SkipTable<P::State>, r: usize, c: usize) {
-        let (a, b) = (self.state(self.present[r]), self.state(self.present[c]));
-        let (a2, b2) = self.protocol.transition(a, b);
-        table.set_pair(r, c, (a2 != a || b2 != b).then_some((a2, b2)));
+    /// Enters the pair of slots `(r, c)` into `table`, by its transition (its law, if randomized).
+    fn fill_pair(&mut self, table: &mut SkipTable<P::State>, r: usize, c: usize) {
+        let (i, j) = (self.present[r], self.present[c]);
+        let (a, b) = (self.state(i), self.state(j));
+        let next = if self.randomized {
+            self.law_id(i, j).map(Next::Law)
+        } else {
+            let (a2, b2) = self.protocol.transition(a, b);
+            (a2 != a || b2 != b).then_some(Next::To(a2, b2))
+        };
+        table.set_pair(r, c, next);
+    }
+
+    /// The id of the law of the pair of state indices `(i, j)` (randomized protocols), `None` when
+    /// it changes nothing.
+    fn law_id(&mut self, i: u32, j: u32) -> Option<u32> {
+        let (a, b) = (self.state(i), self.state(j));
+        let protocol = self.protocol;
+        self.laws.id((i, j), (a, b), || protocol.law(a, b))
+    }
+
+    /// Draws a result of the law `id` from the outcome stream: the result states' indices
+    /// (interned on first draw), or the pair's own when nothing changes.
+    fn draw_law(&mut self, id: u32) -> (u32, u32) {
+        let law = self.laws.get(id);
+        let Some(k) = law.draw(&mut self.outcomes) else { return law.before };
+        self.interned_result(id, k)
+    }
+
+    /// The state indices of result `k` of the law `id`, interned on first use.
+    pub(in crate::engine) fn interned_result(&mut self, id: u32, k: usize) -> (u32, u32) {
+        let law = self.laws.get(id);
+        if let Some(result) = law.interned[k] {
+            return result;
+        }
+        let (a2, b2) = law.results[k];
+        let result = (self.intern(a2), self.intern(b2));
+        self.laws.get_mut(id).interned[k] = Some(result);
+        result
+    }
+
+    /// Splits `times` interactions of the pair whose law is `id` across the law's results, by a
+    /// multinomial draw from the outcome stream (conditional binomials); calls `each` with every
+    /// result that some of them take (state indices, interned now) and how many. The rest change
+    /// nothing.
+    pub(in crate::engine) fn split_law(&mut self, id: u32, times: u64, mut each: impl FnMut((u32, u32), u64)) {
+        let (mut left, mut mass) = (times, 1.0f64);
+        for k in 0..self.laws.get(id).probabilities.len() {
+            if left == 0 {
+                break;
+            }
+            let p = self.laws.get(id).probabilities[k];
+            let share = if mass <= p { 1.0 } else { (p / mass).clamp(0.0, 1.0) };
+            mass -= p;
+            let taken = crate::engine::sampling::binomial(&mut self.outcomes, left, share);
+            if taken > 0 {
+                left -= taken;
+                each(self.interned_result(id, k), taken);
+            }
+        }
     }
 
     /// The index of `state`, interned now if new.
@@ -422,17 +493,33 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     }
 
     /// Draws a non-null pair from the skip table (with probability proportional to its weight)
-    /// and takes it; tells whether `watch` is met. Needs the table, with `W > 0`.
+    /// and takes it; tells whether `watch` is met. Needs the table, with `W > 0`. (A randomized
+    /// pair's draw may change nothing: then the step was null.)
     pub(super) fn take_non_null<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, rng: &mut PopRng) -> bool {
         let table = self.skip.as_deref().expect("skip table");
         let (r, c) = table.draw_non_null(rng, &self.present, &self.counts);
+        let before = [self.present[r], self.present[c]];
         let (i2, j2) = self.result_of(r, c);
-        self.take::<SAFE_SET, OUTPUT_CHANGE>([self.present[r], self.present[c]], [i2, j2])
+        [i2, j2] != before && self.take::<SAFE_SET, OUTPUT_CHANGE>(before, [i2, j2])
     }
 
-    /// The result states' indices of an interaction between the states with indices `i` and `j`:
-    /// from the skip table when both are present in it, else from the memo, else by the transition
-    /// (results interned only when the pair is non-null, then memoised).
+    /// What an interaction between the states with indices `i` and `j` does, without drawing:
+    /// a known result (the pair's own indices when null) or, for a randomized protocol, a law.
+    pub(in crate::engine) fn effect_of(&mut self, i: u32, j: u32) -> Effect {
+        if !self.randomized {
+            let (i2, j2) = self.transition_of(i, j);
+            return Effect::To(i2, j2);
+        }
+        match self.law_id(i, j) {
+            Some(id) => Effect::Law(id),
+            None => Effect::To(i, j),
+        }
+    }
+
+    /// The result states' indices of one interaction between the states with indices `i` and
+    /// `j`: from the skip table when both are present in it, else from the memo, else by the
+    /// transition (results interned only when the pair is non-null, then memoised); a randomized
+    /// protocol's result is drawn from the pair's law.
     #[inline]
     pub(in crate::engine) fn transition_of(&mut self, i: u32, j: u32) -> (u32, u32) {
         let (r, c) = (self.slot[i as usize], self.slot[j as usize]);
@@ -446,6 +533,12 @@ impl<'p, P: Protocol> Configuration<'p, P> {
                 (i, j)
             };
         }
+        if self.randomized {
+            return match self.law_id(i, j) {
+                Some(id) => self.draw_law(id),
+                None => (i, j),
+            };
+        }
         if let Some(result) = self.memo.get(i, j) {
             return result;
         }
@@ -457,17 +550,30 @@ impl<'p, P: Protocol> Configuration<'p, P> {
         result
     }
 
-    /// The state indices the non-null pair of slots `(r, c)` turns into (interned on first use).
+    /// The state indices the non-null pair of slots `(r, c)` turns into (interned on first use),
+    /// drawn from its law for a randomized pair.
     fn result_of(&mut self, r: usize, c: usize) -> (u32, u32) {
         let table = self.skip.as_deref().expect("skip table");
         if let Some(result) = table.interned_result(r, c) {
             return result;
         }
-        let (a2, b2) = table.result_states(r, c);
+        let (a2, b2) = match table.result_states(r, c) {
+            Next::To(a2, b2) => (a2, b2),
+            Next::Law(id) => return self.draw_law(id),
+        };
         let result = (self.intern(a2), self.intern(b2));
         if let Some(table) = &mut self.skip {
             table.set_interned_result(r, c, result);
         }
         result
     }
+}
+
+/// What an interaction of a pair does, as [`Configuration::effect_of`] finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::engine) enum Effect {
+    /// The result states' indices (the pair's own when null).
+    To(u32, u32),
+    /// A randomized pair: the id of its law.
+    Law(u32),
 }

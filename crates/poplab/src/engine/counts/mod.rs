@@ -28,10 +28,11 @@
 //! the run is the same either way; protocols with huge state spaces still run.
 
 mod configuration;
+mod laws;
 mod memo;
 mod skip;
 
-pub(super) use configuration::Configuration;
+pub(super) use configuration::{Configuration, Effect};
 pub use skip::geometric_skip;
 
 use super::batched::Batcher;
@@ -82,7 +83,8 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         if n > MAX_AGENTS {
             return Err(Error::PopulationSize { n, reason: "the count engines handle at most 2^62 agents".into() });
         }
-        let configuration = Configuration::new(protocol, counts, n, monitor());
+        let outcomes = crate::rng::outcome_stream(&rng);
+        let configuration = Configuration::new(protocol, counts, n, monitor(), outcomes);
         Ok(Self { configuration, rng, pending: None, batcher: None })
     }
 

@@ -33,6 +33,18 @@ pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u128 {
     (u.ln() / (-p).ln_1p()) as u128
 }
 
+/// What a non-null pair of the table does: turn into known states, or draw from a law (a
+/// randomized protocol's pair, by its id in the configuration's laws; the draw may change nothing,
+/// so the table's pairs are those that *may* change something, and null skipping is exact by
+/// thinning: a drawn pair whose draw changes nothing is one more null step).
+#[derive(Clone, Copy)]
+pub(super) enum Next<S> {
+    /// The result states.
+    To(S, S),
+    /// The id of the pair's law.
+    Law(u32),
+}
+
 /// Which ordered pairs of present states are non-null, over the slots of the present states, with
 /// the weights that null skipping draws from.
 pub(super) struct SkipTable<S> {
@@ -40,8 +52,8 @@ pub(super) struct SkipTable<S> {
     row: [u64; K],
     /// `col[c]` has bit `r` set iff the pair (slot `r`, slot `c`) is non-null.
     col: [u64; K],
-    /// The result states of each non-null pair, row-major with stride `K`.
-    next: Vec<Option<(S, S)>>,
+    /// What each non-null pair does, row-major with stride `K`.
+    next: Vec<Option<Next<S>>>,
     /// Their interned indices, filled when the pair first fires.
     next_index: Vec<(u32, u32)>,
     /// `s[r] = sum over c in row r of (count(c) - [r = c])`; the row's weight is `count(r) s[r]`.
@@ -81,8 +93,8 @@ impl<S: Copy> SkipTable<S> {
         self.row[r] >> c & 1 == 1
     }
 
-    /// Records the pair of slots `(r, c)` as turning into `result`, or as null (`None`).
-    pub(super) fn set_pair(&mut self, r: usize, c: usize, result: Option<(S, S)>) {
+    /// Records the pair of slots `(r, c)` as doing `result`, or as null (`None`).
+    pub(super) fn set_pair(&mut self, r: usize, c: usize, result: Option<Next<S>>) {
         let cell = r * K + c;
         self.next_index[cell] = (NOT_INTERNED, NOT_INTERNED);
         self.next[cell] = result;
@@ -102,8 +114,8 @@ impl<S: Copy> SkipTable<S> {
         (result.0 != NOT_INTERNED).then_some(result)
     }
 
-    /// The result states of the non-null pair of slots `(r, c)`.
-    pub(super) fn result_states(&self, r: usize, c: usize) -> (S, S) {
+    /// What the non-null pair of slots `(r, c)` does.
+    pub(super) fn result_states(&self, r: usize, c: usize) -> Next<S> {
         self.next[r * K + c].expect("a non-null pair has a result")
     }
 

@@ -1,0 +1,299 @@
+//! Protocol files: a user protocol in TOML.
+//!
+//! ```toml
+//! name = "approximate-majority"
+//! [states]            # every state and its output: leader | follower | yes | no | undecided
+//! A = "yes"
+//! B = "no"
+//! U = "undecided"
+//! [rules]             # "initiator,responder" = "initiator',responder'"; pairs not listed are null
+//! "A,B" = "U,U"
+//! "B,A" = "U,U"
+//! "A,U" = "A,A"
+//! "U,A" = "A,A"
+//! "B,U" = "B,B"
+//! "U,B" = "B,B"
+//! # randomized: "X,Y" = { "X,X" = 0.5, "Y,Y" = 0.25 }   (the remaining 0.25 is null)
+//! [init]              # counts (whole numbers) or fractions of n (0.6), the rest to the last state
+//! A = 0.6
+//! B = 0.4
+//! [stop]
+//! safe = "consensus"  # silent | one-leader | consensus | all-yes | all-no | time:T
+//! ```
+//!
+//! State names are any text without a comma (spaces around names in rules are ignored). A
+//! fraction `f` gives `round(f n)` agents (halves away from zero); the last state of `[init]` gets
+//! the agents left over, whatever its own amount. Errors name the line and say how to fix it.
+
+use super::{Amount, Definition, StopRule, output_named};
+use crate::error::{Error, Result};
+use crate::protocol::Law;
+use toml::{Table, Value};
+
+/// The largest protocol file read (bytes).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads the protocol file at `path`.
+pub fn read(path: &str) -> Result<Definition> {
+    let text = crate::files::read_limited(
+        std::path::Path::new(path),
+        "protocol file",
+        MAX_FILE_BYTES,
+        "a protocol file may take",
+    )?;
+    parse(&text, path)
+}
+
+/// A protocol definition from the text of a protocol file named `path` (for messages).
+pub fn parse(text: &str, path: &str) -> Result<Definition> {
+    let fail = |line: Option<usize>, reason: String| Error::ProtocolFile { path: path.to_string(), line, reason };
+    let table: Table = text.parse().map_err(|e: toml::de::Error| {
+        let line = e.span().map(|span| line_at(text, span.start));
+        fail(line, format!("not valid TOML: {}", e.message()))
+    })?;
+    let find = |section: &str, key: &str| line_of(text, section, key);
+    for key in table.keys() {
+        if !["name", "states", "rules", "init", "stop"].contains(&key.as_str()) {
+            return Err(fail(
+                find("", key),
+                format!("unknown key '{key}'; a protocol file has name, [states], [rules], [init] and [stop]"),
+            ));
+        }
+    }
+    let name = match table.get("name") {
+        Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_string(),
+        Some(_) => {
+            return Err(fail(find("", "name"), "name must be a non-empty string, as name = \"my-protocol\"".into()));
+        }
+        None => std::path::Path::new(path)
+            .file_stem()
+            .map_or_else(|| "user-protocol".into(), |s| s.to_string_lossy().into_owned()),
+    };
+    let section = |key: &str| -> Result<&Table> {
+        match table.get(key) {
+            Some(Value::Table(t)) => Ok(t),
+            Some(_) => Err(fail(find("", key), format!("{key} must be a section, [{key}]"))),
+            None => Err(fail(None, format!("the [{key}] section is missing; {}", how_to(key)))),
+        }
+    };
+
+    let mut states = Vec::new();
+    for (state, output) in section("states")? {
+        let line = find("states", state);
+        check_name(state).map_err(|e| fail(line, e))?;
+        let output = output.as_str().and_then(output_named).ok_or_else(|| {
+            fail(
+                line,
+                format!("state {state}: the output must be \"leader\", \"follower\", \"yes\", \"no\" or \"undecided\""),
+            )
+        })?;
+        states.push((state.trim().to_string(), output));
+    }
+    if states.is_empty() {
+        return Err(fail(find("", "states"), "[states] lists no state; list every state with its output".into()));
+    }
+    let known = |state: &str, line: Option<usize>| -> Result<String> {
+        let state = state.trim();
+        if states.iter().any(|(s, _)| s == state) {
+            Ok(state.to_string())
+        } else {
+            Err(fail(
+                line,
+                format!("state {state} is not in [states]; add it there with its output, as {state} = \"no\""),
+            ))
+        }
+    };
+
+    let mut rules = Vec::new();
+    for (pair, result) in section("rules")? {
+        let line = find("rules", pair);
+        let (a, b) =
+            split_pair(pair).ok_or_else(|| fail(line, format!("rule \"{pair}\": write the pair as \"A,B\"")))?;
+        let pair_states = (known(a, line)?, known(b, line)?);
+        let law: Law<String> = match result {
+            Value::String(result) => {
+                let (c, d) = split_pair(result)
+                    .ok_or_else(|| fail(line, format!("rule \"{pair}\": write the result as \"C,D\"")))?;
+                vec![((known(c, line)?, known(d, line)?), 1.0)]
+            }
+            Value::Table(outcomes) => {
+                let mut law = Vec::new();
+                for (result, p) in outcomes {
+                    let (c, d) = split_pair(result).ok_or_else(|| {
+                        fail(line, format!("rule \"{pair}\": write each result as \"C,D\" = probability"))
+                    })?;
+                    let p = p.as_float().or_else(|| p.as_integer().map(|i| i as f64)).ok_or_else(|| {
+                        fail(line, format!("rule \"{pair}\": the probability of \"{result}\" must be a number"))
+                    })?;
+                    if !(0.0..=1.0).contains(&p) {
+                        return Err(fail(line, format!("rule \"{pair}\": probability {p} is not from 0 to 1")));
+                    }
+                    law.push(((known(c, line)?, known(d, line)?), p));
+                }
+                let total: f64 = law.iter().map(|(_, p)| p).sum();
+                if total > 1.0 + 1e-12 {
+                    return Err(fail(
+                        line,
+                        format!(
+                            "rule \"{pair}\": the probabilities sum to {total}, above 1; the rest of 1 is null, so lower them"
+                        ),
+                    ));
+                }
+                law
+            }
+            _ => {
+                return Err(fail(
+                    line,
+                    format!("rule \"{pair}\": the result is \"C,D\" or a table of results with probabilities"),
+                ));
+            }
+        };
+        if rules.iter().any(|(p, _)| *p == pair_states) {
+            return Err(fail(line, format!("rule \"{pair}\" is given twice (names are trimmed); keep one")));
+        }
+        rules.push((pair_states, law));
+    }
+
+    let mut init = Vec::new();
+    if let Some(Value::Table(amounts)) = table.get("init") {
+        for (state, amount) in amounts {
+            let line = find("init", state);
+            let state = known(state, line)?;
+            let amount = match amount {
+                Value::Integer(c) if *c >= 0 => Amount::Count(*c as u64),
+                Value::Float(f) if (0.0..=1.0).contains(f) => Amount::Fraction(*f),
+                _ => {
+                    return Err(fail(
+                        line,
+                        format!(
+                            "init {state}: give a count (a whole number, 600) or a fraction of n from 0 to 1 (0.6)"
+                        ),
+                    ));
+                }
+            };
+            init.push((state, amount));
+        }
+    } else if table.contains_key("init") {
+        return Err(fail(find("", "init"), "init must be a section, [init]".into()));
+    }
+
+    let stop = section("stop")?;
+    for key in stop.keys() {
+        if key != "safe" {
+            return Err(fail(find("stop", key), format!("unknown key '{key}' in [stop]; {}", how_to("stop"))));
+        }
+    }
+    let stop: StopRule = match stop.get("safe") {
+        Some(Value::String(rule)) => rule.parse().map_err(|e: Error| fail(find("stop", "safe"), e.to_string()))?,
+        _ => return Err(fail(find("stop", "safe"), how_to("stop").to_string())),
+    };
+    Ok(Definition { name, source: path.to_string(), states, rules, init, stop })
+}
+
+fn how_to(section: &str) -> &'static str {
+    match section {
+        "states" => "list every state with its output, as A = \"yes\"",
+        "rules" => "list the non-null rules, as \"A,B\" = \"U,U\"",
+        _ => "give the stop rule, as safe = \"consensus\" (silent, one-leader, consensus, all-yes, all-no or time:T)",
+    }
+}
+
+fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.trim().is_empty() || name.contains(',') {
+        return Err(format!("state '{name}': a state name is non-empty text without commas"));
+    }
+    Ok(())
+}
+
+/// `"A,B"` as `("A", "B")`.
+fn split_pair(text: &str) -> Option<(&str, &str)> {
+    let (a, b) = text.split_once(',')?;
+    (!a.trim().is_empty() && !b.trim().is_empty() && !b.contains(',')).then_some((a, b))
+}
+
+/// The 1-based line of byte offset `at`.
+fn line_at(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// The line where `key` is set in `[section]` (`""`: the top level), found in the text.
+fn line_of(text: &str, section: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if let Some(header) = trimmed.strip_prefix('[') {
+            current = header.trim_end_matches(']').trim().to_string();
+            if section.is_empty() && current == key {
+                return Some(i + 1);
+            }
+            continue;
+        }
+        if current != section {
+            continue;
+        }
+        let Some((lhs, _)) = trimmed.split_once('=') else { continue };
+        let lhs = lhs.trim().trim_matches('"').trim_matches('\'');
+        if lhs == key {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAJORITY: &str = r#"
+name = "am"
+[states]
+A = "yes"
+B = "no"
+U = "undecided"
+[rules]
+"A,B" = "U,U"
+"A,U" = { "A,A" = 0.5, "U,U" = 0.25 }
+[init]
+A = 0.6
+B = 0.4
+[stop]
+safe = "consensus"
+"#;
+
+    #[test]
+    fn a_file_is_read() {
+        let d = parse(MAJORITY, "am.toml").unwrap();
+        assert_eq!(d.name, "am");
+        assert_eq!(d.states.len(), 3);
+        assert_eq!(d.rules[1].1, vec![(("A".into(), "A".into()), 0.5), (("U".into(), "U".into()), 0.25)]);
+        assert_eq!(d.init[0], ("A".into(), Amount::Fraction(0.6)));
+        assert_eq!(d.stop, StopRule::Consensus);
+    }
+
+    fn error(text: &str) -> String {
+        parse(text, "p.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_fix() {
+        let unknown = MAJORITY.replace("\"A,B\" = \"U,U\"", "\"A,B\" = \"U,Z\"");
+        assert_eq!(
+            error(&unknown),
+            "protocol file 'p.toml', line 8: state Z is not in [states]; add it there with its output, as Z = \"no\""
+        );
+        let above = MAJORITY.replace("\"U,U\" = 0.25", "\"U,U\" = 0.75");
+        assert!(
+            error(&above).contains("line 9: rule \"A,U\": the probabilities sum to 1.25, above 1"),
+            "{}",
+            error(&above)
+        );
+        let no_output = MAJORITY.replace("U = \"undecided\"", "U = \"maybe\"");
+        assert!(error(&no_output).contains("line 6: state U: the output must be"), "{}", error(&no_output));
+        let no_stop = MAJORITY.replace("[stop]\nsafe = \"consensus\"", "");
+        assert!(error(&no_stop).contains("the [stop] section is missing; give the stop rule"), "{}", error(&no_stop));
+        let bad_rule = MAJORITY.replace("safe = \"consensus\"", "safe = \"majority\"");
+        assert!(error(&bad_rule).contains("line 14: unknown stop rule 'majority'"), "{}", error(&bad_rule));
+        assert!(error("name = [").contains("line 1: not valid TOML"));
+        assert!(error(&MAJORITY.replace("[init]", "[inits]")).contains("unknown key 'inits'"));
+    }
+}

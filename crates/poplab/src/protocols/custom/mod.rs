@@ -1,0 +1,484 @@
+//! User protocols defined at run time: from a protocol file, a table, or a callback.
+//!
+//! A [`Custom`] protocol has states named by strings (interned to numbers as they appear), an
+//! output per state, rules on ordered pairs of states, a default initial configuration and a stop
+//! rule ([`StopRule`], its safe set). Rules come as
+//! - an explicit table ([`Definition::rules`], or a protocol file, see [`file`]): pairs not listed
+//!   are null;
+//! - a callback ([`Custom::from_fn`]) that the engines call the first time a pair of states meets,
+//!   then memoise (see [`rules`]): nothing is enumerated up front, so a protocol whose reachable
+//!   state space is huge starts at once.
+//!
+//! A rule may be **randomized**: a law, a list of results with probabilities summing to at most 1
+//! (the rest is null). Every engine runs such a protocol exactly (see
+//! [`Protocol::randomized`]): the agent engine draws each interaction's result from the trial's
+//! outcome stream; the count engine skips null steps by thinning (a pair that may change
+//! something is drawn, then its result, which may change nothing); the batched engine splits a
+//! batch's interactions of each pair type multinomially across the pair's results.
+//!
+//! Exact analysis (`poplab exact`, `verify`) takes deterministic user protocols; callback
+//! protocols are treated as randomized unless declared deterministic
+//! ([`Custom::from_fn`]'s `randomized` argument), since their laws are not known up front.
+
+pub mod file;
+mod rules;
+mod state;
+mod stop;
+
+pub use rules::{OutputFn, RuleFn};
+pub use state::{CustomState, MAX_STATES, output_name, output_named};
+pub use stop::{StopMonitor, StopRule};
+
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::protocol::{Law, Output, Protocol, ProtocolInfo};
+use crate::rng::{PopRng, below_u64};
+use rules::{Lazy, Rule, Rules, StateTable};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+/// How many agents of a state the default initial configuration has.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Amount {
+    /// This many agents.
+    Count(u64),
+    /// `round(f n)` agents (halves away from zero), `f` in `[0, 1]`.
+    Fraction(f64),
+}
+
+/// Everything that defines a table protocol, by state names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Definition {
+    /// The protocol's name, as outputs show it.
+    pub name: String,
+    /// Where it came from (a file's path), as `poplab list` shows it.
+    pub source: String,
+    /// Every state and its output, in order.
+    pub states: Vec<(String, Output)>,
+    /// The rules: pair of names (initiator, responder) -> law of the result by names. Pairs not
+    /// listed are null.
+    pub rules: Vec<((String, String), Law<String>)>,
+    /// The default initial configuration: amounts per state; the last state listed takes the
+    /// agents left over, whatever its own amount (so fractions need not add up exactly).
+    pub init: Vec<(String, Amount)>,
+    /// The stop rule.
+    pub stop: StopRule,
+}
+
+/// A user protocol, built for one population size. Cloning is cheap (the rules are shared).
+#[derive(Clone)]
+pub struct Custom {
+    inner: Arc<Inner>,
+    n: usize,
+}
+
+struct Inner {
+    info: &'static ProtocolInfo,
+    states: RwLock<StateTable>,
+    /// The states known before any run (declared ones): [`Protocol::random_state`] draws from them.
+    declared: Vec<CustomState>,
+    rules: Rules,
+    init: Vec<(CustomState, Amount)>,
+    stop: StopRule,
+    randomized: bool,
+    /// Whether the stop rule's safe set is closed under the rules (checked for tables).
+    closed: bool,
+}
+
+impl std::fmt::Debug for Custom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Custom").field("name", &self.inner.info.name).field("n", &self.n).finish_non_exhaustive()
+    }
+}
+
+/// The registry-style entry of a user protocol: leaked once per distinct (name, source), so that
+/// [`Protocol::info`] can hand out a `'static` reference.
+fn info_for(name: &str, source: &str) -> &'static ProtocolInfo {
+    static INFOS: Mutex<Vec<&'static ProtocolInfo>> = Mutex::new(Vec::new());
+    let mut infos = INFOS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(info) = infos.iter().find(|i| i.name == name && i.source == source) {
+        return info;
+    }
+    let info: &'static ProtocolInfo = Box::leak(Box::new(ProtocolInfo {
+        name: Box::leak(name.to_string().into_boxed_str()),
+        summary: "a user protocol",
+        source: Box::leak(source.to_string().into_boxed_str()),
+        params: &[],
+        families: &[],
+    }));
+    infos.push(info);
+    info
+}
+
+impl Custom {
+    /// The table protocol of `definition`, for `n` agents. Refuses unknown states in rules or the
+    /// initial configuration, laws whose probabilities exceed 1, and initial amounts beyond `n`.
+    pub fn new(definition: &Definition, n: usize) -> Result<Self> {
+        let bad = |reason: String| Error::Rule { protocol: definition.name.clone(), reason };
+        if definition.states.is_empty() {
+            return Err(bad("a protocol needs at least one state".into()));
+        }
+        if definition.states.len() > MAX_STATES {
+            return Err(bad(format!("at most {MAX_STATES} states")));
+        }
+        let mut table = StateTable::default();
+        for (name, output) in &definition.states {
+            if table.get(name).is_some() {
+                return Err(bad(format!("state {name} is listed twice")));
+            }
+            table.intern(name, *output);
+        }
+        let state = |name: &str| table.get(name).ok_or_else(|| bad(format!("unknown state {name}")));
+        let mut rules = HashMap::default();
+        let mut randomized = false;
+        for ((a, b), law) in &definition.rules {
+            let pair = (state(a)?, state(b)?);
+            check_law(law).map_err(|e| bad(format!("rule ({a}, {b}): {e}")))?;
+            let law = law.iter().map(|((c, d), p)| Ok(((state(c)?, state(d)?), *p))).collect::<Result<Vec<_>>>()?;
+            let rule = rules::table_rule(pair, law);
+            randomized |= matches!(rule, Rule::Random { .. });
+            if rules.insert(pair, rule).is_some() {
+                return Err(bad(format!("rule ({a}, {b}) is given twice")));
+            }
+        }
+        let init = definition.init.iter().map(|(name, amount)| Ok((state(name)?, *amount))).collect::<Result<_>>()?;
+        let declared: Vec<CustomState> =
+            definition.states.iter().map(|(name, _)| table.get(name).expect("interned")).collect();
+        let closed = closed_under(definition.stop, &rules);
+        let inner = Inner {
+            info: info_for(&definition.name, &definition.source),
+            states: RwLock::new(table),
+            declared,
+            rules: Rules::Table(rules),
+            init,
+            stop: definition.stop,
+            randomized,
+            closed,
+        };
+        Self::for_n(Arc::new(inner), n)
+    }
+
+    /// A callback protocol for `n` agents: `states` are the states known up front with their
+    /// outputs (the initial ones at least), `rule` gives a pair's law the first time the pair
+    /// meets, `output` the output of a state first met as a result. `randomized` says whether
+    /// `rule` may return laws with more than one result (`false` lets exact analysis run it; a
+    /// random law from such a protocol is then an error).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_fn(
+        name: &str,
+        states: &[(String, Output)],
+        rule: Box<RuleFn>,
+        output: Box<OutputFn>,
+        init: &[(String, Amount)],
+        stop: StopRule,
+        randomized: bool,
+        n: usize,
+    ) -> Result<Self> {
+        let bad = |reason: String| Error::Rule { protocol: name.to_string(), reason };
+        let mut table = StateTable::default();
+        for (state, output) in states {
+            table.intern(state, *output);
+        }
+        let lookup = |s: &str| table.get(s).ok_or_else(|| bad(format!("the initial state {s} has no output")));
+        let init = init.iter().map(|(s, amount)| Ok((lookup(s)?, *amount))).collect::<Result<_>>()?;
+        let declared = states.iter().map(|(s, _)| table.get(s).expect("interned")).collect();
+        let lazy = Lazy::new(
+            if randomized {
+                rule
+            } else {
+                Box::new(move |a: &str, b: &str| {
+                    let law = rule(a, b)?;
+                    match law.as_deref() {
+                        None | Some([]) | Some([(_, 1.0)]) => Ok(law),
+                        Some(_) => {
+                            Err("the protocol was declared deterministic but this rule's result is random".into())
+                        }
+                    }
+                })
+            },
+            output,
+        );
+        let inner = Inner {
+            info: info_for(name, "callback"),
+            states: RwLock::new(table),
+            declared,
+            rules: Rules::Lazy(Box::new(lazy)),
+            init,
+            stop,
+            randomized,
+            closed: stop == StopRule::Silent,
+        };
+        Self::for_n(Arc::new(inner), n)
+    }
+
+    /// This protocol for `n` agents (rules, states and memo shared).
+    pub fn with_n(&self, n: usize) -> Result<Self> {
+        Self::for_n(self.inner.clone(), n)
+    }
+
+    fn for_n(inner: Arc<Inner>, n: usize) -> Result<Self> {
+        let protocol = Self { inner, n };
+        protocol.default_counts()?;
+        Ok(protocol)
+    }
+
+    /// The stop rule.
+    pub fn stop(&self) -> StopRule {
+        self.inner.stop
+    }
+
+    /// How many pairs a callback protocol resolved so far (0 for tables): every trial of every
+    /// instance sharing the rules counts once per distinct pair met.
+    pub fn resolved_pairs(&self) -> u64 {
+        match &self.inner.rules {
+            Rules::Table(_) => 0,
+            Rules::Lazy(lazy) => lazy.resolved(),
+        }
+    }
+
+    /// The state named `name`, if known (declared, or met in some run).
+    pub fn state(&self, name: &str) -> Option<CustomState> {
+        self.states().get(name)
+    }
+
+    /// The name of `state`.
+    pub fn name(&self, state: CustomState) -> String {
+        self.states().name(state).to_string()
+    }
+
+    /// How many states are known so far (declared, or met in some run).
+    pub fn known_states(&self) -> usize {
+        self.states().len()
+    }
+
+    fn states(&self) -> std::sync::RwLockReadGuard<'_, StateTable> {
+        self.inner.states.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The rule of `pair`, resolved now if need be, given to `then`. A callback's failure unwinds
+    /// with a [`RuleFailure`] (the engines have no error path; trials catch it).
+    #[inline]
+    fn with_rule<T>(&self, pair: (CustomState, CustomState), then: impl FnOnce(&Rule) -> T) -> T {
+        match &self.inner.rules {
+            Rules::Table(rules) => match rules.get(&pair) {
+                Some(rule) => then(rule),
+                None => then(&Rule::Null),
+            },
+            Rules::Lazy(lazy) => {
+                let mut then = Some(then);
+                if let Some(result) = lazy.known(pair, |rule| (then.take().expect("called once"))(rule)) {
+                    return result;
+                }
+                match lazy.resolve(pair, &self.inner.states) {
+                    Ok(rule) => (then.take().expect("called once"))(&rule),
+                    Err(reason) => std::panic::resume_unwind(Box::new(RuleFailure {
+                        protocol: self.inner.info.name.to_string(),
+                        reason,
+                    })),
+                }
+            }
+        }
+    }
+
+    /// Whether `pair`'s rule is null (resolving it if need be).
+    pub(crate) fn rule_is_null(&self, a: CustomState, b: CustomState) -> bool {
+        self.with_rule((a, b), Rule::is_null)
+    }
+
+    /// The default initial configuration as (state, count) pairs: every state listed but the last
+    /// gets its amount, the last the agents left over; refuses amounts beyond `n`.
+    fn default_counts(&self) -> Result<Vec<(CustomState, u64)>> {
+        let n = self.n as u64;
+        let init = &self.inner.init;
+        let mut counts: Vec<(CustomState, u64)> = Vec::with_capacity(init.len());
+        let mut total = 0u64;
+        for &(state, amount) in init.iter().take(init.len().saturating_sub(1)) {
+            let given = match amount {
+                Amount::Count(c) => c,
+                Amount::Fraction(f) => (f * n as f64).round() as u64,
+            };
+            total = total.saturating_add(given);
+            if total > n {
+                return Err(Error::Init(format!(
+                    "{}: the initial configuration asks for {total} agents before its last state but n = {n}; lower \
+                     the counts or raise --n",
+                    self.inner.info.name
+                )));
+            }
+            counts.push((state, given));
+        }
+        if let Some(&(last, _)) = init.last() {
+            counts.push((last, n - total));
+        }
+        if counts.is_empty() {
+            return Err(Error::Init(format!(
+                "{} has no initial configuration; give one in [init] or with --init counts:STATE=COUNT,...",
+                self.inner.info.name
+            )));
+        }
+        counts.retain(|c| c.1 > 0);
+        Ok(counts)
+    }
+}
+
+/// A user rule's failure inside a run, carried out of the engine by unwinding (without the panic
+/// hook: `resume_unwind`) and turned into [`Error::Rule`] by the trial.
+#[derive(Debug)]
+pub struct RuleFailure {
+    /// The protocol.
+    pub protocol: String,
+    /// What went wrong.
+    pub reason: String,
+}
+
+/// Refuses probabilities outside `[0, 1]` or summing above 1.
+fn check_law(law: &Law<String>) -> std::result::Result<(), String> {
+    if let Some((_, p)) = law.iter().find(|(_, p)| !p.is_finite() || *p < 0.0 || *p > 1.0) {
+        return Err(format!("probability {p} is not from 0 to 1"));
+    }
+    let total: f64 = law.iter().map(|(_, p)| p).sum();
+    if total > 1.0 + 1e-12 {
+        return Err(format!("the probabilities sum to {total}, above 1; the rest of 1 is null, so lower them"));
+    }
+    Ok(())
+}
+
+/// Whether no table rule leads from the stop rule's safe set out of it. Silent is always closed.
+/// For answers: no rule between two agents giving the safe answer (consensus: either answer)
+/// produces another output; one-leader: no rule between pairs other than two leaders changes the
+/// number of leaders.
+fn closed_under(stop: StopRule, rules: &HashMap<(CustomState, CustomState), Rule, crate::engine::StateHasher>) -> bool {
+    // Only pairs of agents that both give the safe answer `o` meet in a safe configuration.
+    let keeps = |answers: &[Output]| {
+        rules.iter().all(|(&(a, b), rule)| {
+            let o = a.output();
+            o != b.output()
+                || !answers.contains(&o)
+                || rule.law().iter().all(|((c, d), _)| c.output() == o && d.output() == o)
+        })
+    };
+    match stop {
+        StopRule::Silent => true,
+        StopRule::AllYes => keeps(&[Output::Yes]),
+        StopRule::AllNo => keeps(&[Output::No]),
+        StopRule::Consensus => keeps(&[Output::Yes, Output::No]),
+        StopRule::OneLeader => rules.iter().all(|(&(a, b), rule)| {
+            let leaders = |x: CustomState, y: CustomState| {
+                u8::from(x.output() == Output::Leader) + u8::from(y.output() == Output::Leader)
+            };
+            leaders(a, b) == 2 || rule.law().iter().all(|((c, d), _)| leaders(*c, *d) == leaders(a, b))
+        }),
+        StopRule::Time(_) => false,
+    }
+}
+
+impl Protocol for Custom {
+    type State = CustomState;
+    type Monitor = StopMonitor;
+
+    fn info(&self) -> &'static ProtocolInfo {
+        self.inner.info
+    }
+
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    fn params(&self) -> Map<String, Value> {
+        let mut params = Map::new();
+        params.insert("stop".into(), Value::String(self.inner.stop.name()));
+        params
+    }
+
+    #[inline]
+    fn transition(&self, a: CustomState, b: CustomState) -> (CustomState, CustomState) {
+        self.with_rule((a, b), |rule| match rule {
+            Rule::To(c, d) => (*c, *d),
+            Rule::Null | Rule::Random { .. } => (a, b),
+        })
+    }
+
+    fn randomized(&self) -> bool {
+        self.inner.randomized
+    }
+
+    fn law(&self, a: CustomState, b: CustomState) -> Law<CustomState> {
+        self.with_rule((a, b), Rule::law)
+    }
+
+    #[inline]
+    fn draw(&self, a: CustomState, b: CustomState, rng: &mut PopRng) -> (CustomState, CustomState) {
+        self.with_rule((a, b), |rule| rule.draw((a, b), rng))
+    }
+
+    #[inline(always)]
+    fn output(&self, state: CustomState) -> Output {
+        state.output()
+    }
+
+    fn initial_configuration(&self) -> Vec<CustomState> {
+        let counts = self.default_counts().expect("checked when built");
+        counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect()
+    }
+
+    fn random_state(&self, rng: &mut PopRng) -> CustomState {
+        let declared = &self.inner.declared;
+        declared[below_u64(rng, declared.len() as u64) as usize]
+    }
+
+    fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<CustomState>> {
+        None
+    }
+
+    fn monitor(&self, agents: &[CustomState], graph: &Graph) -> StopMonitor {
+        StopMonitor::of_agents(self, self.inner.stop, agents, graph)
+    }
+
+    fn initial_counts(&self) -> Vec<(CustomState, u64)> {
+        self.default_counts().expect("checked when built")
+    }
+
+    fn starts_as_counts(&self) -> bool {
+        true
+    }
+
+    fn monitor_of_counts(&self, counts: &[(CustomState, u64)]) -> StopMonitor {
+        StopMonitor::of_counts(self, self.inner.stop, counts)
+    }
+
+    fn state_to_json(&self, state: CustomState) -> Map<String, Value> {
+        let mut object = Map::new();
+        object.insert("state".into(), Value::String(self.name(state)));
+        object
+    }
+
+    fn state_from_json(&self, object: &Map<String, Value>) -> std::result::Result<CustomState, String> {
+        crate::protocol::json_expect_keys(object, &["state"])?;
+        let name = match object.get("state") {
+            Some(Value::String(name)) => name,
+            Some(other) => return Err(format!("\"state\" must be a state name, found {other}")),
+            None => return Err("missing key \"state\"".into()),
+        };
+        self.state(name).ok_or_else(|| {
+            let known: Vec<String> = self.inner.declared.iter().take(20).map(|&s| self.name(s)).collect();
+            format!("unknown state '{name}'; the protocol's states include {}", known.join(", "))
+        })
+    }
+
+    fn state_space(&self) -> Option<Vec<CustomState>> {
+        matches!(self.inner.rules, Rules::Table(_)).then(|| self.inner.declared.clone())
+    }
+
+    fn safe_set_is_closed(&self) -> bool {
+        self.inner.closed
+    }
+
+    fn auto_batches(&self) -> bool {
+        true
+    }
+
+    fn horizon(&self) -> Option<u128> {
+        self.inner.stop.horizon(self.n)
+    }
+}

@@ -1,0 +1,49 @@
+//! A user protocol's state: a number for its name, with its output in the low bits, so that an
+//! engine reads an output without a lookup.
+
+use crate::protocol::Output;
+
+/// The outputs in code order (3 bits).
+const OUTPUTS: [Output; 5] = [Output::Leader, Output::Follower, Output::Yes, Output::No, Output::Undecided];
+
+/// The most states a user protocol can have (`2^29`: 3 bits hold the output).
+pub const MAX_STATES: usize = 1 << 29;
+
+/// An interned state of a [`Custom`](super::Custom) protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CustomState(u32);
+
+impl CustomState {
+    /// State number `id` with output `output`.
+    pub(super) fn new(id: u32, output: Output) -> Self {
+        let code = OUTPUTS.iter().position(|&o| o == output).expect("every output has a code") as u32;
+        Self((id << 3) | code)
+    }
+
+    /// The state's number, in order of interning.
+    pub fn id(self) -> u32 {
+        self.0 >> 3
+    }
+
+    /// The state's output.
+    #[inline(always)]
+    pub fn output(self) -> Output {
+        OUTPUTS[(self.0 & 7) as usize]
+    }
+}
+
+/// An output by its name in protocol files: `leader`, `follower`, `yes`, `no` or `undecided`.
+pub fn output_named(name: &str) -> Option<Output> {
+    OUTPUTS.iter().copied().find(|&o| output_name(o) == name)
+}
+
+/// The name of an output in protocol files.
+pub fn output_name(output: Output) -> &'static str {
+    match output {
+        Output::Leader => "leader",
+        Output::Follower => "follower",
+        Output::Yes => "yes",
+        Output::No => "no",
+        Output::Undecided => "undecided",
+    }
+}

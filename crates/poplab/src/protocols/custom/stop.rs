@@ -1,0 +1,272 @@
+//! The stop rules of user protocols (their safe sets) and the monitor that tracks them exactly,
+//! per interaction.
+
+use super::Custom;
+use super::state::CustomState;
+use crate::engine::StateHasher;
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::protocol::{Monitor, Output};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// When a run of a user protocol stops: the protocol's safe set. A closed set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StopRule {
+    /// No interaction the scheduler can pick changes anything: on the complete graph, no pair of
+    /// present states (two agents of one state for a pair of equal states) has a non-null rule; on
+    /// another graph, no arc whose agents' pair has one.
+    Silent,
+    /// Exactly one agent outputs leader.
+    OneLeader,
+    /// Every agent outputs yes, or every agent outputs no.
+    Consensus,
+    /// Every agent outputs yes.
+    AllYes,
+    /// Every agent outputs no.
+    AllNo,
+    /// Never: the run goes on to this parallel time (its horizon) and is censored there.
+    Time(f64),
+}
+
+impl StopRule {
+    /// The rule's name, as written in protocol files and outputs (`time:T` for a fixed time).
+    pub fn name(self) -> String {
+        match self {
+            StopRule::Silent => "silent".into(),
+            StopRule::OneLeader => "one-leader".into(),
+            StopRule::Consensus => "consensus".into(),
+            StopRule::AllYes => "all-yes".into(),
+            StopRule::AllNo => "all-no".into(),
+            StopRule::Time(t) => format!("time:{t}"),
+        }
+    }
+
+    /// The horizon a fixed-time rule sets for `n` agents, in steps (`ceil(t n)`).
+    pub fn horizon(self, n: usize) -> Option<u128> {
+        match self {
+            StopRule::Time(t) => Some((t * n as f64).ceil() as u128),
+            _ => None,
+        }
+    }
+}
+
+impl std::str::FromStr for StopRule {
+    type Err = Error;
+
+    /// `silent`, `one-leader`, `consensus`, `all-yes`, `all-no` or `time:T` (T > 0, parallel time).
+    fn from_str(text: &str) -> Result<Self> {
+        Ok(match text {
+            "silent" => StopRule::Silent,
+            "one-leader" => StopRule::OneLeader,
+            "consensus" => StopRule::Consensus,
+            "all-yes" => StopRule::AllYes,
+            "all-no" => StopRule::AllNo,
+            other => match other.strip_prefix("time:").map(str::parse::<f64>) {
+                Some(Ok(t)) if t.is_finite() && t > 0.0 => StopRule::Time(t),
+                _ => {
+                    return Err(Error::Setting(format!(
+                        "unknown stop rule '{other}'; use silent, one-leader, consensus, all-yes, all-no or time:T \
+                         (T a parallel time above 0)"
+                    )));
+                }
+            },
+        })
+    }
+}
+
+/// Tracks a [`StopRule`] per interaction: counts of outputs, and for [`StopRule::Silent`] the
+/// number of pairs (or arcs) that can change something.
+#[derive(Clone)]
+pub struct StopMonitor {
+    rule: StopRule,
+    n: u64,
+    leaders: u64,
+    yes: u64,
+    no: u64,
+    silence: Option<Silence>,
+}
+
+/// What [`StopRule::Silent`] keeps.
+#[derive(Clone)]
+struct Silence {
+    protocol: Custom,
+    /// Agents per state present.
+    counts: HashMap<CustomState, u64, StateHasher>,
+    /// Complete graph: ordered pairs of present states (both agents distinct) whose rule is not
+    /// null. Other graphs: arcs whose agents' pair is not null.
+    active: u64,
+    /// The arcs at each agent (other graphs only).
+    arcs_at: Option<Arc<Vec<Vec<(u32, u32)>>>>,
+}
+
+impl StopMonitor {
+    /// The monitor of `rule` for the configuration with these (state, count) pairs on the complete
+    /// graph.
+    pub(super) fn of_counts(protocol: &Custom, rule: StopRule, counts: &[(CustomState, u64)]) -> Self {
+        let mut monitor = Self::empty(protocol, rule, None);
+        for &(state, count) in counts {
+            monitor.change(state, count as i64);
+        }
+        monitor
+    }
+
+    /// The monitor of `rule` for `agents` on `graph`.
+    pub(super) fn of_agents(protocol: &Custom, rule: StopRule, agents: &[CustomState], graph: &Graph) -> Self {
+        if *graph == Graph::Complete {
+            return Self::of_counts(protocol, rule, &crate::protocol::tally(agents));
+        }
+        let arcs_at = (rule == StopRule::Silent).then(|| Arc::new(arcs_at(graph, agents.len())));
+        let mut monitor = Self::empty(protocol, rule, arcs_at.clone());
+        for &state in agents {
+            monitor.count_output(state, 1);
+        }
+        if let (Some(silence), Some(arcs_at)) = (&mut monitor.silence, arcs_at) {
+            let at = |u: u32| agents[u as usize];
+            silence.active = arcs_at
+                .iter()
+                .enumerate()
+                .flat_map(|(u, arcs)| arcs.iter().filter(move |&&(from, _)| from == u as u32))
+                .filter(|&&(u, v)| !silence.protocol.rule_is_null(at(u), at(v)))
+                .count() as u64;
+        }
+        monitor
+    }
+
+    fn empty(protocol: &Custom, rule: StopRule, arcs_at: Option<Arc<Vec<Vec<(u32, u32)>>>>) -> Self {
+        let silence = (rule == StopRule::Silent).then(|| Silence {
+            protocol: protocol.clone(),
+            counts: HashMap::default(),
+            active: 0,
+            arcs_at,
+        });
+        Self { rule, n: protocol.n as u64, leaders: 0, yes: 0, no: 0, silence }
+    }
+
+    fn count_output(&mut self, state: CustomState, delta: i64) {
+        let counter = match state.output() {
+            Output::Leader => &mut self.leaders,
+            Output::Yes => &mut self.yes,
+            Output::No => &mut self.no,
+            Output::Follower | Output::Undecided => return,
+        };
+        *counter = counter.wrapping_add_signed(delta);
+    }
+
+    /// Adds `delta` agents in `state` (complete graph).
+    fn change(&mut self, state: CustomState, delta: i64) {
+        self.count_output(state, delta);
+        if let Some(silence) = &mut self.silence
+            && silence.arcs_at.is_none()
+        {
+            silence.change(state, delta);
+        }
+    }
+}
+
+impl Silence {
+    /// Adds `delta` agents in `state`, keeping the count of non-null pairs of present states.
+    fn change(&mut self, state: CustomState, delta: i64) {
+        let old = self.counts.get(&state).copied().unwrap_or(0);
+        let new = old.wrapping_add_signed(delta);
+        let can = |a, b| u64::from(!self.protocol.rule_is_null(a, b));
+        if (old == 0) != (new == 0) {
+            let cross: u64 =
+                self.counts.keys().filter(|&&other| other != state).map(|&o| can(state, o) + can(o, state)).sum();
+            if new > 0 {
+                self.active += cross;
+            } else {
+                self.active -= cross;
+            }
+        }
+        if (old >= 2) != (new >= 2) {
+            if new >= 2 {
+                self.active += can(state, state);
+            } else {
+                self.active -= can(state, state);
+            }
+        }
+        if new == 0 {
+            self.counts.remove(&state);
+        } else {
+            self.counts.insert(state, new);
+        }
+    }
+}
+
+/// The arcs `(u, v)` of `graph` at each of `n` agents, each arc listed at both its ends (once when
+/// `u = v` cannot happen).
+fn arcs_at(graph: &Graph, n: usize) -> Vec<Vec<(u32, u32)>> {
+    let mut at = vec![Vec::new(); n];
+    let mut add = |u: u32, v: u32| {
+        at[u as usize].push((u, v));
+        at[v as usize].push((u, v));
+    };
+    let n32 = n as u32;
+    match graph {
+        Graph::Complete => unreachable!("the complete graph keeps counts"),
+        Graph::DirectedRing => (0..n32).for_each(|i| add(i, (i + 1) % n32)),
+        Graph::UndirectedRing => (0..n32).for_each(|i| {
+            add(i, (i + 1) % n32);
+            add((i + 1) % n32, i);
+        }),
+        Graph::Arcs(arcs) => arcs.iter().for_each(|&(u, v)| add(u, v)),
+    }
+    for arcs in &mut at {
+        arcs.sort_unstable();
+        arcs.dedup();
+    }
+    at
+}
+
+impl Monitor<CustomState> for StopMonitor {
+    fn record(&mut self, before: [CustomState; 2], after: [CustomState; 2]) {
+        self.record_times(before, after, 1);
+    }
+
+    fn record_at(&mut self, agents: &[CustomState], pair: (usize, usize), before: [CustomState; 2]) {
+        let after = [agents[pair.0], agents[pair.1]];
+        let Some(arcs_at) = self.silence.as_ref().and_then(|s| s.arcs_at.clone()) else {
+            return self.record(before, after);
+        };
+        for (old, new) in before.into_iter().zip(after) {
+            self.count_output(old, -1);
+            self.count_output(new, 1);
+        }
+        let silence = self.silence.as_mut().expect("silence kept");
+        let old_state = |w: u32| match w as usize {
+            w if w == pair.0 => before[0],
+            w if w == pair.1 => before[1],
+            w => agents[w],
+        };
+        let mut touched: Vec<(u32, u32)> = arcs_at[pair.0].iter().chain(&arcs_at[pair.1]).copied().collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for (u, v) in touched {
+            let was = !silence.protocol.rule_is_null(old_state(u), old_state(v));
+            let is = !silence.protocol.rule_is_null(agents[u as usize], agents[v as usize]);
+            silence.active = silence.active + u64::from(is) - u64::from(was);
+        }
+    }
+
+    fn record_times(&mut self, before: [CustomState; 2], after: [CustomState; 2], times: u64) {
+        let times = times as i64;
+        for state in after {
+            self.change(state, times);
+        }
+        for state in before {
+            self.change(state, -times);
+        }
+    }
+
+    fn is_safe(&self) -> bool {
+        match self.rule {
+            StopRule::Silent => self.silence.as_ref().is_some_and(|s| s.active == 0),
+            StopRule::OneLeader => self.leaders == 1,
+            StopRule::Consensus => self.yes == self.n || self.no == self.n,
+            StopRule::AllYes => self.yes == self.n,
+            StopRule::AllNo => self.no == self.n,
+            StopRule::Time(_) => false,
+        }
+    }
+}
