@@ -1,0 +1,434 @@
+//! User protocols (`poplab::protocols::custom`): table twins have the law of the built-ins they
+//! copy on every engine (two-sample KS), randomized rules match closed forms on every engine
+//! (z-tests), callbacks are resolved once per pair met and never enumerate, stop rules are exact at
+//! the step, rule failures surface as errors, and every example file runs. Statistical tests use
+//! alpha = 0.001 and one fixed seed per case.
+
+use poplab::engine::{AgentRun, Engine, Outcome, Watch};
+use poplab::error::Error;
+use poplab::experiment::{RunSettings, run_trials};
+use poplab::graph::{Graph, Replay};
+use poplab::protocol::{Law, Monitor, Output, Params, Protocol};
+use poplab::protocols::custom::{Amount, Custom, Definition, StopRule, file};
+use poplab::protocols::{angluin::Angluin, approx_majority::ApproxMajority};
+use poplab::rng::PopRng;
+use poplab::spec::{RawSpec, RunSpec};
+use poplab::stats::{ks_critical, ks_two_sample, mean};
+use rand_core::SeedableRng;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+const ENGINES: [Engine; 3] = [Engine::Agents, Engine::Counts, Engine::Batched];
+
+fn example(name: &str) -> String {
+    format!("{}/../../examples/protocols/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn settings(engine: Engine, trials: u64, seed: u64) -> RunSettings {
+    RunSettings { engine, trials, seed, ..RunSettings::default() }
+}
+
+fn steps<P: Protocol>(p: &P, settings: &RunSettings) -> Vec<f64> {
+    let records = run_trials(p, settings, &|| {}).unwrap();
+    assert!(records.iter().all(|r| r.outcome == Outcome::Converged), "every trial converges");
+    records.iter().map(|r| r.steps.0 as f64).collect()
+}
+
+/// A 2-state election: `L,L -> L,F` with probability `p` (deterministic when `p = 1`).
+fn election(p: f64) -> Definition {
+    Definition {
+        name: format!("election-{p}"),
+        source: "test".into(),
+        states: vec![("L".into(), Output::Leader), ("F".into(), Output::Follower)],
+        rules: vec![(("L".into(), "L".into()), vec![(("L".into(), "F".into()), p)])],
+        init: vec![("L".into(), Amount::Fraction(1.0))],
+        stop: StopRule::OneLeader,
+    }
+}
+
+#[test]
+fn table_twins_have_the_law_of_the_builtins_on_every_engine() {
+    let file = file::read(&example("approximate-majority.toml")).unwrap();
+    let (n, trials) = (1000, 400);
+    for engine in ENGINES {
+        let builtin = ApproxMajority::new(n, &Params::parse(&["a=0.6"]).unwrap()).unwrap();
+        let twin = Custom::new(&file, n).unwrap();
+        let (a, b) = (steps(&builtin, &settings(engine, trials, 1)), steps(&twin, &settings(engine, trials, 2)));
+        let d = ks_two_sample(&a, &b);
+        let critical = ks_critical(0.001, a.len(), Some(b.len()));
+        assert!(d < critical, "approx-majority on {engine:?}: KS {d:.4} >= {critical:.4}");
+        eprintln!(
+            "approx-majority n={n} {engine:?}: KS {d:.4} (critical {critical:.4}), means {:.0} vs {:.0}",
+            mean(&a),
+            mean(&b)
+        );
+
+        let n = 60;
+        let builtin = Angluin::new(n, &Params::default()).unwrap();
+        let twin = Custom::new(&election(1.0), n).unwrap();
+        let (a, b) = (steps(&builtin, &settings(engine, trials, 3)), steps(&twin, &settings(engine, trials, 4)));
+        let d = ks_two_sample(&a, &b);
+        let critical = ks_critical(0.001, a.len(), Some(b.len()));
+        assert!(d < critical, "angluin on {engine:?}: KS {d:.4} >= {critical:.4}");
+        eprintln!(
+            "angluin n={n} {engine:?}: KS {d:.4} (critical {critical:.4}), means {:.0} vs {:.0}",
+            mean(&a),
+            mean(&b)
+        );
+    }
+}
+
+#[test]
+fn a_table_twin_follows_the_builtins_trajectory_for_the_same_seed() {
+    // Same pairs, same results: the very same step counts, trial by trial, on every engine.
+    let file = file::read(&example("approximate-majority.toml")).unwrap();
+    for engine in ENGINES {
+        let builtin = ApproxMajority::new(500, &Params::parse(&["a=0.6"]).unwrap()).unwrap();
+        let twin = Custom::new(&file, 500).unwrap();
+        assert_eq!(steps(&builtin, &settings(engine, 20, 9)), steps(&twin, &settings(engine, 20, 9)), "{engine:?}");
+    }
+}
+
+/// `E[T]` and `Var[T]` of the randomized election from `n` leaders: from `k` leaders a step
+/// demotes one with probability `q_k = p k (k - 1) / (n (n - 1))`, so `T` is a sum of geometric
+/// phases: `E = sum 1 / q_k = (n - 1)^2 / p`, `Var = sum (1 - q_k) / q_k^2`.
+fn election_moments(n: usize, p: f64) -> (f64, f64) {
+    let pairs = (n * (n - 1)) as f64;
+    (2..=n)
+        .map(|k| p * (k * (k - 1)) as f64 / pairs)
+        .fold((0.0, 0.0), |(m, v), q| (m + 1.0 / q, v + (1.0 - q) / (q * q)))
+}
+
+#[test]
+fn randomized_elections_take_their_closed_form_on_every_engine() {
+    let (n, trials) = (200, 2000);
+    let cases = [(file::read(&example("election-randomized.toml")).unwrap(), 0.5), (election(0.2), 0.2)];
+    for (definition, p) in cases {
+        let protocol = Custom::new(&definition, n).unwrap();
+        assert!(protocol.randomized());
+        let (expected, variance) = election_moments(n, p);
+        assert!((expected - ((n - 1) * (n - 1)) as f64 / p).abs() < 1e-6 * expected);
+        for (k, engine) in ENGINES.into_iter().enumerate() {
+            let observed = mean(&steps(&protocol, &settings(engine, trials, 10 + k as u64)));
+            let z = (observed - expected) / (variance / trials as f64).sqrt();
+            eprintln!("election p={p} n={n} {engine:?}: mean {observed:.0} steps, exact {expected:.0}, z = {z:.2}");
+            assert!(z.abs() < 3.29, "p = {p} on {engine:?}: mean {observed:.0} vs {expected:.0}, z = {z:.2}");
+        }
+    }
+    // Where batches pay (many leaders at first), the batched engine splits the (L, L) pairs of a
+    // batch across the law.
+    let (n, trials, p) = (20_000, 1000, 0.5);
+    let protocol = Custom::new(&election(p), n).unwrap();
+    let (expected, variance) = election_moments(n, p);
+    let observed = mean(&steps(&protocol, &settings(Engine::Batched, trials, 21)));
+    let z = (observed - expected) / (variance / trials as f64).sqrt();
+    eprintln!("election p={p} n={n} Batched: mean {observed:.4e} steps, exact {expected:.4e}, z = {z:.2}");
+    assert!(z.abs() < 3.29, "n = {n}: mean {observed:.0} vs {expected:.0}, z = {z:.2}");
+}
+
+#[test]
+fn a_randomized_pair_splits_its_batch_multinomially() {
+    // Three results with probabilities 0.5, 0.3, 0.1 (0.1 null) from one A-pair type; the
+    // batched engine (batching always) against the agent engine: the counts of the results after
+    // a fixed number of steps have the same law (KS on each count).
+    let definition = Definition {
+        name: "split".into(),
+        source: "test".into(),
+        states: ["A", "X", "Y", "Z"].iter().map(|s| (s.to_string(), Output::Undecided)).collect(),
+        rules: vec![(
+            ("A".into(), "A".into()),
+            vec![(("X".into(), "X".into()), 0.5), (("X".into(), "Y".into()), 0.3), (("Z".into(), "A".into()), 0.1)],
+        )],
+        init: vec![("A".into(), Amount::Fraction(1.0))],
+        stop: StopRule::Time(0.05),
+    };
+    let n = 10_000;
+    let protocol = Custom::new(&definition, n).unwrap();
+    let counts_after = |batched: bool, seed: u64| -> Vec<[f64; 3]> {
+        (0..300)
+            .map(|t| {
+                let rng = PopRng::seed_from_u64(seed * 1000 + t);
+                let counts = protocol.initial_counts();
+                let mut run = poplab::engine::CountRun::from_counts(&protocol, &counts, rng).unwrap();
+                if batched {
+                    run.batch_always();
+                }
+                run.advance(500, Watch::Nothing);
+                assert_eq!(run.step(), 500);
+                let count = |name: &str| {
+                    let state = protocol.state(name).unwrap();
+                    run.counts().iter().find(|c| c.0 == state).map_or(0.0, |c| c.1 as f64)
+                };
+                [count("X"), count("Y"), count("Z")]
+            })
+            .collect()
+    };
+    let (batched, single) = (counts_after(true, 1), counts_after(false, 2));
+    for k in 0..3 {
+        let a: Vec<f64> = batched.iter().map(|c| c[k]).collect();
+        let b: Vec<f64> = single.iter().map(|c| c[k]).collect();
+        let d = ks_two_sample(&a, &b);
+        assert!(d < ks_critical(0.001, a.len(), Some(b.len())), "result {k}: KS {d}");
+    }
+}
+
+/// A counter: the initiator's count grows by one per interaction, up to `10^9`; the responder
+/// keeps its own. Its reachable state space has `10^9 + 1` states.
+fn counter(calls: Arc<Mutex<HashMap<(String, String), u32>>>, n: usize) -> Custom {
+    let rule = move |a: &str, b: &str| -> Result<Option<Law<String>>, String> {
+        *calls.lock().unwrap().entry((a.to_string(), b.to_string())).or_default() += 1;
+        let a: u64 = a.parse().map_err(|_| "not a number".to_string())?;
+        Ok((a < 1_000_000_000).then(|| vec![(((a + 1).to_string(), b.to_string()), 1.0)]))
+    };
+    Custom::from_fn(
+        "counter",
+        &[("0".into(), Output::Undecided)],
+        Box::new(rule),
+        Box::new(|_: &str| Ok(Output::Undecided)),
+        &[("0".into(), Amount::Fraction(1.0))],
+        StopRule::Time(1e9),
+        false,
+        n,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_callback_is_resolved_once_per_pair_met_and_nothing_is_enumerated() {
+    let calls = Arc::new(Mutex::new(HashMap::new()));
+    let n = 50;
+    let protocol = counter(calls.clone(), n);
+    // A fixed schedule on the agent engine, and the pairs it meets, computed here independently.
+    let mut rng = PopRng::seed_from_u64(3);
+    let schedule: Vec<(u32, u32)> = (0..20_000)
+        .map(|_| {
+            let u = poplab::rng::below_u64(&mut rng, n as u64) as u32;
+            let v = (u + 1 + poplab::rng::below_u64(&mut rng, n as u64 - 1) as u32) % n as u32;
+            (u, v)
+        })
+        .collect();
+    let mut values = vec![0u64; n];
+    let mut met = std::collections::HashSet::new();
+    for &(u, v) in &schedule {
+        met.insert((values[u as usize], values[v as usize]));
+        values[u as usize] += 1;
+    }
+    let graph = Graph::Complete;
+    let replay = Replay::new(schedule, n).unwrap();
+    let mut run = AgentRun::new(&protocol, &graph, protocol.initial_configuration(), replay, PopRng::seed_from_u64(0));
+    run.advance(20_000, Watch::Nothing);
+    let finals: Vec<u64> = run.agents().iter().map(|&s| protocol.name(s).parse().unwrap()).collect();
+    assert_eq!(finals, values, "the run is the counter's");
+    assert_eq!(protocol.resolved_pairs(), met.len() as u64, "one resolution per distinct pair met");
+    assert!(calls.lock().unwrap().values().all(|&c| c == 1), "no pair resolved twice");
+
+    // Parallel trials share the memo: a pair is still resolved once, however many trials meet it.
+    let before = calls.lock().unwrap().len();
+    let records = run_trials(
+        &protocol,
+        &RunSettings { max_steps: 5_000, threads: Some(2), ..settings(Engine::Agents, 8, 1) },
+        &|| {},
+    )
+    .unwrap();
+    assert!(records.iter().all(|r| r.outcome == Outcome::Censored && r.steps.0 == 5_000));
+    let calls = calls.lock().unwrap();
+    assert!(calls.values().all(|&c| c == 1), "no pair resolved twice across threads");
+    assert_eq!(protocol.resolved_pairs(), calls.len() as u64);
+    assert!(calls.len() > before);
+
+    // A million agents on the count engines start at once and visit a few states only.
+    let big = counter(Arc::new(Mutex::new(HashMap::new())), 1_000_000);
+    for engine in [Engine::Counts, Engine::Batched] {
+        let records =
+            run_trials(&big, &RunSettings { max_steps: 3_000_000, census: true, ..settings(engine, 1, 5) }, &|| {})
+                .unwrap();
+        let visited = records[0].distinct_states.unwrap();
+        assert!((5..200).contains(&visited), "{engine:?}: {visited} states visited");
+    }
+}
+
+#[test]
+fn rule_failures_surface_with_the_pair() {
+    let failing = |randomized: bool| {
+        Custom::from_fn(
+            "fails",
+            &[("a".into(), Output::Leader)],
+            Box::new(|a: &str, b: &str| match (a, b) {
+                ("a", "a") => Ok(Some(vec![(("b".into(), "a".into()), 0.5), (("a".into(), "b".into()), 0.5)])),
+                _ => Err("no rule for this pair".into()),
+            }),
+            Box::new(|s: &str| if s == "b" { Ok(Output::Follower) } else { Err(format!("unknown state {s}")) }),
+            &[("a".into(), Amount::Fraction(1.0))],
+            StopRule::OneLeader,
+            randomized,
+            10,
+        )
+        .unwrap()
+    };
+    for engine in ENGINES {
+        let err = run_trials(&failing(true), &settings(engine, 4, 1), &|| {}).unwrap_err();
+        assert!(matches!(err, Error::Rule { .. }), "{err}");
+        assert!(err.to_string().contains("no rule for this pair"), "{err}");
+        assert!(err.to_string().contains("pair ("), "{err}");
+        let err = run_trials(&failing(false), &settings(engine, 4, 1), &|| {}).unwrap_err();
+        assert!(err.to_string().contains("declared deterministic"), "{err}");
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let protocol = Custom::new(&election(0.3), 300).unwrap();
+    for engine in ENGINES {
+        let run = |threads| {
+            let settings = RunSettings { threads: Some(threads), census: true, ..settings(engine, 12, 77) };
+            run_trials(&protocol, &settings, &|| {}).unwrap()
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(one.iter().map(|r| r.steps).collect::<Vec<_>>(), two.iter().map(|r| r.steps).collect::<Vec<_>>());
+    }
+}
+
+/// Whether `agents` on `graph` are silent: no pair the scheduler can pick changes anything.
+fn brute_silent(p: &Custom, agents: &[poplab::protocols::custom::CustomState], graph: &Graph) -> bool {
+    let n = agents.len();
+    let arcs: Vec<(usize, usize)> = match graph {
+        Graph::Complete => (0..n).flat_map(|u| (0..n).filter(move |&v| v != u).map(move |v| (u, v))).collect(),
+        Graph::DirectedRing => (0..n).map(|i| (i, (i + 1) % n)).collect(),
+        Graph::UndirectedRing => (0..n).flat_map(|i| [(i, (i + 1) % n), ((i + 1) % n, i)]).collect(),
+        Graph::Arcs(arcs) => arcs.iter().map(|&(u, v)| (u as usize, v as usize)).collect(),
+    };
+    arcs.iter().all(|&(u, v)| p.law(agents[u], agents[v]).iter().all(|&(r, q)| q == 0.0 || r == (agents[u], agents[v])))
+}
+
+#[test]
+fn stop_rules_are_checked_after_every_interaction_on_every_graph() {
+    let definition = file::read(&example("exact-majority.toml")).unwrap();
+    let n = 12;
+    let graphs = [
+        Graph::Complete,
+        Graph::DirectedRing,
+        Graph::UndirectedRing,
+        Graph::Arcs(vec![
+            (0, 1),
+            (1, 2),
+            (2, 0),
+            (3, 4),
+            (4, 5),
+            (5, 3),
+            (0, 3),
+            (6, 7),
+            (7, 8),
+            (8, 9),
+            (9, 10),
+            (10, 11),
+            (11, 6),
+            (6, 0),
+        ]),
+    ];
+    let rules = [StopRule::Silent, StopRule::Consensus, StopRule::AllYes, StopRule::AllNo, StopRule::OneLeader];
+    for rule in rules {
+        let protocol = Custom::new(&Definition { stop: rule, ..definition.clone() }, n).unwrap();
+        for graph in &graphs {
+            let mut rng = PopRng::seed_from_u64(4);
+            let agents: Vec<_> = (0..n).map(|_| protocol.random_state(&mut rng)).collect();
+            let scheduler = graph.scheduler(n).unwrap();
+            let mut run = AgentRun::new(&protocol, graph, agents, scheduler, PopRng::seed_from_u64(8));
+            let mut safe_seen = 0;
+            for step in 1..=3000u128 {
+                run.advance(step, Watch::Nothing);
+                let agents = run.agents();
+                let count = |o: Output| agents.iter().filter(|s| s.output() == o).count();
+                let expected = match rule {
+                    StopRule::Silent => brute_silent(&protocol, agents, graph),
+                    StopRule::Consensus => count(Output::Yes) == n || count(Output::No) == n,
+                    StopRule::AllYes => count(Output::Yes) == n,
+                    StopRule::AllNo => count(Output::No) == n,
+                    StopRule::OneLeader => count(Output::Leader) == 1,
+                    StopRule::Time(_) => false,
+                };
+                assert_eq!(run.monitor().is_safe(), expected, "{rule:?} on {} at step {step}", graph.name());
+                safe_seen += usize::from(expected);
+            }
+            if matches!(rule, StopRule::Silent | StopRule::Consensus) && *graph == Graph::Complete {
+                assert!(safe_seen > 0, "{rule:?} on {}: the test must see the safe set", graph.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_analysis_of_table_twins_equals_the_builtins() {
+    let twin = RawSpec::new(&format!("@{}", example("threshold.toml")), 12);
+    let builtin = RawSpec::new("threshold", 12);
+    let (a, b) = (
+        RunSpec::resolve(&twin).unwrap().exact(1 << 20).unwrap(),
+        RunSpec::resolve(&builtin).unwrap().exact(1 << 20).unwrap(),
+    );
+    assert!(a.expected_steps.is_finite());
+    assert!(
+        (a.expected_steps - b.expected_steps).abs() < 1e-9 * b.expected_steps,
+        "{} vs {}",
+        a.expected_steps,
+        b.expected_steps
+    );
+    let angluin = Custom::new(&election(1.0), 7).unwrap();
+    let report =
+        poplab::exact::expected_steps(&angluin, &angluin.initial_configuration(), &Default::default()).unwrap();
+    assert!((report.expected_steps - 36.0).abs() < 1e-9, "(n - 1)^2 = 36, got {}", report.expected_steps);
+    let randomized = RawSpec::new(&format!("@{}", example("election-randomized.toml")), 5);
+    let err = RunSpec::resolve(&randomized).unwrap().exact(1000).unwrap_err().to_string();
+    assert!(err.contains("randomized rules"), "{err}");
+}
+
+#[test]
+fn every_example_protocol_runs_and_reaches_its_stop_rule() {
+    for (file, n) in [
+        ("approximate-majority.toml", 2000),
+        ("exact-majority.toml", 2000),
+        ("election-randomized.toml", 300),
+        ("discrete-averaging.toml", 500),
+        ("threshold.toml", 200),
+    ] {
+        for engine in ENGINES {
+            let raw = RawSpec { engine, trials: 5, seed: 1, ..RawSpec::new(&format!("@{}", example(file)), n) };
+            let result = RunSpec::resolve(&raw).unwrap().run(&|| {}).unwrap();
+            assert_eq!(result.summary.converged, 5, "{file} on {engine:?}");
+        }
+    }
+    // The 4-state exact majority decides the majority, every time.
+    let raw = RawSpec {
+        init: Some("counts:A=501,B=499".into()),
+        trials: 10,
+        ..RawSpec::new(&format!("@{}", example("exact-majority.toml")), 1000)
+    };
+    let spec = RunSpec::resolve(&raw).unwrap();
+    assert_eq!(spec.settings.init.name(), "counts:A=501,B=499");
+    assert_eq!(spec.run(&|| {}).unwrap().summary.converged, 10);
+}
+
+#[test]
+fn initial_configurations_by_counts_or_names() {
+    let path = format!("@{}", example("approximate-majority.toml"));
+    let bad = RawSpec { init: Some("counts:A=5,B=4".into()), ..RawSpec::new(&path, 10) };
+    assert!(RunSpec::resolve(&bad).unwrap_err().to_string().contains("sum to 9 agents but n = 10"));
+    let unknown = RawSpec { init: Some("counts:A=5,Q=5".into()), ..RawSpec::new(&path, 10) };
+    assert!(RunSpec::resolve(&unknown).unwrap_err().to_string().contains("unknown state 'Q'"));
+    let dir = tempfile::tempdir().unwrap();
+    let names = dir.path().join("names.json");
+    std::fs::write(&names, r#"["A", "A", "B", "U"]"#).unwrap();
+    let raw = RawSpec { init: Some(format!("@{}", names.display())), trials: 3, ..RawSpec::new(&path, 4) };
+    let result = RunSpec::resolve(&raw).unwrap().run(&|| {}).unwrap();
+    assert_eq!(result.records.len(), 3);
+    let fixed = RawSpec { init: Some("counts:A=4".into()), ..RawSpec::new(&path, 4) };
+    let result = RunSpec::resolve(&fixed).unwrap().run(&|| {}).unwrap();
+    assert_eq!(result.records[0].steps.0, 0, "a consensus start is safe at step 0");
+    // A fixed-time stop rule sets the horizon: runs end censored at ceil(t n) steps.
+    let mut monitor_check = Custom::new(
+        &Definition { stop: StopRule::Time(2.5), ..file::read(&example("approximate-majority.toml")).unwrap() },
+        10,
+    )
+    .unwrap();
+    assert_eq!(monitor_check.horizon(), Some(25));
+    monitor_check = monitor_check.with_n(100).unwrap();
+    assert!(!monitor_check.monitor_of_counts(&monitor_check.initial_counts()).is_safe());
+}
