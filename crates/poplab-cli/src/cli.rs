@@ -86,7 +86,7 @@ impl From<MeasureArg> for poplab::engine::Measure {
 /// What to run: shared by `run`, `sweep`, `exact` and `verify`.
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The protocol (see `poplab list`).
+    /// The protocol: a name from `poplab list`, or @FILE.toml (a protocol file; see README).
     pub protocol: Option<String>,
 
     /// Number of agents (accepts 1000, 10^5, 1e5); `sweep` takes a list: a,b,c or
@@ -107,8 +107,9 @@ pub struct TargetArgs {
 /// How trials run: shared by `run` and `sweep`.
 #[derive(Debug, Args)]
 pub struct TrialArgs {
-    /// Initial configuration: default, random, a named family, or @FILE.json (an array of agent
-    /// states). Default: `default`, or `safe` with --measure holding.
+    /// Initial configuration: default, random, a named family, counts:STATE=COUNT,... (user
+    /// protocols), or @FILE.json (an array of agent states, or an object of counts by state
+    /// name). Default: `default`, or `safe` with --measure holding.
     #[arg(long, value_name = "SPEC")]
     pub init: Option<String>,
 
@@ -231,8 +232,9 @@ pub struct ExactArgs {
     #[command(flatten)]
     pub target: TargetArgs,
 
-    /// Start configuration: default, a named family, or @FILE.json (an array of agent states).
-    /// Default: `default`, or `safe` with --measure holding.
+    /// Start configuration: default, a named family, counts:STATE=COUNT,... (user protocols), or
+    /// @FILE.json (an array of agent states, or an object of counts by state name). Default:
+    /// `default`, or `safe` with --measure holding.
     #[arg(long, value_name = "SPEC")]
     pub init: Option<String>,
 

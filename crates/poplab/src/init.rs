@@ -86,7 +86,11 @@ impl InitSpec {
     /// Checks, without drawing anything, that this spec can build a configuration for `protocol`.
     pub fn validate<P: Protocol>(&self, protocol: &P) -> Result<()> {
         match self {
-            InitSpec::Default | InitSpec::Random => Ok(()),
+            InitSpec::Default => match protocol.family_unavailable("default") {
+                Some(reason) => Err(Error::Init(reason)),
+                None => Ok(()),
+            },
+            InitSpec::Random => Ok(()),
             InitSpec::Family(name) => check_family(protocol, name),
             InitSpec::Explicit(objects) => explicit_states(protocol, objects).map(drop),
             InitSpec::Counts(counts) => states_of_counts(protocol, counts).map(drop),

@@ -218,9 +218,10 @@ impl Custom {
     }
 
     fn for_n(inner: Arc<Inner>, n: usize) -> Result<Self> {
-        let protocol = Self { inner, n };
-        protocol.default_counts()?;
-        Ok(protocol)
+        if n < 2 {
+            return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents".into() });
+        }
+        Ok(Self { inner, n })
     }
 
     /// The stop rule.
@@ -288,7 +289,7 @@ impl Custom {
 
     /// The default initial configuration as (state, count) pairs: every state listed but the last
     /// gets its amount, the last the agents left over; refuses amounts beyond `n`.
-    fn default_counts(&self) -> Result<Vec<(CustomState, u64)>> {
+    fn default_counts(&self) -> std::result::Result<Vec<(CustomState, u64)>, String> {
         let n = self.n as u64;
         let init = &self.inner.init;
         let mut counts: Vec<(CustomState, u64)> = Vec::with_capacity(init.len());
@@ -300,11 +301,11 @@ impl Custom {
             };
             total = total.saturating_add(given);
             if total > n {
-                return Err(Error::Init(format!(
+                return Err(format!(
                     "{}: the initial configuration asks for {total} agents before its last state but n = {n}; lower \
                      the counts or raise --n",
                     self.inner.info.name
-                )));
+                ));
             }
             counts.push((state, given));
         }
@@ -312,10 +313,10 @@ impl Custom {
             counts.push((last, n - total));
         }
         if counts.is_empty() {
-            return Err(Error::Init(format!(
+            return Err(format!(
                 "{} has no initial configuration; give one in [init] or with --init counts:STATE=COUNT,...",
                 self.inner.info.name
-            )));
+            ));
         }
         counts.retain(|c| c.1 > 0);
         Ok(counts)
@@ -418,7 +419,7 @@ impl Protocol for Custom {
     }
 
     fn initial_configuration(&self) -> Vec<CustomState> {
-        let counts = self.default_counts().expect("checked when built");
+        let counts = self.initial_counts();
         counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect()
     }
 
@@ -435,8 +436,14 @@ impl Protocol for Custom {
         StopMonitor::of_agents(self, self.inner.stop, agents, graph)
     }
 
+    /// The default configuration ([`Protocol::family_unavailable`] refuses it where it cannot be
+    /// built: none given, or more agents than `n`).
     fn initial_counts(&self) -> Vec<(CustomState, u64)> {
-        self.default_counts().expect("checked when built")
+        self.default_counts().unwrap_or_default()
+    }
+
+    fn family_unavailable(&self, name: &str) -> Option<String> {
+        (name == "default").then(|| self.default_counts().err()).flatten()
     }
 
     fn starts_as_counts(&self) -> bool {
