@@ -10,7 +10,8 @@
 //!   function on (initiator, responder) states, an output map, initial configurations and a safe
 //!   set tracked by a [`Monitor`](protocol::Monitor).
 //! - [`protocols`]: the protocols of the source papers and the approximate-majority benchmark, one
-//!   module each, and the registry ([`protocols::with_protocol`]) that builds one by name.
+//!   module each, the registry ([`protocols::with_protocol`]) that builds one by name, and
+//!   [`custom`](protocols::custom), protocols defined at run time (see "Your own protocol").
 //! - [`graph`]: interaction graphs (complete, directed and undirected rings, arc lists) and their
 //!   schedulers, plus [`Replay`](graph::Replay) for hand-made executions.
 //! - [`engine`]: the agent-array, count and batched engines ([`Engine`](engine::Engine) picks),
@@ -54,17 +55,126 @@
 //! ```
 //!
 //! ## Your own protocol
-//! Implement [`Protocol`](protocol::Protocol) and run it with [`experiment::run_trials`]:
+//! A protocol outside the registry can be run in two ways.
+//!
+//! **In Rust: implement [`Protocol`](protocol::Protocol).** Give a state type, the transition
+//! function, the outputs, the initial configuration and a [`Monitor`](protocol::Monitor) of the
+//! safe set (keep counters: engines update it after every interaction), then run it with
+//! [`experiment::run_trials`] and summarise with [`experiment::Summary`]; every engine, the fits
+//! of [`fit`] and the exact analysis of [`exact`] take it like a built-in protocol. Most methods
+//! have defaults; override [`starts_as_counts`](protocol::Protocol::starts_as_counts),
+//! [`initial_counts`](protocol::Protocol::initial_counts) and
+//! [`monitor_of_counts`](protocol::Protocol::monitor_of_counts) so that the count engines start
+//! huge populations without an agent array,
+//! [`Monitor::record_times`](protocol::Monitor::record_times) so that a batch of the batched
+//! engine is one update, [`safe_set_is_closed`](protocol::Protocol::safe_set_is_closed) when no
+//! interaction leaves the safe set (the batched engine then checks it once per batch), and
+//! [`auto_batches`](protocol::Protocol::auto_batches) for a protocol with few states. The
+//! two-way epidemic, `(x, y) -> (x or y, x or y)` from one infected agent, whose expected time
+//! to infect everyone is exactly `(n - 1) H_{n-1}` steps:
 //! ```
 //! use poplab::experiment::{RunSettings, Summary, run_trials};
-//! use poplab::protocol::{Params, Protocol};
-//! use poplab::protocols::angluin::Angluin;
+//! use poplab::graph::Graph;
+//! use poplab::protocol::{Monitor, Output, Protocol, ProtocolInfo, json_bool};
+//! use poplab::rng::{PopRng, coin};
+//! use serde_json::{Map, Value};
 //!
-//! let protocol = Angluin::new(20, &Params::default())?; // or a value of your own type
-//! let settings = RunSettings { trials: 100, seed: 1, ..RunSettings::default() };
-//! let records = run_trials(&protocol, &settings, &|| {})?;
-//! let summary = Summary::of(&records, protocol.n());
-//! assert_eq!(summary.converged, 100);
+//! static INFO: ProtocolInfo = ProtocolInfo {
+//!     name: "epidemic",
+//!     summary: "two-way epidemic (x, y) -> (x or y, x or y)",
+//!     source: "folklore",
+//!     params: &[],
+//!     families: &[],
+//! };
+//!
+//! struct Epidemic { n: usize }
+//!
+//! /// Counts the infected agents; safe when all are.
+//! #[derive(Clone)]
+//! struct Infected { count: usize, n: usize }
+//!
+//! impl Monitor<bool> for Infected {
+//!     fn record(&mut self, before: [bool; 2], after: [bool; 2]) {
+//!         self.count += after.iter().filter(|&&x| x).count();
+//!         self.count -= before.iter().filter(|&&x| x).count();
+//!     }
+//!     fn is_safe(&self) -> bool { self.count == self.n }
+//! }
+//!
+//! impl Protocol for Epidemic {
+//!     type State = bool; // infected?
+//!     type Monitor = Infected;
+//!     fn info(&self) -> &'static ProtocolInfo { &INFO }
+//!     fn n(&self) -> usize { self.n }
+//!     fn params(&self) -> Map<String, Value> { Map::new() }
+//!     fn transition(&self, x: bool, y: bool) -> (bool, bool) { (x || y, x || y) }
+//!     fn output(&self, x: bool) -> Output { if x { Output::Yes } else { Output::No } }
+//!     fn initial_configuration(&self) -> Vec<bool> { (0..self.n).map(|i| i == 0).collect() }
+//!     fn random_state(&self, rng: &mut PopRng) -> bool { coin(rng) }
+//!     fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<bool>> { None }
+//!     fn monitor(&self, agents: &[bool], _graph: &Graph) -> Infected {
+//!         Infected { count: agents.iter().filter(|&&x| x).count(), n: agents.len() }
+//!     }
+//!     fn state_to_json(&self, x: bool) -> Map<String, Value> {
+//!         Map::from_iter([("infected".to_string(), Value::Bool(x))])
+//!     }
+//!     fn state_from_json(&self, object: &Map<String, Value>) -> Result<bool, String> {
+//!         json_bool(object, "infected")
+//!     }
+//!     fn safe_set_is_closed(&self) -> bool { true } // nobody recovers
+//! }
+//!
+//! let protocol = Epidemic { n: 20 };
+//! let settings = RunSettings { trials: 400, seed: 1, ..RunSettings::default() };
+//! let summary = Summary::of(&run_trials(&protocol, &settings, &|| {})?, protocol.n());
+//! let exact = 19.0 * (1..20).map(|k| 1.0 / k as f64).sum::<f64>(); // (n - 1) H_{n-1} = 67.4
+//! assert_eq!(summary.converged, 400);
+//! assert!((summary.mean_steps.unwrap() - exact).abs() < 6.0);
+//! # Ok::<(), poplab::Error>(())
+//! ```
+//! `examples/custom_protocol.rs` (`cargo run --release -p poplab --example custom_protocol`) does
+//! it in full for the 4-state exact majority: a counting monitor with
+//! [`record_times`](protocol::Monitor::record_times), a start from counts, JSON states, a trace of
+//! its own counts, a sweep over `n` up to 10^6 with a fit of the growth, and checks against exact
+//! analysis, against the count engine and against the same rules as a protocol file.
+//!
+//! **At run time: a table, a protocol file or a callback,
+//! [`Custom`](protocols::custom::Custom).** States are named by strings, rules are listed per
+//! ordered pair of states (pairs not listed are null; a rule may be randomized, a law over
+//! results), and the safe set is one of the [stop rules](protocols::custom::StopRule)
+//! (`consensus`, `one-leader`, `silent`, ...). Build one from a
+//! [`Definition`](protocols::custom::Definition) with
+//! [`Custom::new(&definition, n)`](protocols::custom::Custom::new), from a TOML protocol file
+//! with [`custom::file::read`](protocols::custom::file::read) (or
+//! [`parse`](protocols::custom::file::parse) for text), or from a callback called the first time a
+//! pair of states meets with [`Custom::from_fn`](protocols::custom::Custom::from_fn). A `Custom`
+//! is a [`Protocol`](protocol::Protocol) like any other. On the command line and in a
+//! [`RawSpec`](spec::RawSpec), `@FILE` names a protocol file:
+//! `poplab run @examples/protocols/exact-majority.toml --n 10^4 --trials 100`. The directory
+//! `examples/protocols/` at the root of the repository holds examples (approximate and exact
+//! majority, a randomized election, a threshold predicate, discrete averaging).
+//! ```
+//! use poplab::experiment::{RunSettings, Summary, run_trials};
+//! use poplab::protocols::custom::{Custom, file};
+//!
+//! let text = r#"
+//!     name = "epidemic"
+//!     [states]
+//!     I = "yes"
+//!     S = "no"
+//!     [rules]
+//!     "I,S" = "I,I"
+//!     "S,I" = "I,I"
+//!     [init]
+//!     I = 1
+//!     S = 0   # the last state listed takes the agents left over
+//!     [stop]
+//!     safe = "all-yes"
+//! "#;
+//! let protocol = Custom::new(&file::parse(text, "epidemic.toml")?, 20)?;
+//! let settings = RunSettings { trials: 400, seed: 1, ..RunSettings::default() };
+//! let summary = Summary::of(&run_trials(&protocol, &settings, &|| {})?, 20);
+//! assert!((summary.mean_steps.unwrap() - 67.4).abs() < 6.0);
 //! # Ok::<(), poplab::Error>(())
 //! ```
 

@@ -3,11 +3,11 @@
 //! A [`Custom`] protocol has states named by strings (interned to numbers as they appear), an
 //! output per state, rules on ordered pairs of states, a default initial configuration and a stop
 //! rule ([`StopRule`], its safe set). Rules come as
-//! - an explicit table ([`Definition::rules`], or a protocol file, see [`file`]): pairs not listed
-//!   are null;
+//! - an explicit table ([`Definition::rules`], or a protocol file, see [`mod@file`]): pairs not
+//!   listed are null;
 //! - a callback ([`Custom::from_fn`]) that the engines call the first time a pair of states meets,
-//!   then memoise (see [`rules`]): nothing is enumerated up front, so a protocol whose reachable
-//!   state space is huge starts at once.
+//!   then memoise in one memo shared by every trial and thread: nothing is enumerated up front, so
+//!   a protocol whose reachable state space is huge starts at once.
 //!
 //! A rule may be **randomized**: a law, a list of results with probabilities summing to at most 1
 //! (the rest is null). Every engine runs such a protocol exactly (see

@@ -97,8 +97,11 @@ struct Silence {
     /// null. Other graphs: arcs whose agents' pair is not null.
     active: u64,
     /// The arcs at each agent (other graphs only).
-    arcs_at: Option<Arc<Vec<Vec<(u32, u32)>>>>,
+    arcs_at: Option<ArcsAt>,
 }
+
+/// The arcs at each agent of a graph other than the complete one, shared by a run's monitors.
+type ArcsAt = Arc<Vec<Vec<(u32, u32)>>>;
 
 impl StopMonitor {
     /// The monitor of `rule` for the configuration with these (state, count) pairs on the complete
@@ -133,7 +136,7 @@ impl StopMonitor {
         monitor
     }
 
-    fn empty(protocol: &Custom, rule: StopRule, arcs_at: Option<Arc<Vec<Vec<(u32, u32)>>>>) -> Self {
+    fn empty(protocol: &Custom, rule: StopRule, arcs_at: Option<ArcsAt>) -> Self {
         let silence = (rule == StopRule::Silent).then(|| Silence {
             protocol: protocol.clone(),
             counts: HashMap::default(),
