@@ -1,4 +1,13 @@
 //! Driving a run of any engine: observers, the stop rule, the horizon.
+//!
+//! **Looking never changes the run.** A run stops at the steps of the observers that act (faults)
+//! and at its horizon, never at those of the observers that only look ([`Observer::only_looks`]:
+//! a time series). These are handed to the engine ([`Drivable::advance_looking`]), which shows
+//! each the configuration at exactly its step without changing what it draws: the agent and count
+//! engines draw the same whether they stop or not, so they simply stop there; the batched engine
+//! does not end a batch there, and shows the configuration inside a batch from the batch's exact
+//! law given what it drew (see [`super::batched`]). So the same seed gives the same trajectory and
+//! the same result with any time series, or none.
 
 use super::{Ending, Observer, Outcome, Steps, Watch};
 use crate::error::{Error, Result};
@@ -83,11 +92,83 @@ pub trait Drivable<P: Protocol> {
     /// it happened (at exactly the current step).
     fn advance(&mut self, until: u128, watch: Watch) -> bool;
 
+    /// As [`Drivable::advance`], letting `lookers` (all due after the current step) look on the
+    /// way, each at exactly its steps before `until` and at the configuration of that step, without
+    /// changing what the run draws: the run goes the same way with or without them. (Those due at
+    /// `until` or at the step where `watch` is met are the caller's.) By default the run stops
+    /// at their steps ([`advance_stopping`]), which is right for engines whose draws do not depend
+    /// on where they stop.
+    fn advance_looking(&mut self, until: u128, watch: Watch, lookers: &mut Lookers<'_, P>) -> bool {
+        advance_stopping(self, until, watch, lookers)
+    }
+
     /// Hands the final configuration to the observers.
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]);
 
     /// The census so far, if the run keeps one.
     fn census(&self) -> Option<CensusReport>;
+}
+
+/// The observers of a run that only look ([`Observer::only_looks`]), with the stream they are
+/// handed (the faults' stream, from which they draw nothing).
+pub struct Lookers<'a, P: Protocol> {
+    observers: Vec<&'a mut dyn Observer<P>>,
+    rng: &'a mut PopRng,
+}
+
+impl<'a, P: Protocol> Lookers<'a, P> {
+    /// `observers`, each of which only looks, handed `rng`.
+    pub fn new(observers: Vec<&'a mut dyn Observer<P>>, rng: &'a mut PopRng) -> Self {
+        debug_assert!(observers.iter().all(|o| o.only_looks()), "an observer that acts among those that look");
+        Self { observers, rng }
+    }
+
+    /// The next step at which one of them looks (`None`: never again).
+    pub fn next_at(&self) -> Option<u128> {
+        self.observers.iter().filter_map(|o| o.next_at()).min()
+    }
+
+    /// Whether one of them looks at `step` or before.
+    pub fn due(&self, step: u128) -> bool {
+        self.next_at().is_some_and(|at| at <= step)
+    }
+
+    /// Lets each one due at `step` (or before) look, through `observe`.
+    pub fn look_with(&mut self, step: u128, mut observe: impl FnMut(&mut dyn Observer<P>, &mut PopRng)) {
+        for observer in self.observers.iter_mut() {
+            while observer.next_at().is_some_and(|at| at <= step) {
+                observe(&mut **observer, self.rng);
+            }
+        }
+    }
+
+    /// Shows `agents`, the configuration at exactly `step`, to each one due then.
+    pub fn look(&mut self, step: u128, protocol: &P, agents: &mut [P::State]) {
+        self.look_with(step, |observer, rng| {
+            let changed = observer.observe(step, protocol, agents, rng);
+            debug_assert!(!changed, "an observer that only looks changed the configuration");
+        });
+    }
+}
+
+/// [`Drivable::advance_looking`] by stopping at each step where one of `lookers` looks: for engines
+/// whose draws do not depend on where the run stops (the agent and count engines).
+pub fn advance_stopping<P: Protocol, R: Drivable<P> + ?Sized>(
+    run: &mut R,
+    until: u128,
+    watch: Watch,
+    lookers: &mut Lookers<'_, P>,
+) -> bool {
+    loop {
+        let stop = lookers.next_at().map_or(until, |at| at.min(until));
+        if run.advance(stop, watch) {
+            return true;
+        }
+        if run.step() >= until || run.step() < stop {
+            return false;
+        }
+        lookers.look_with(run.step(), |observer, rng| run.observe(observer, rng));
+    }
 }
 
 /// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
@@ -123,10 +204,17 @@ pub fn drive<P: Protocol>(
         if run.step() >= horizon {
             break Outcome::Censored;
         }
-        let next_event = observers.iter().filter_map(|o| o.next_at()).min().unwrap_or(u128::MAX);
-        let until = horizon.min(next_event);
-        let happened =
-            if watching { run.advance(until, watch) } else { run.advance(until.min(plan.watch_from), Watch::Nothing) };
+        // Only the observers that act end a stretch; those that only look are shown it on the way.
+        let next_act = observers.iter().filter(|o| !o.only_looks()).filter_map(|o| o.next_at()).min();
+        let until = horizon.min(next_act.unwrap_or(u128::MAX));
+        let (until, watch) = if watching { (until, watch) } else { (until.min(plan.watch_from), Watch::Nothing) };
+        let lookers: Vec<&mut dyn Observer<P>> =
+            observers.iter_mut().filter(|o| o.only_looks()).map(|o| &mut **o as &mut dyn Observer<P>).collect();
+        let happened = if lookers.is_empty() {
+            run.advance(until, watch)
+        } else {
+            run.advance_looking(until, watch, &mut Lookers::new(lookers, faults_rng))
+        };
         if happened {
             break met;
         }

@@ -3,6 +3,12 @@
 //! The engine runs its tight loop between observer events and calls an observer only at the step
 //! it asked for, so observing costs nothing per interaction and never changes which pairs
 //! interact (faults draw from their own random stream).
+//!
+//! Observers come in two kinds. One that *acts* (a [`Fault`]) is part of the experiment: the run
+//! stops at its step and the configuration it leaves is where the run goes on. One that *only
+//! looks* ([`Observer::only_looks`], a [`TimeSeries`]) is not: the engines let the run go past its
+//! steps as if nobody looked, and show it the configuration at exactly its step, so a run draws
+//! the same with or without it, however often it looks (see [`drive`](super::drive())).
 
 use crate::protocol::Protocol;
 use crate::rng::{PopRng, below_u64};
@@ -18,6 +24,15 @@ pub trait Observer<P: Protocol> {
 
     /// Called once when the run ends at `step`.
     fn finish(&mut self, _step: u128, _protocol: &P, _agents: &[P::State]) {}
+
+    /// Whether the observer only looks: [`Observer::observe`] never changes the agents (it returns
+    /// `false`) and draws nothing from the stream it is handed. Engines then need not stop at its
+    /// steps: they may show it the configuration at its step from inside a batch (see
+    /// [`Drivable::advance_looking`](super::Drivable::advance_looking)). The agent array it is
+    /// shown by a count engine lists the states in no particular order.
+    fn only_looks(&self) -> bool {
+        false
+    }
 }
 
 /// One row of a time series.
@@ -74,6 +89,10 @@ impl<P: Protocol> Observer<P> for TimeSeries<'_> {
         self.record(step, protocol, agents);
         self.next = step.saturating_add(self.every);
         false
+    }
+
+    fn only_looks(&self) -> bool {
+        true
     }
 
     fn finish(&mut self, step: u128, protocol: &P, agents: &[P::State]) {

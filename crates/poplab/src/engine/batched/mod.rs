@@ -48,6 +48,25 @@
 //!
 //! The step found is the exact first-passage step and the configuration is the one at that step.
 //!
+//! **Looking inside a batch.** An observer that only looks (a time series,
+//! [`Observer::only_looks`](super::Observer::only_looks)) must not change the run: if a batch
+//! ended at its steps, how the random stream is used, and so the trajectory, would depend on how
+//! often one looks. So batches end only at the horizon, at the steps of observers that act
+//! (faults, which change the configuration and are part of the experiment) and where the watch
+//! begins; an observer that only looks at a step inside a batch is shown the configuration at
+//! exactly that step, drawn from its exact law given the batch's start and what the batch drew:
+//! the batch's order in time is drawn as for a replay, but from a stream of the looks' own (the
+//! census stream `2^192` draws on, so the run's stream gives no draw to it), and its first
+//! interactions are applied to a copy of the counts. All the looks inside one batch come from one
+//! such order, so together they follow the joint law of the configurations at their steps, and with
+//! the run's trajectory (which continues from the batch's end) the law of a step-by-step run. A
+//! batch in which the watch fires is replayed from the run's own stream as above whoever looks;
+//! the looks inside the replayed part see the replay itself. (Alternatives: ending batches at the
+//! looks is what made traces change the run; drawing the inside of each batch whether or not
+//! anyone looks would cost every batch a walk through its interactions; a stream of the looks'
+//! own drawn from the run's stream would have changed every batched run without looks.) Single
+//! steps and null skips stop at the looks' steps, which changes no draw (a skip drawn is kept).
+//!
 //! **When to batch.** While a safe set that can be left is watched, never: it must be checked after
 //! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise the engine batches when a batch
 //! is expected to beat single steps: while skipping null steps, when a batch is expected to hold
@@ -61,7 +80,7 @@ use super::fenwick::Fenwick;
 use super::sampling::{
     below, below_wide, collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each,
 };
-use super::steps_to;
+use super::{Lookers, steps_to};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
 use rand_core::{Rng, SeedableRng};
@@ -95,6 +114,11 @@ pub(super) struct Batcher {
     /// Picks the last demotion inside a batch for the census (a stream of its own, so a census
     /// does not change the run).
     census_rng: PopRng,
+    /// Draws the order in time of a batch inside which an observer that only looks looks (a
+    /// stream of its own, so looking does not change the run).
+    looks_rng: PopRng,
+    /// The counts by state index at a step inside a batch, for those observers.
+    look_counts: Vec<u64>,
     /// Per present slot: the initial states of the untouched and delayed agents.
     urn: Vec<u64>,
     /// The urn again, for drawing from it by rank.
@@ -147,13 +171,20 @@ impl Batcher {
         (BATCH_SQRT_N.max((k as f64).sqrt()) * self.sqrt_n) as u64
     }
 
-    /// Scratch space for batches of `n` agents; the census stream is seeded from `rng`.
+    /// Scratch space for batches of `n` agents; the census stream is seeded from `rng`, and the
+    /// looks' stream is the census stream `2^192` draws on (one draw from `rng` for both, as
+    /// before looks had a stream, so runs without looks draw as they did).
     pub(super) fn new(n: u64, rng: &mut PopRng) -> Self {
+        let census_rng = PopRng::seed_from_u64(rng.next_u64());
+        let mut looks_rng = census_rng.clone();
+        looks_rng.long_jump();
         Self {
             sqrt_n: (n as f64).sqrt(),
             always: false,
             steps_in_batches: 0,
-            census_rng: PopRng::seed_from_u64(rng.next_u64()),
+            census_rng,
+            looks_rng,
+            look_counts: Vec::new(),
             urn: Vec::new(),
             urn_ranks: Fenwick::default(),
             initiators: Vec::new(),
@@ -273,12 +304,15 @@ impl Batcher {
     }
 
     /// One batch of `configuration`'s run, drawn from `rng`, not beyond step `until`; returns
-    /// whether the watch was met (at exactly the current step).
+    /// whether the watch was met (at exactly the current step). `lookers` (all due after the
+    /// current step) look at their steps inside the batch, before its end and before the step
+    /// where the watch is met; the batch is drawn the same whether they look or not.
     pub(super) fn batch_step<P: Protocol, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
         &mut self,
         configuration: &mut Configuration<'_, P>,
         rng: &mut PopRng,
         until: u128,
+        lookers: Option<&mut Lookers<'_, P>>,
     ) -> bool {
         let len = self.draw_batch(configuration, rng, steps_to(configuration.step(), until));
 
@@ -295,7 +329,7 @@ impl Batcher {
         }
         if (SAFE_SET && monitor.is_safe()) || output_changed {
             let start = configuration.step();
-            let met = self.replay::<P, SAFE_SET, OUTPUT_CHANGE>(configuration, rng);
+            let met = self.replay::<P, SAFE_SET, OUTPUT_CHANGE>(configuration, rng, lookers);
             debug_assert!(met, "the replayed batch must meet the watch");
             self.steps_in_batches += configuration.step() - start;
             return met;
@@ -303,6 +337,11 @@ impl Batcher {
         configuration.set_monitor(monitor);
         if configuration.keeps_census() {
             self.census_of_batch(configuration);
+        }
+        if let Some(lookers) = lookers
+            && lookers.next_at().is_some_and(|at| at < configuration.step() + u128::from(len))
+        {
+            self.look_inside(configuration, len, lookers);
         }
         let Self { pairs, taken, net, .. } = self;
         for pair in pairs.iter() {

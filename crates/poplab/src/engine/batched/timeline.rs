@@ -1,8 +1,10 @@
 //! A batch's interactions in their order in time, drawn from its exact law given what the batch
-//! drew (see the [module docs](super)): for replaying a batch in which the watch fired, and for
-//! the census's last demotion.
+//! drew (see the [module docs](super)): for replaying a batch in which the watch fired, for
+//! showing the configuration inside a batch to observers that only look, and for the census's
+//! last demotion.
 
 use super::{Batcher, PairType, Single, index_of_rank};
+use crate::engine::Lookers;
 use crate::engine::counts::Configuration;
 use crate::engine::sampling::{below, hypergeometric};
 use crate::protocol::Protocol;
@@ -11,54 +13,69 @@ use crate::rng::PopRng;
 impl Batcher {
     /// Takes the batch's interactions one at a time in their order in time (drawn from its law
     /// given the batch, see the module docs), from the batch's start, until the watch is met;
-    /// returns whether it was.
+    /// returns whether it was. `lookers` look at their steps on the way (the replay draws the same
+    /// whether they look or not).
     pub(super) fn replay<P: Protocol, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
         &self,
         configuration: &mut Configuration<'_, P>,
         rng: &mut PopRng,
+        mut lookers: Option<&mut Lookers<'_, P>>,
     ) -> bool {
-        let Timeline { free, resolved_in, collisions } = Timeline::draw(&self.runs, &self.singles, rng);
-        // The bulk pairs fill the free slots in a uniformly random order.
-        let mut bulk: Vec<(PairType, u64)> =
-            self.pairs.iter().filter(|p| p.result.is_some()).map(|&p| (p, p.times)).collect();
-        let mut non_null_left: u64 = bulk.iter().map(|(_, t)| t).sum();
-        let mut null_left = free.iter().sum::<u64>() - non_null_left;
-        for (run, mut resolved) in resolved_in.into_iter().enumerate() {
-            let mut bulk_here = free[run];
-            while bulk_here + resolved.len() as u64 > 0 {
-                configuration.count_steps(1);
-                let x = below(rng, bulk_here + resolved.len() as u64);
-                let (before, after) = if x < resolved.len() as u64 {
-                    let single = resolved.swap_remove(x as usize);
-                    (single.before, single.after)
-                } else {
-                    bulk_here -= 1;
-                    let y = below(rng, non_null_left + null_left);
-                    if y >= non_null_left {
-                        null_left -= 1;
-                        continue;
-                    }
-                    non_null_left -= 1;
-                    let at = index_of_rank(bulk.iter().map(|b| b.1), y);
-                    let (pair, times) = &mut bulk[at];
-                    *times -= 1;
-                    let (i2, j2) = pair.result.expect("non-null");
-                    ([pair.initiator, pair.responder], [i2, j2])
-                };
-                if before != after && configuration.take::<SAFE_SET, OUTPUT_CHANGE>(before, after) {
-                    return true;
-                }
+        walk(&self.runs, &self.singles, &self.pairs, rng, |interaction| {
+            configuration.count_steps(1);
+            if let Some((before, after)) = interaction
+                && configuration.take::<SAFE_SET, OUTPUT_CHANGE>(before, after)
+            {
+                return true;
             }
-            if let Some(collision) = collisions.get(run) {
-                configuration.count_steps(1);
-                if !collision.is_null()
-                    && configuration.take::<SAFE_SET, OUTPUT_CHANGE>(collision.before, collision.after)
-                {
-                    return true;
-                }
+            let step = configuration.step();
+            if let Some(lookers) = lookers.as_deref_mut()
+                && lookers.due(step)
+            {
+                let mut agents = agents_of(configuration, configuration.present());
+                lookers.look(step, configuration.protocol(), &mut agents);
             }
+            false
+        })
+    }
+
+    /// Shows `lookers` the configuration at each of their steps strictly inside the batch just
+    /// drawn (`len` interactions from the current step, not applied yet), drawn from its exact law
+    /// given what the batch drew: the batch's order in time is drawn as a replay draws it, but
+    /// from the looks' own stream, and applied to a copy of the counts. The run's own draws do not
+    /// depend on it.
+    pub(super) fn look_inside<P: Protocol>(
+        &mut self,
+        configuration: &Configuration<'_, P>,
+        len: u64,
+        lookers: &mut Lookers<'_, P>,
+    ) {
+        let start = configuration.step();
+        let end = start + u128::from(len);
+        let Self { looks_rng, runs, singles, pairs, look_counts, .. } = self;
+        look_counts.clear();
+        for (index, count) in configuration.present() {
+            add_count(look_counts, index, count as i64);
         }
-        false
+        let mut step = start;
+        walk(runs, singles, pairs, looks_rng, |interaction| {
+            step += 1;
+            if let Some((before, after)) = interaction {
+                for index in before {
+                    add_count(look_counts, index, -1);
+                }
+                for index in after {
+                    add_count(look_counts, index, 1);
+                }
+            }
+            if lookers.due(step) {
+                let counts = look_counts.iter().enumerate().map(|(index, &count)| (index as u32, count));
+                let mut agents = agents_of(configuration, counts);
+                lookers.look(step, configuration.protocol(), &mut agents);
+            }
+            // Done once nobody looks inside the batch any more.
+            lookers.next_at().is_none_or(|at| at >= end)
+        });
     }
 
     /// For the census: the cause of the batch's last demotion, from the census's own stream.
@@ -108,6 +125,79 @@ impl Batcher {
             configuration.note_demotion(cause);
         }
     }
+}
+
+/// Walks a batch's interactions (collision-free `runs`, `singles` and bulk `pairs`, see
+/// [`Batcher`]) in their order in time, drawn from `rng` from its exact law given them: calls
+/// `interaction` for each, with `Some((before, after))` (state indices) for one that changes
+/// something and `None` for a null one, until it returns `true`; returns whether it did.
+fn walk(
+    runs: &[u64],
+    singles: &[Single],
+    pairs: &[PairType],
+    rng: &mut PopRng,
+    mut interaction: impl FnMut(Option<([u32; 2], [u32; 2])>) -> bool,
+) -> bool {
+    let Timeline { free, resolved_in, collisions } = Timeline::draw(runs, singles, rng);
+    // The bulk pairs fill the free slots in a uniformly random order.
+    let mut bulk: Vec<(PairType, u64)> = pairs.iter().filter(|p| p.result.is_some()).map(|&p| (p, p.times)).collect();
+    let mut non_null_left: u64 = bulk.iter().map(|(_, t)| t).sum();
+    let mut null_left = free.iter().sum::<u64>() - non_null_left;
+    let changes = |single: Single| (!single.is_null()).then_some((single.before, single.after));
+    for (run, mut resolved) in resolved_in.into_iter().enumerate() {
+        let mut bulk_here = free[run];
+        while bulk_here + resolved.len() as u64 > 0 {
+            let x = below(rng, bulk_here + resolved.len() as u64);
+            let taken = if x < resolved.len() as u64 {
+                changes(resolved.swap_remove(x as usize))
+            } else {
+                bulk_here -= 1;
+                let y = below(rng, non_null_left + null_left);
+                if y >= non_null_left {
+                    null_left -= 1;
+                    None
+                } else {
+                    non_null_left -= 1;
+                    let at = index_of_rank(bulk.iter().map(|b| b.1), y);
+                    let (pair, times) = &mut bulk[at];
+                    *times -= 1;
+                    let (i2, j2) = pair.result.expect("non-null");
+                    Some(([pair.initiator, pair.responder], [i2, j2]))
+                }
+            };
+            if interaction(taken) {
+                return true;
+            }
+        }
+        if let Some(&collision) = collisions.get(run)
+            && interaction(changes(collision))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Adds `amount` to the count of state index `index` in `counts` (grown as needed).
+fn add_count(counts: &mut Vec<u64>, index: u32, amount: i64) {
+    let i = index as usize;
+    if i >= counts.len() {
+        counts.resize(i + 1, 0);
+    }
+    counts[i] = counts[i].wrapping_add_signed(amount);
+}
+
+/// The configuration with these (state index, count) pairs as an agent array, states in the
+/// order listed; `O(n)`.
+pub(super) fn agents_of<P: Protocol>(
+    configuration: &Configuration<'_, P>,
+    counts: impl IntoIterator<Item = (u32, u64)>,
+) -> Vec<P::State> {
+    let mut agents = Vec::with_capacity(configuration.n() as usize);
+    for (index, count) in counts {
+        agents.extend(std::iter::repeat_n(configuration.state(index), count as usize));
+    }
+    agents
 }
 
 /// A batch's order in time, as far as a replay or the census needs it: the slots of each run not

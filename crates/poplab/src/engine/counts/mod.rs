@@ -16,7 +16,8 @@
 //! its exact step number have the same law as in a step-by-step run; the safe set is checked after
 //! every non-null step, so first-passage steps are exact. A skip that would cross a horizon or an
 //! observer's step is kept (its remainder is used afterwards, which is exact and keeps the random
-//! stream independent of observers that only look); a configuration changed from outside (a fault)
+//! stream independent of observers that only look, which stop single steps and skips but not
+//! batches); a configuration changed from outside (a fault)
 //! discards it, which is exact because the geometric law is memoryless.
 //!
 //! **Plain steps.** With more states present, or while more than half of the steps are non-null
@@ -36,7 +37,7 @@ pub(super) use configuration::{Configuration, Effect};
 pub use skip::geometric_skip;
 
 use super::batched::Batcher;
-use super::{CensusReport, Drivable, Observer, Watch};
+use super::{CensusReport, Drivable, Lookers, Observer, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Protocol, tally};
@@ -169,29 +170,58 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     /// it happened (at exactly the current step).
     pub fn advance(&mut self, until: u128, watch: Watch) -> bool {
         match watch {
-            Watch::Nothing => self.advance_watching::<false, false>(until),
-            Watch::SafeSet => self.advance_watching::<true, false>(until),
-            Watch::OutputChange => self.advance_watching::<false, true>(until),
+            Watch::Nothing => self.advance_watching::<false, false>(until, None),
+            Watch::SafeSet => self.advance_watching::<true, false>(until, None),
+            Watch::OutputChange => self.advance_watching::<false, true>(until, None),
+        }
+    }
+
+    /// As [`CountRun::advance`], letting `lookers` look on the way without changing what the run
+    /// draws (see [`Drivable::advance_looking`]): single steps and skips stop at their steps (a
+    /// skip already drawn is kept), batches do not (the batched engine shows them the
+    /// configuration inside a batch).
+    pub fn advance_looking(&mut self, until: u128, watch: Watch, lookers: &mut Lookers<'_, P>) -> bool {
+        match watch {
+            Watch::Nothing => self.advance_watching::<false, false>(until, Some(lookers)),
+            Watch::SafeSet => self.advance_watching::<true, false>(until, Some(lookers)),
+            Watch::OutputChange => self.advance_watching::<false, true>(until, Some(lookers)),
         }
     }
 
     #[inline(never)]
-    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
+    fn advance_watching<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        until: u128,
+        mut lookers: Option<&mut Lookers<'_, P>>,
+    ) -> bool {
+        // Single steps and skips stop at the next step where someone looks; batches go past it.
+        let next_look = |lookers: &Option<&mut Lookers<'_, P>>| {
+            lookers.as_ref().and_then(|l| l.next_at()).map_or(until, |at| at.min(until))
+        };
+        let mut look = next_look(&lookers);
         while self.configuration.step() < until {
             // Computed once per event: the three choices below all read it.
             let p = self.configuration.non_null_probability();
             let met = if self.batch_pays(p, SAFE_SET) {
-                self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until)
+                self.batch_step::<SAFE_SET, OUTPUT_CHANGE>(until, lookers.as_deref_mut())
             } else if let Some(p) = self.configuration.review_skip(p) {
-                match self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(p, until) {
-                    Some(met) => met,
-                    None => return false,
-                }
+                // `None`: the skip reached `look` (its remainder is kept) or `until`.
+                self.skip_step::<SAFE_SET, OUTPUT_CHANGE>(p, look).unwrap_or(false)
             } else {
                 self.plain_step::<SAFE_SET, OUTPUT_CHANGE>()
             };
             if met {
                 return true;
+            }
+            let step = self.configuration.step();
+            if step >= look
+                && let Some(lookers) = lookers.as_deref_mut()
+            {
+                // Those due at `until` are the caller's.
+                if step < until && lookers.due(step) {
+                    lookers.look(step, self.configuration.protocol(), &mut self.configuration.agents());
+                }
+                look = next_look(&Some(lookers));
             }
         }
         false
@@ -203,11 +233,16 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         self.batcher.as_deref().is_some_and(|b| b.pays(&self.configuration, non_null_probability, watching_safe_set))
     }
 
-    /// One batch, not beyond step `until`; returns whether the watch was met.
-    fn batch_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(&mut self, until: u128) -> bool {
+    /// One batch, not beyond step `until`, `lookers` looking inside it; returns whether the watch
+    /// was met.
+    fn batch_step<const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+        &mut self,
+        until: u128,
+        lookers: Option<&mut Lookers<'_, P>>,
+    ) -> bool {
         self.pending = None;
         let batcher = self.batcher.as_deref_mut().expect("batched engine");
-        batcher.batch_step::<P, SAFE_SET, OUTPUT_CHANGE>(&mut self.configuration, &mut self.rng, until)
+        batcher.batch_step::<P, SAFE_SET, OUTPUT_CHANGE>(&mut self.configuration, &mut self.rng, until, lookers)
     }
 
     /// One step without skipping (a skip already drawn is dropped: exact, the law is memoryless).
@@ -259,6 +294,10 @@ impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
 
     fn advance(&mut self, until: u128, watch: Watch) -> bool {
         CountRun::advance(self, until, watch)
+    }
+
+    fn advance_looking(&mut self, until: u128, watch: Watch, lookers: &mut Lookers<'_, P>) -> bool {
+        CountRun::advance_looking(self, until, watch, lookers)
     }
 
     /// Expands the configuration into an agent array only when some observer needs it.
