@@ -39,9 +39,20 @@ fn a_protocol_file_runs_on_every_engine_with_the_same_document() {
     }
     let auto = json(&["run", &file, "--n", "100000", "--trials", "2", "--seed", "3"]);
     assert_eq!(auto["engine"], "batched", "user protocols batch on the complete graph by default");
-    let ring =
-        json(&["run", &example("exact-majority.toml"), "--n", "40", "--graph", "undirected-ring", "--seed", "1"]);
+    let ring = json(&[
+        "run",
+        &example("exact-majority.toml"),
+        "--n",
+        "40",
+        "--init",
+        "counts:A=30,B=10",
+        "--graph",
+        "undirected-ring",
+        "--max-steps",
+        "10^7",
+    ]);
     assert_eq!(ring["engine"], "agents");
+    assert_eq!(ring["summary"]["converged"], 1, "the majority wins on a ring too");
 }
 
 #[test]

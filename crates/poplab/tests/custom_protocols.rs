@@ -432,3 +432,19 @@ fn initial_configurations_by_counts_or_names() {
     monitor_check = monitor_check.with_n(100).unwrap();
     assert!(!monitor_check.monitor_of_counts(&monitor_check.initial_counts()).is_safe());
 }
+
+#[test]
+fn traces_never_change_a_randomized_run() {
+    let path = format!("@{}", example("election-randomized.toml"));
+    for engine in ENGINES {
+        let run = |trace_every: Option<u128>| {
+            let raw = RawSpec { engine, trials: 6, seed: 5, census: true, trace_every, ..RawSpec::new(&path, 2000) };
+            let records = RunSpec::resolve(&raw).unwrap().run(&|| {}).unwrap().records;
+            records.iter().map(|r| (r.outcome, r.steps, r.distinct_states)).collect::<Vec<_>>()
+        };
+        let plain = run(None);
+        for every in [1_000, 77_777, 10_u128.pow(12)] {
+            assert_eq!(run(Some(every)), plain, "{engine:?}, a trace every {every} steps");
+        }
+    }
+}
