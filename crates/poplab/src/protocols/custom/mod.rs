@@ -489,3 +489,38 @@ impl Protocol for Custom {
         self.inner.stop.horizon(self.n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Engine;
+    use crate::experiment::{RunSettings, run_trials};
+    use crate::protocol::Params;
+    use crate::protocols::angluin::Angluin;
+    use crate::protocols::approx_majority::ApproxMajority;
+
+    fn example(name: &str) -> Definition {
+        file::read(&format!("{}/../../examples/protocols/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    fn steps<P: Protocol>(protocol: &P, engine: Engine) -> Vec<u128> {
+        let settings = RunSettings { trials: 6, seed: 5, threads: Some(1), engine, ..RunSettings::default() };
+        run_trials(protocol, &settings, &|| {}).unwrap().iter().map(|r| r.steps.0).collect()
+    }
+
+    /// The example files that copy a built-in intern their states in the built-in's order, so
+    /// with the same seeds every engine takes the very same steps on both (the batched engine
+    /// batches both: their safe sets are closed).
+    #[test]
+    fn table_twins_take_the_built_ins_steps() {
+        let majority = Custom::new(&example("approximate-majority.toml"), 1000).unwrap();
+        let built_in = ApproxMajority::new(1000, &Params::parse(&["a=0.6"]).unwrap()).unwrap();
+        let angluin = Custom::new(&example("angluin.toml"), 300).unwrap();
+        let election = Angluin::new(300, &Params::default()).unwrap();
+        assert!(majority.safe_set_is_closed() && angluin.safe_set_is_closed());
+        for engine in [Engine::Agents, Engine::Counts, Engine::Batched] {
+            assert_eq!(steps(&majority, engine), steps(&built_in, engine), "approx-majority, {engine:?}");
+            assert_eq!(steps(&angluin, engine), steps(&election, engine), "angluin, {engine:?}");
+        }
+    }
+}

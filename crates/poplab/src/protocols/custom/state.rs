@@ -16,8 +16,7 @@ pub struct CustomState(u32);
 impl CustomState {
     /// State number `id` with output `output`.
     pub(super) fn new(id: u32, output: Output) -> Self {
-        let code = OUTPUTS.iter().position(|&o| o == output).expect("every output has a code") as u32;
-        Self((id << 3) | code)
+        Self((id << 3) | output_code(output) as u32)
     }
 
     /// The state's number, in order of interning.
@@ -28,7 +27,36 @@ impl CustomState {
     /// The state's output.
     #[inline(always)]
     pub fn output(self) -> Output {
-        OUTPUTS[(self.0 & 7) as usize]
+        OUTPUTS[self.output_code()]
+    }
+
+    /// The code of the state's output, below [`OUTPUT_CODES`] ([`output_code`] of its output).
+    #[inline(always)]
+    pub(super) fn output_code(self) -> usize {
+        (self.0 & 7) as usize
+    }
+}
+
+// The codes index `OUTPUTS`.
+const _: () = {
+    let mut k = 0;
+    while k < OUTPUTS.len() {
+        assert!(output_code(OUTPUTS[k]) == k);
+        k += 1;
+    }
+};
+
+/// The number of output codes a state's low bits can hold (3 bits; codes past the outputs unused).
+pub(super) const OUTPUT_CODES: usize = 8;
+
+/// The code of `output` in a state's low bits.
+pub(super) const fn output_code(output: Output) -> usize {
+    match output {
+        Output::Leader => 0,
+        Output::Follower => 1,
+        Output::Yes => 2,
+        Output::No => 3,
+        Output::Undecided => 4,
     }
 }
 

@@ -2,7 +2,7 @@
 //! per interaction.
 
 use super::Custom;
-use super::state::CustomState;
+use super::state::{CustomState, OUTPUT_CODES, output_code};
 use crate::engine::StateHasher;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -77,13 +77,17 @@ impl std::str::FromStr for StopRule {
 
 /// Tracks a [`StopRule`] per interaction: counts of outputs, and for [`StopRule::Silent`] the
 /// number of pairs (or arcs) that can change something.
+///
+/// The rules on outputs only (all but [`StopRule::Silent`]) keep nothing but a count per output,
+/// indexed by the code in a state's low bits: recording an interaction is four additions without
+/// a branch, as in a built-in's monitor (the batched engine records every pair type of every batch).
 #[derive(Clone)]
 pub struct StopMonitor {
     rule: StopRule,
     n: u64,
-    leaders: u64,
-    yes: u64,
-    no: u64,
+    /// Agents per output code ([`CustomState::output_code`]); wrapping, so that the order of the
+    /// changes of one interaction does not matter.
+    outputs: [u64; OUTPUT_CODES],
     silence: Option<Silence>,
 }
 
@@ -143,17 +147,19 @@ impl StopMonitor {
             active: 0,
             arcs_at,
         });
-        Self { rule, n: protocol.n as u64, leaders: 0, yes: 0, no: 0, silence }
+        Self { rule, n: protocol.n as u64, outputs: [0; OUTPUT_CODES], silence }
     }
 
+    #[inline(always)]
     fn count_output(&mut self, state: CustomState, delta: i64) {
-        let counter = match state.output() {
-            Output::Leader => &mut self.leaders,
-            Output::Yes => &mut self.yes,
-            Output::No => &mut self.no,
-            Output::Follower | Output::Undecided => return,
-        };
+        let counter = &mut self.outputs[state.output_code()];
         *counter = counter.wrapping_add_signed(delta);
+    }
+
+    /// The number of agents that output `output`.
+    #[inline(always)]
+    fn agents_with(&self, output: Output) -> u64 {
+        self.outputs[output_code(output)]
     }
 
     /// Adds `delta` agents in `state` (complete graph).
@@ -223,6 +229,7 @@ fn arcs_at(graph: &Graph, n: usize) -> Vec<Vec<(u32, u32)>> {
 }
 
 impl Monitor<CustomState> for StopMonitor {
+    #[inline]
     fn record(&mut self, before: [CustomState; 2], after: [CustomState; 2]) {
         self.record_times(before, after, 1);
     }
@@ -252,8 +259,19 @@ impl Monitor<CustomState> for StopMonitor {
         }
     }
 
+    #[inline]
     fn record_times(&mut self, before: [CustomState; 2], after: [CustomState; 2], times: u64) {
         let times = times as i64;
+        if self.silence.is_none() {
+            // Outputs only: the fast path of every rule but silent.
+            for state in after {
+                self.count_output(state, times);
+            }
+            for state in before {
+                self.count_output(state, -times);
+            }
+            return;
+        }
         for state in after {
             self.change(state, times);
         }
@@ -262,14 +280,105 @@ impl Monitor<CustomState> for StopMonitor {
         }
     }
 
+    #[inline]
     fn is_safe(&self) -> bool {
         match self.rule {
             StopRule::Silent => self.silence.as_ref().is_some_and(|s| s.active == 0),
-            StopRule::OneLeader => self.leaders == 1,
-            StopRule::Consensus => self.yes == self.n || self.no == self.n,
-            StopRule::AllYes => self.yes == self.n,
-            StopRule::AllNo => self.no == self.n,
+            StopRule::OneLeader => self.agents_with(Output::Leader) == 1,
+            StopRule::Consensus => self.agents_with(Output::Yes) == self.n || self.agents_with(Output::No) == self.n,
+            StopRule::AllYes => self.agents_with(Output::Yes) == self.n,
+            StopRule::AllNo => self.agents_with(Output::No) == self.n,
             StopRule::Time(_) => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Protocol;
+    use crate::protocols::custom::{Amount, Definition};
+    use crate::rng::{PopRng, below_u64};
+    use rand_core::SeedableRng;
+
+    /// A protocol with a state of every output and no rules, for `n` agents, stopping at `stop`.
+    fn every_output(stop: StopRule, n: usize) -> Custom {
+        let outputs = [Output::Leader, Output::Follower, Output::Yes, Output::No, Output::Undecided];
+        let definition = Definition {
+            name: "every-output".into(),
+            source: String::new(),
+            states: outputs.iter().enumerate().map(|(k, &o)| (format!("s{k}"), o)).collect(),
+            rules: Vec::new(),
+            init: vec![("s0".into(), Amount::Fraction(1.0))],
+            stop,
+        };
+        Custom::new(&definition, n).unwrap()
+    }
+
+    /// The rules on outputs follow any sequence of records, single or repeated (as batches
+    /// record pair types), against a count over the agents after each.
+    #[test]
+    fn output_rules_follow_any_sequence_of_records() {
+        let n = 6;
+        for stop in [StopRule::OneLeader, StopRule::Consensus, StopRule::AllYes, StopRule::AllNo, StopRule::Time(1.0)] {
+            let protocol = every_output(stop, n);
+            let states = protocol.inner.declared.clone();
+            let mut rng = PopRng::seed_from_u64(7);
+            let mut agents: Vec<CustomState> = (0..n).map(|i| states[i % states.len()]).collect();
+            let mut monitor = protocol.monitor(&agents, &Graph::Complete);
+            let expected = |agents: &[CustomState]| {
+                let with = |o: Output| agents.iter().filter(|s| s.output() == o).count();
+                match stop {
+                    StopRule::OneLeader => with(Output::Leader) == 1,
+                    StopRule::Consensus => with(Output::Yes) == n || with(Output::No) == n,
+                    StopRule::AllYes => with(Output::Yes) == n,
+                    StopRule::AllNo => with(Output::No) == n,
+                    _ => false,
+                }
+            };
+            let mut safe_seen = false;
+            for step in 0..20_000 {
+                let u = below_u64(&mut rng, n as u64) as usize;
+                let v = (u + 1 + below_u64(&mut rng, n as u64 - 1) as usize) % n;
+                let before = [agents[u], agents[v]];
+                // Leaning towards one state now and then, so that every safe set is met.
+                let pick = |rng: &mut PopRng| {
+                    let k = below_u64(rng, 8) as usize;
+                    states[if k < states.len() { k } else { step / 1000 % states.len() }]
+                };
+                let after = [pick(&mut rng), pick(&mut rng)];
+                (agents[u], agents[v]) = (after[0], after[1]);
+                if step % 3 == 0 {
+                    monitor.record_times(before, after, 1);
+                } else {
+                    monitor.record(before, after);
+                }
+                assert_eq!(monitor.is_safe(), expected(&agents), "{stop:?} step {step}: {agents:?}");
+                safe_seen |= expected(&agents);
+            }
+            assert!(safe_seen || stop == StopRule::Time(1.0), "{stop:?}: the test never met the safe set");
+            // Repeated interactions, as batches record them: `times` disjoint pairs of agents in
+            // states (a, b) all turn into the same pair of states.
+            let mut monitor = protocol.monitor_of_counts(&crate::protocol::tally(&agents));
+            for round in 0..2_000 {
+                let (a, b) = (agents[below_u64(&mut rng, n as u64) as usize], states[round % states.len()]);
+                let mut of_a: Vec<usize> = (0..n).filter(|&i| agents[i] == a).collect();
+                let mut of_b: Vec<usize> = (0..n).filter(|&i| agents[i] == b && a != b).collect();
+                if a == b {
+                    of_b = of_a.split_off(of_a.len() / 2);
+                }
+                let most = of_a.len().min(of_b.len());
+                if most == 0 {
+                    continue;
+                }
+                let times = 1 + below_u64(&mut rng, most as u64) as usize;
+                let after = [states[below_u64(&mut rng, 5) as usize], states[below_u64(&mut rng, 5) as usize]];
+                for k in 0..times {
+                    (agents[of_a[k]], agents[of_b[k]]) = (after[0], after[1]);
+                }
+                monitor.record_times([a, b], after, times as u64);
+                assert_eq!(monitor.is_safe(), expected(&agents), "{stop:?} round {round}: {agents:?}");
+            }
         }
     }
 }
