@@ -1,10 +1,14 @@
 //! Exporters: a run's results as a JSON document, CSV rows or a time series, behind one trait.
 //!
+//! [`exact_json`] and [`verify_json`] are the documents of `poplab exact --json` and `poplab verify
+//! --json`.
+//!
 //! Every format carries the run's settings, the generator and the seeds, so a file alone says how
 //! to reproduce it. Step counts are exact integers of up to 128 bits in every format.
 
 use crate::engine::TracePoint;
 use crate::error::{Error, Result};
+use crate::exact::{Check, Counterexample, ExactReport, Verification};
 use crate::experiment::TrialRecord;
 use crate::files;
 use crate::rng::RNG_NAME;
@@ -201,4 +205,81 @@ impl TraceFile {
             Ok(())
         })
     }
+}
+
+/// A state of an exploration, as a JSON object.
+type StateObject = serde_json::Map<String, Value>;
+
+/// The JSON document of `poplab exact --json`: the exact expected steps of `spec` (explored with
+/// at most `max_configs` configurations) and, when they are infinite, the trap that shows it.
+pub fn exact_json(spec: &RunSpec, max_configs: usize, report: &ExactReport<StateObject>) -> Value {
+    let number = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
+    let mut json = json!({
+        "protocol": spec.protocol,
+        "n": spec.n,
+        "params": spec.params,
+        "graph": spec.settings.graph.name(),
+        "init": spec.settings.init.name(),
+        "measure": spec.settings.measure.name(),
+        "max_configs": max_configs,
+        "configurations": report.configurations,
+        "transient_configurations": report.transient,
+        "transitions": report.transitions,
+        "converges_with_probability_1": report.expected_steps.is_finite(),
+        "expected_steps": number(report.expected_steps),
+        "variance_steps": number(report.variance_steps),
+        "std_steps": number(report.variance_steps.sqrt()),
+        "expected_parallel_time": number(report.expected_parallel_time),
+        "relative_error_bound": report.relative_error_bound,
+        "variance_error_bound": report.variance_error_bound,
+        "largest_component": report.largest_component,
+        "solver": report.solver,
+    });
+    if let Some(trap) = &report.trap {
+        json["trap"] = counterexample_json(trap);
+    }
+    json
+}
+
+/// The JSON document of `poplab verify --json`: the verification `v` of `spec` from `from` (as
+/// the user named the starts), explored with at most `max_configs` configurations.
+pub fn verify_json(spec: &RunSpec, from: &str, max_configs: usize, v: &Verification<StateObject>) -> Value {
+    let check_json = |check: &Check<StateObject>| {
+        let mut value = json!({"passed": check.passed, "violations": check.violations});
+        if let Some(cx) = &check.counterexample {
+            value["counterexample"] = counterexample_json(cx);
+        }
+        value
+    };
+    json!({
+        "protocol": spec.protocol,
+        "n": spec.n,
+        "params": spec.params,
+        "graph": spec.settings.graph.name(),
+        "from": from,
+        "max_configs": max_configs,
+        "configurations": v.configurations,
+        "starts": v.starts,
+        "safe": v.safe,
+        "transitions": v.transitions,
+        "bottom_components": v.bottom_components,
+        "unsafe_bottom_components": v.unsafe_bottom_components,
+        "mode": if v.dense { "dense" } else { "explored" },
+        "closure": check_json(&v.closure),
+        "safety": check_json(&v.safety),
+        "convergence": check_json(&v.convergence),
+        "passed": v.passed(),
+    })
+}
+
+/// A counterexample of an exploration as JSON: why, the start, the schedule of `[u, v]` pairs and
+/// the end.
+pub fn counterexample_json(cx: &Counterexample<StateObject>) -> Value {
+    let states = |agents: &[StateObject]| Value::Array(agents.iter().cloned().map(Value::Object).collect());
+    json!({
+        "reason": cx.reason,
+        "start": states(&cx.start),
+        "schedule": cx.schedule.iter().map(|&(u, v)| json!([u, v])).collect::<Vec<_>>(),
+        "end": states(&cx.end),
+    })
 }

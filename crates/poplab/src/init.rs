@@ -35,8 +35,7 @@ impl InitSpec {
     /// An explicit configuration from JSON text: an array with one state per agent (a state
     /// object, or a user protocol's state name), or an object of counts by state name.
     pub fn from_json(text: &str) -> Result<Self> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| Error::Init(format!("the file is not valid JSON ({e})")))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| Error::Init(format!("not valid JSON ({e})")))?;
         let items = match value {
             Value::Array(items) => items,
             Value::Object(counts) => {

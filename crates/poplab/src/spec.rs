@@ -28,6 +28,7 @@ use crate::files;
 use crate::graph::Graph;
 use crate::init::InitSpec;
 use crate::protocol::{Params, Protocol};
+use crate::protocols::custom::Custom;
 use crate::protocols::{ProtocolVisitor, with_protocol};
 use crate::rng::TrialStreams;
 use serde_json::{Map, Value};
@@ -43,7 +44,9 @@ pub struct RawSpec {
     pub n: u64,
     /// Protocol parameters as `KEY=VALUE`.
     pub params: Vec<String>,
-    /// `default`, `random`, a family name or `@FILE.json` (`None`: `default`, or `safe` for a
+    /// `default`, `random`, a family name, `counts:STATE=COUNT,...` (user protocols), `@FILE.json`,
+    /// or the JSON text itself when it starts with `[` or `{` (as the file would hold it: an array
+    /// of agent states, or an object of counts by state name) (`None`: `default`, or `safe` for a
     /// holding run).
     pub init: Option<String>,
     /// `complete`, `ring`, `undirected-ring` or `@FILE` (`None`: the protocol's own).
@@ -141,6 +144,19 @@ impl RunSpec {
             .map_err(|_| Error::PopulationSize { n: raw.n, reason: "too large for this machine".into() })?;
         let params = Params::parse(&raw.params)?;
         with_protocol(&raw.protocol, n, &params, Resolve { raw })?
+    }
+
+    /// Resolves and validates `raw` for a user protocol built at run time (a callback protocol,
+    /// say, from the Python bindings) instead of the registry entry `raw.protocol` names: the
+    /// protocol is taken for `raw.n` agents ([`Custom::with_n`], sharing its rules and memo), and
+    /// everything else is resolved as [`RunSpec::resolve`] does. Such a protocol takes no
+    /// parameters (`raw.params` must be empty).
+    pub fn resolve_custom(raw: &RawSpec, protocol: &Custom) -> Result<Self> {
+        let n = usize::try_from(raw.n)
+            .map_err(|_| Error::PopulationSize { n: raw.n, reason: "too large for this machine".into() })?;
+        let protocol = protocol.with_n(n)?;
+        Params::parse(&raw.params)?.finish(protocol.info())?;
+        Resolve { raw }.visit(protocol)
     }
 
     /// Trial `index`, its time series (if any) into `trace`.
@@ -378,8 +394,11 @@ fn read_graph(text: &str, n: usize) -> Result<Graph> {
     }
 }
 
-/// An initial configuration by name, or `@FILE.json` (at most 1 kB per agent).
+/// An initial configuration by name, `@FILE.json` (at most 1 kB per agent), or JSON text.
 fn read_init(text: &str, n: usize) -> Result<InitSpec> {
+    if text.starts_with(['[', '{']) {
+        return InitSpec::from_json(text);
+    }
     match text.strip_prefix('@') {
         None => text.parse(),
         Some(path) => {

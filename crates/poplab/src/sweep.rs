@@ -331,10 +331,17 @@ impl SweepSpec {
 
     /// Every cell resolved and validated (an error names the cell).
     pub fn resolve(&self) -> Result<Vec<ResolvedCell>> {
+        self.resolve_with(&RunSpec::resolve)
+    }
+
+    /// Every cell resolved by `resolve` from its raw spec (an error names the cell): a sweep of a
+    /// protocol the registry does not build, such as a user protocol built at run time (see
+    /// [`RunSpec::resolve_custom`]). [`SweepSpec::resolve`] uses [`RunSpec::resolve`].
+    pub fn resolve_with(&self, resolve: &dyn Fn(&RawSpec) -> Result<RunSpec>) -> Result<Vec<ResolvedCell>> {
         self.cells()?
             .into_iter()
             .map(|cell| {
-                let spec = RunSpec::resolve(&self.raw(&cell)).map_err(|e| match e {
+                let spec = resolve(&self.raw(&cell)).map_err(|e| match e {
                     Error::Memory(_) | Error::File { .. } => e,
                     other => Error::Setting(format!("cell {}: {other}", cell.key())),
                 })?;
@@ -758,7 +765,18 @@ pub fn run_in(
     on_start: &dyn Fn(u64),
     on_done: &(dyn Fn() + Sync),
 ) -> Result<SweepResults> {
-    let cells = spec.resolve()?;
+    run_in_with(spec, dir, &RunSpec::resolve, on_start, on_done)
+}
+
+/// [`run_in`] with the cells resolved by `resolve` ([`SweepSpec::resolve_with`]).
+pub fn run_in_with(
+    spec: &SweepSpec,
+    dir: &Path,
+    resolve: &dyn Fn(&RawSpec) -> Result<RunSpec>,
+    on_start: &dyn Fn(u64),
+    on_done: &(dyn Fn() + Sync),
+) -> Result<SweepResults> {
+    let cells = spec.resolve_with(resolve)?;
     let definition = spec.definition(&cells);
     let spec_path = dir.join(SPEC_FILE);
     if let Ok(stored) = std::fs::read_to_string(&spec_path)

@@ -9,7 +9,7 @@ use poplab::engine::Measure;
 use poplab::exact::{Check, Counterexample, ExactReport, Verification};
 use poplab::files;
 use poplab::spec::RunSpec;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
 /// What a command prints: a JSON document or a text, and whether it reports a failure.
@@ -79,31 +79,7 @@ fn heading(spec: &RunSpec, start: &str) -> String {
 
 fn exact_printed(spec: &RunSpec, max_configs: usize, report: &ExactReport<State>) -> Printed {
     let finite = report.expected_steps.is_finite();
-    let number = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
-    let mut json = json!({
-        "protocol": spec.protocol,
-        "n": spec.n,
-        "params": spec.params,
-        "graph": spec.settings.graph.name(),
-        "init": spec.settings.init.name(),
-        "measure": spec.settings.measure.name(),
-        "max_configs": max_configs,
-        "configurations": report.configurations,
-        "transient_configurations": report.transient,
-        "transitions": report.transitions,
-        "converges_with_probability_1": finite,
-        "expected_steps": number(report.expected_steps),
-        "variance_steps": number(report.variance_steps),
-        "std_steps": number(report.variance_steps.sqrt()),
-        "expected_parallel_time": number(report.expected_parallel_time),
-        "relative_error_bound": report.relative_error_bound,
-        "variance_error_bound": report.variance_error_bound,
-        "largest_component": report.largest_component,
-        "solver": report.solver,
-    });
-    if let Some(trap) = &report.trap {
-        json["trap"] = counterexample_json(trap);
-    }
+    let json = poplab::export::exact_json(spec, max_configs, report);
     let mut text = String::new();
     let _ = writeln!(text, "{}", heading(spec, &format!("init={}", spec.settings.init.name())));
     let _ = writeln!(
@@ -148,32 +124,7 @@ fn exact_printed(spec: &RunSpec, max_configs: usize, report: &ExactReport<State>
 }
 
 fn verify_printed(spec: &RunSpec, from: &str, max_configs: usize, v: &Verification<State>) -> Printed {
-    let check_json = |check: &Check<State>| {
-        let mut value = json!({"passed": check.passed, "violations": check.violations});
-        if let Some(cx) = &check.counterexample {
-            value["counterexample"] = counterexample_json(cx);
-        }
-        value
-    };
-    let json = json!({
-        "protocol": spec.protocol,
-        "n": spec.n,
-        "params": spec.params,
-        "graph": spec.settings.graph.name(),
-        "from": from,
-        "max_configs": max_configs,
-        "configurations": v.configurations,
-        "starts": v.starts,
-        "safe": v.safe,
-        "transitions": v.transitions,
-        "bottom_components": v.bottom_components,
-        "unsafe_bottom_components": v.unsafe_bottom_components,
-        "mode": if v.dense { "dense" } else { "explored" },
-        "closure": check_json(&v.closure),
-        "safety": check_json(&v.safety),
-        "convergence": check_json(&v.convergence),
-        "passed": v.passed(),
-    });
+    let json = poplab::export::verify_json(spec, from, max_configs, v);
     let mut text = String::new();
     let _ = writeln!(text, "{}", heading(spec, &format!("from={from}")));
     if v.dense {
@@ -242,15 +193,6 @@ fn verify_printed(spec: &RunSpec, from: &str, max_configs: usize, v: &Verificati
 
 fn states_json(agents: &[State]) -> Value {
     Value::Array(agents.iter().cloned().map(Value::Object).collect())
-}
-
-fn counterexample_json(cx: &Counterexample<State>) -> Value {
-    json!({
-        "reason": cx.reason,
-        "start": states_json(&cx.start),
-        "schedule": cx.schedule.iter().map(|&(u, v)| json!([u, v])).collect::<Vec<_>>(),
-        "end": states_json(&cx.end),
-    })
 }
 
 fn counterexample_text(cx: &Counterexample<State>) -> String {

@@ -243,6 +243,22 @@ impl Custom {
         self.states().get(name)
     }
 
+    /// The state named `name`, declared now if it is new to a callback protocol (its output asked
+    /// of the output callback), so that an initial configuration can name states no run has met
+    /// yet. A table protocol knows all its states: an unknown name is an error.
+    pub fn declare(&self, name: &str) -> Result<CustomState> {
+        if let Some(state) = self.state(name) {
+            return Ok(state);
+        }
+        let protocol = self.inner.info.name.to_string();
+        match &self.inner.rules {
+            Rules::Table(_) => Err(Error::Rule { protocol, reason: format!("unknown state {name}") }),
+            Rules::Lazy(lazy) => lazy
+                .intern(name, &self.inner.states)
+                .map_err(|reason| Error::Rule { protocol, reason: format!("state {name}: {reason}") }),
+        }
+    }
+
     /// The name of `state`.
     pub fn name(&self, state: CustomState) -> String {
         self.states().name(state).to_string()
