@@ -72,28 +72,11 @@ fn definition_text(d: &Definition) -> String {
 }
 
 fn list_json(chosen: &[&ProtocolInfo]) -> String {
-    let protocols: Vec<_> = chosen
-        .iter()
-        .map(|info| {
-            json!({
-                "name": info.name,
-                "summary": info.summary,
-                "source": info.source,
-                "params": info.params.iter().map(|p| json!({"name": p.name, "default": p.default, "doc": p.doc})).collect::<Vec<_>>(),
-                "init": initial_configurations(info),
-            })
-        })
-        .collect();
-    format!("{:#}\n", json!({ "protocols": protocols }))
+    format!("{:#}\n", poplab::protocols::list_json(chosen))
 }
 
 fn initial_configurations(info: &ProtocolInfo) -> Vec<serde_json::Value> {
-    let mut all = vec![
-        json!({"name": "default", "doc": "the protocol's own initial configuration"}),
-        json!({"name": "random", "doc": "every agent uniform over the whole state space"}),
-    ];
-    all.extend(info.families.iter().filter(|f| f.name != "random").map(|f| json!({"name": f.name, "doc": f.doc})));
-    all
+    poplab::protocols::initial_configurations_json(info)
 }
 
 fn list_text(chosen: &[&ProtocolInfo]) -> String {

@@ -33,6 +33,38 @@ pub const PROTOCOLS: &[&ProtocolInfo] = &[
     &approx_majority::INFO,
 ];
 
+/// The document of `poplab list --json` for `chosen`: each protocol's name, summary, source,
+/// parameters (name, default, doc) and initial configurations
+/// ([`initial_configurations_json`]).
+pub fn list_json(chosen: &[&ProtocolInfo]) -> serde_json::Value {
+    let protocols: Vec<_> = chosen
+        .iter()
+        .map(|info| {
+            serde_json::json!({
+                "name": info.name,
+                "summary": info.summary,
+                "source": info.source,
+                "params": info.params.iter().map(|p| serde_json::json!({"name": p.name, "default": p.default, "doc": p.doc})).collect::<Vec<_>>(),
+                "init": initial_configurations_json(info),
+            })
+        })
+        .collect();
+    serde_json::json!({ "protocols": protocols })
+}
+
+/// The initial configurations `--init` takes for a protocol (`default`, `random`, then its
+/// families), each as `{"name", "doc"}`.
+pub fn initial_configurations_json(info: &ProtocolInfo) -> Vec<serde_json::Value> {
+    let mut all = vec![
+        serde_json::json!({"name": "default", "doc": "the protocol's own initial configuration"}),
+        serde_json::json!({"name": "random", "doc": "every agent uniform over the whole state space"}),
+    ];
+    all.extend(
+        info.families.iter().filter(|f| f.name != "random").map(|f| serde_json::json!({"name": f.name, "doc": f.doc})),
+    );
+    all
+}
+
 /// Code that is generic over the protocol type.
 pub trait ProtocolVisitor {
     /// What the visit returns.

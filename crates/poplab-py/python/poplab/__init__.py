@@ -1,0 +1,38 @@
+"""poplab: a laboratory for population protocols.
+
+Run the built-in protocols of Sudo et al. (and approximate majority), protocol files, or
+protocols written in Python (`Protocol`) under the uniformly random scheduler, exactly and at
+scale; sweep sizes and parameters; fit growth laws; analyse small populations exactly. Results
+come back as pandas DataFrames and dicts with the fields of the ``poplab`` command's JSON.
+
+>>> import poplab
+>>> result = poplab.run("angluin", 100, trials=50, seed=1)
+>>> result.summary["converged"]
+50
+"""
+
+from ._poplab import RNG, RuleError
+from ._api import RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
+from ._protocol import OUTPUTS, Protocol
+
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("poplab")
+except Exception:  # pragma: no cover - not installed as a distribution
+    __version__ = "0+unknown"
+
+__all__ = [
+    "OUTPUTS",
+    "RNG",
+    "Protocol",
+    "RuleError",
+    "RunResult",
+    "SweepResult",
+    "exact",
+    "protocols",
+    "run",
+    "sweep",
+    "trace",
+    "verify",
+]

@@ -1,0 +1,476 @@
+"""poplab's functions: run, sweep, trace, exact, verify, protocols."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+from collections.abc import Mapping
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import pandas as pd
+
+from . import _poplab
+from ._protocol import Protocol, _combinations
+
+ProtocolLike = Union[str, "os.PathLike[str]", Protocol]
+
+#: The largest value an int64 column holds; step counts beyond it stay Python ints (object dtype).
+_INT64_MAX = 2**63 - 1
+
+
+def protocols() -> pd.DataFrame:
+    """The built-in protocols, as ``poplab list`` shows them: one row per protocol with its name,
+    summary, source, parameters (a list of ``{"name", "default", "doc"}``) and initial
+    configurations (the names ``init=`` takes)."""
+    document = json.loads(_poplab.protocols())
+    rows = [
+        {
+            "name": p["name"],
+            "summary": p["summary"],
+            "source": p["source"],
+            "params": p["params"],
+            "init": [family["name"] for family in p["init"]],
+        }
+        for p in document["protocols"]
+    ]
+    return pd.DataFrame(rows, columns=["name", "summary", "source", "params", "init"])
+
+
+# Normalising what the user gave into what the library takes.
+
+
+def _target(protocol: ProtocolLike) -> Tuple[Any, Optional[Protocol]]:
+    """The extension's target (a name, ``@FILE`` or a user protocol) and the Python protocol."""
+    if isinstance(protocol, Protocol):
+        return protocol, protocol
+    if isinstance(protocol, os.PathLike):
+        return "@" + os.fspath(protocol), None
+    if isinstance(protocol, str):
+        if protocol.endswith(".toml") and not protocol.startswith("@"):
+            return "@" + protocol, None
+        return protocol, None
+    raise TypeError(f"protocol must be a name, a protocol file's path or a poplab.Protocol, not {type(protocol).__name__}")
+
+
+def _param_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _n(n: Any) -> int:
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"n must be a whole number, not {type(n).__name__}")
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"n = {n} is out of range: a population needs at least 2 agents")
+    return n
+
+
+def _init(init: Any, user: Optional[Protocol]) -> Optional[str]:
+    """The library's text of an initial configuration."""
+    if init is None:
+        if user is not None and user.init is None:
+            raise ValueError(
+                f"protocol {user.name} has no initial configuration; give init= to this call or to poplab.Protocol"
+            )
+        return None
+    if isinstance(init, os.PathLike):
+        return "@" + os.fspath(init)
+    if isinstance(init, str):
+        return init
+    if isinstance(init, Mapping):
+        if user is None:
+            return json.dumps(dict(init))
+        counts = []
+        for state, count in init.items():
+            if isinstance(count, bool) or not hasattr(count, "__index__"):
+                raise ValueError(f"initial configuration: the count of state {state!r} must be a whole number")
+            counts.append(f"{user._declare(state)}={int(count)}")
+        if not counts:
+            raise ValueError("initial configuration: the dict of counts is empty")
+        return "counts:" + ",".join(counts)
+    if isinstance(init, (list, tuple)):
+        if user is None:
+            return json.dumps(list(init))
+        names = {}
+        agents = []
+        for state in init:
+            name = names.get(state) if _hashable(state) else None
+            if name is None:
+                name = user._declare(state)
+                names[state] = name
+            agents.append(name)
+        return json.dumps(agents)
+    raise TypeError(
+        "init must be a name (default, random, a family), a dict {state: count} or a list of states, "
+        f"not {type(init).__name__}"
+    )
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _faults(faults: Any) -> List[str]:
+    if faults is None:
+        return []
+    if isinstance(faults, (str, tuple)):
+        faults = [faults]
+    out = []
+    for fault in faults:
+        if isinstance(fault, str):
+            out.append(fault)
+        elif isinstance(fault, tuple) and len(fault) in (2, 3):
+            out.append(":".join(str(x) for x in fault))
+        else:
+            raise TypeError(f"a fault is 'STEP:K[:FAMILY]' or (step, k[, family]), not {fault!r}")
+    return out
+
+
+def _graph(graph: Any) -> Optional[str]:
+    if graph is None:
+        return None
+    if isinstance(graph, os.PathLike):
+        return "@" + os.fspath(graph)
+    if isinstance(graph, str):
+        return graph
+    raise TypeError(f"graph must be complete, ring, undirected-ring or a path to an arc list, not {graph!r}")
+
+
+def _prepare(
+    protocol: ProtocolLike,
+    n: Any,
+    params: Optional[Mapping],
+    init: Any,
+    graph: Any,
+    engine: str,
+    measure: str,
+    trials: int,
+    seed: int,
+    max_steps: Optional[int],
+    faults: Any,
+    threads: Optional[int],
+    census: bool,
+) -> Tuple[Any, Optional[Protocol], int, Dict[str, Any]]:
+    target, user = _target(protocol)
+    library_params: List[str] = []
+    if params:
+        if user is not None:
+            user = user.with_params(**params)
+            target = user
+        else:
+            library_params = [f"{k}={_param_text(v)}" for k, v in params.items()]
+    if user is not None and init is None and user.init is not None:
+        user._ensure()
+    settings = {
+        "params": library_params,
+        "init": _init(init, user),
+        "graph": _graph(graph),
+        "engine": str(engine),
+        "measure": str(measure),
+        "trials": int(trials),
+        "seed": int(seed),
+        "max_steps": None if max_steps is None else int(max_steps),
+        "faults": _faults(faults),
+        "threads": None if threads is None else int(threads),
+        "census": bool(census),
+    }
+    if user is not None:
+        target = user._ensure()[0]
+    return target, user, _n(n), settings
+
+
+def _int_column(values: Sequence[Any]) -> pd.Series:
+    """Exact integers: int64 when they fit, else Python ints (object dtype), never rounded."""
+    present = [v for v in values if v is not None]
+    if present and max(present) > _INT64_MAX:
+        return pd.Series(list(values), dtype=object)
+    if len(present) < len(values):
+        return pd.Series(list(values), dtype="Int64")
+    return pd.Series(list(values), dtype="int64")
+
+
+def _trials_frame(records: List[Dict[str, Any]], leading: Optional[List[str]] = None) -> pd.DataFrame:
+    columns = (leading or []) + ["index", "seed", "outcome", "steps", "parallel_time"]
+    for optional in ("recovery_steps", "distinct_states", "last_demotion"):
+        if any(optional in r for r in records):
+            columns.append(optional)
+    data: Dict[str, Any] = {}
+    for column in columns:
+        values = [r.get(column) for r in records]
+        if column in ("steps", "recovery_steps", "index", "seed", "distinct_states", "n"):
+            data[column] = _int_column(values)
+        else:
+            data[column] = values
+    return pd.DataFrame(data, columns=columns)
+
+
+def _states_back(value: Any, user: Optional[Protocol]) -> Any:
+    """A library document with a user protocol's states (``{"state": id}``) turned back into the
+    Python objects."""
+    if user is None:
+        return value
+    if isinstance(value, dict):
+        if set(value) == {"state"} and isinstance(value["state"], str):
+            return user._state(value["state"])
+        return {k: _states_back(v, user) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_states_back(v, user) for v in value]
+    return value
+
+
+class RunResult:
+    """The trials of a run: `trials` (one row per trial), `summary`, `params`, `engine`, and
+    `to_json()`, the document of ``poplab run --json``."""
+
+    def __init__(self, document: str, user: Optional[Protocol]):
+        self._json = document
+        self.document: Dict[str, Any] = json.loads(document)
+        self.protocol = user if user is not None else self.document["protocol"]
+        self.n: int = self.document["n"]
+        self.engine: str = self.document["engine"]
+        self.params: Dict[str, Any] = dict(self.document["params"])
+        if user is not None:
+            self.params.update(user.params)
+        self.summary: Dict[str, Any] = self.document["summary"]
+        self.trials: pd.DataFrame = _trials_frame(self.document["trials"])
+
+    def to_json(self) -> str:
+        """The document of ``poplab run --json`` for the same spec (the same text)."""
+        return self._json
+
+    def __repr__(self) -> str:
+        s = self.summary
+        name = self.document["protocol"]
+        return (
+            f"<RunResult {name} n={self.n} engine={self.engine} trials={s['trials']} "
+            f"converged={s['converged']} censored={s['censored']} mean_parallel_time={s['mean_parallel_time']}>"
+        )
+
+
+def run(
+    protocol: ProtocolLike,
+    n: int,
+    *,
+    params: Optional[Mapping] = None,
+    init: Any = None,
+    graph: Any = None,
+    engine: str = "auto",
+    measure: str = "convergence",
+    trials: int = 1,
+    seed: int = 0,
+    max_steps: Optional[int] = None,
+    faults: Any = None,
+    threads: Optional[int] = None,
+    census: bool = False,
+) -> RunResult:
+    """Runs ``trials`` independent trials of ``protocol`` with ``n`` agents (as ``poplab run``).
+
+    ``protocol``: a built-in name (`protocols()`), a protocol file (a path ending in ``.toml``, a
+    ``pathlib.Path``, or ``"@FILE"``), or a `Protocol`. ``params``: the protocol's parameters
+    (``{"k": 10}``). ``init``: ``"default"``, ``"random"``, a family name, ``"counts:A=6,B=4"``,
+    ``{state: count}`` or a list of states (one per agent). ``graph``: ``None`` (the protocol's
+    own), ``"complete"``, ``"ring"``, ``"undirected-ring"`` or a path to an arc list. ``engine``:
+    ``"auto"``, ``"agents"``, ``"counts"``, ``"batched"``. ``measure``: ``"convergence"`` or
+    ``"holding"``. ``max_steps``: the horizon (default 10^12). ``faults``: ``"STEP:K[:FAMILY]"``
+    strings or ``(step, k[, family])`` tuples. ``threads``: worker threads (default: every core;
+    results do not depend on it). ``census``: count distinct states and demotion causes.
+
+    The trials run with the GIL released. Input errors raise ``ValueError`` with the library's
+    message; a failing Python rule raises `RuleError`.
+    """
+    target, user, n, settings = _prepare(
+        protocol, n, params, init, graph, engine, measure, trials, seed, max_steps, faults, threads, census
+    )
+    return RunResult(_poplab.run(target, n, settings), user)
+
+
+def trace(
+    protocol: ProtocolLike,
+    n: int,
+    *,
+    every: Optional[int] = None,
+    trial: int = 0,
+    params: Optional[Mapping] = None,
+    init: Any = None,
+    graph: Any = None,
+    engine: str = "auto",
+    measure: str = "convergence",
+    seed: int = 0,
+    max_steps: Optional[int] = None,
+    faults: Any = None,
+    census: bool = False,
+) -> pd.DataFrame:
+    """The time series of one trial (trial ``trial`` of a run seeded ``seed``, the same trial
+    `run` gives): one row every ``every`` steps (default ``n``), with the step, the parallel time,
+    the agents whose output is leader (or yes), and the protocol's own columns. The trial's record
+    is in ``frame.attrs["record"]``."""
+    target, user, n, settings = _prepare(
+        protocol, n, params, init, graph, engine, measure, int(trial) + 1, seed, max_steps, faults, 1, census
+    )
+    every = n if every is None else int(every)
+    if every < 1:
+        raise ValueError("every must be at least 1 step")
+    record, columns, steps, leaders, values = _poplab.trace(target, n, settings, every, int(trial))
+    data: Dict[str, Any] = {"step": _int_column(steps), "parallel_time": [s / n for s in steps], "leaders": leaders}
+    for k, column in enumerate(columns):
+        data[column] = [row[k] for row in values]
+    frame = pd.DataFrame(data, columns=["step", "parallel_time", "leaders", *columns])
+    frame.attrs["record"] = json.loads(record)
+    return frame
+
+
+def exact(
+    protocol: ProtocolLike,
+    n: int,
+    *,
+    params: Optional[Mapping] = None,
+    init: Any = None,
+    graph: Any = None,
+    measure: str = "convergence",
+    max_configs: int = 10**6,
+) -> Dict[str, Any]:
+    """The exact expected steps to the safe set (or the holding time) of a small population, as
+    ``poplab exact --json``: the same fields; a trap's states are the protocol's objects for a
+    `Protocol` (which must be deterministic)."""
+    target, user, n, settings = _prepare(
+        protocol, n, params, init, graph, "auto", measure, 1, 0, None, None, None, False
+    )
+    return _states_back(json.loads(_poplab.exact(target, n, settings, int(max_configs))), user)
+
+
+def verify(
+    protocol: ProtocolLike,
+    n: int,
+    *,
+    start: Any = "default",
+    params: Optional[Mapping] = None,
+    graph: Any = None,
+    max_configs: int = 10**6,
+) -> Dict[str, Any]:
+    """Checks closure, safety and convergence exhaustively, as ``poplab verify --json`` (the same
+    fields). ``start`` is ``--from``: ``"default"``, ``"all"`` (every configuration; built-ins and
+    protocol files), a family, or an initial configuration as for `run`."""
+    from_all = isinstance(start, str) and start == "all"
+    target, user, n, settings = _prepare(
+        protocol, n, params, None if from_all else start, graph, "auto", "convergence", 1, 0, None, None, None, False
+    )
+    from_name = start if isinstance(start, str) else str(settings["init"])
+    document = json.loads(_poplab.verify(target, n, settings, from_name, int(max_configs)))
+    return _states_back(document, user)
+
+
+class SweepResult:
+    """A sweep: `trials` (one row per trial, with its cell), `summary` (one row per cell), `fits`
+    (fits of the mean parallel time against n, per parameter combination), `document` (the
+    ``summary.json`` of the sweep directory) and `out` (the directory, if any)."""
+
+    def __init__(self, rows: str, summary: str, fits: str, params: Dict[str, Dict[str, Any]], out: Optional[str]):
+        names = list(params)
+        records = []
+        for row in json.loads(rows):
+            record = dict(row["record"])
+            record["cell"] = row["cell"]
+            record["n"] = row["n"]
+            for name in names:
+                text = row["params"][name]
+                record[name] = params[name].get(text, text)
+            records.append(record)
+        self.trials: pd.DataFrame = _trials_frame(records, ["cell", "n", *names])
+        self.document: Dict[str, Any] = json.loads(summary)
+        cells = []
+        for cell in self.document["cells"]:
+            entry: Dict[str, Any] = {"cell": cell["cell"], "n": cell["n"]}
+            for name in names:
+                text = cell["params"][name]
+                entry[name] = params[name].get(text, text)
+            s = dict(cell["summary"])
+            ci = s.pop("ci95_parallel_time", None)
+            s.pop("last_demotion", None)
+            entry.update(s)
+            entry["ci95_low"], entry["ci95_high"] = (ci if ci else (None, None))
+            entry["in_fits"] = "left_out_of_fits" not in cell
+            entry["left_out_of_fits"] = cell.get("left_out_of_fits")
+            cells.append(entry)
+        self.summary: pd.DataFrame = pd.DataFrame(cells)
+        self.fits: List[Dict[str, Any]] = json.loads(fits)["fits"]
+        self.out = out
+
+    def __repr__(self) -> str:
+        return f"<SweepResult {len(self.summary)} cells, {len(self.trials)} trials, out={self.out!r}>"
+
+
+def sweep(
+    protocol: ProtocolLike,
+    n: Union[int, Sequence[int]],
+    *,
+    params: Optional[Mapping] = None,
+    init: Any = None,
+    graph: Any = None,
+    engine: str = "auto",
+    measure: str = "convergence",
+    trials: int = 20,
+    seed: int = 0,
+    max_steps: Optional[int] = None,
+    threads: Optional[int] = None,
+    census: bool = False,
+    out: Union[None, str, "os.PathLike[str]"] = None,
+) -> SweepResult:
+    """Runs ``protocol`` over the cross product of the sizes ``n`` and the lists of ``params``
+    (``{"k": [5, 10]}``), ``trials`` per cell (as ``poplab sweep``). Cell seeds come from ``seed``
+    and the cell, so adding sizes or values never changes the cells already there. With ``out``,
+    the sweep directory of ``poplab sweep`` is written there (``sweep.json``, ``trials.csv`` as
+    trials finish, then ``summary.csv``, ``summary.json``, ``fits.json``); calling again with the
+    same ``out`` continues it, running only the missing trials (like ``--resume``)."""
+    ns = [_n(x) for x in ([n] if hasattr(n, "__index__") else n)]
+    target, user = _target(protocol)
+    swept: Dict[str, List[Any]] = {}
+    for name, values in (params or {}).items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            values = [values]
+        swept[name] = list(values)
+    texts = {name: {_param_text(v): v for v in values} for name, values in swept.items()}
+    variants: Dict[str, Any] = {}
+    if user is not None:
+        name = user.name
+        for combination in _combinations(swept) if swept else [{}]:
+            variant = user.with_params(**combination)
+            _init(init, variant)  # declares the states of an explicit init
+            key = " ".join(f"{k}={_param_text(v)}" for k, v in combination.items())
+            variants[key] = variant._ensure()[0]
+        init_text = None
+        if init is not None:
+            # Every variant names the states of `init` alike (the first declared them first).
+            first = user.with_params(**(_combinations(swept)[0] if swept else {}))
+            init_text = _init(init, first)
+            for variant in (user.with_params(**c) for c in (_combinations(swept) if swept else [{}])):
+                if _init(init, variant) != init_text:
+                    raise ValueError(
+                        "the parameter variants of this protocol name the initial states differently; "
+                        "give init as a family name or give the protocol init="
+                    )
+    else:
+        name = target
+        init_text = _init(init, None)
+    settings = {
+        "ns": ns,
+        "params": [(k, [_param_text(v) for v in values]) for k, values in swept.items()],
+        "init": init_text,
+        "graph": _graph(graph),
+        "engine": str(engine),
+        "measure": str(measure),
+        "trials": int(trials),
+        "seed": int(seed),
+        "max_steps": None if max_steps is None else int(max_steps),
+        "threads": None if threads is None else int(threads),
+        "census": bool(census),
+    }
+    out_path = None if out is None else os.fspath(pathlib.Path(out))
+    rows, summary, fits = _poplab.sweep(name, settings, variants, out_path)
+    return SweepResult(rows, summary, fits, texts, out_path)

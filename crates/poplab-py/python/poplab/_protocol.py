@@ -1,0 +1,282 @@
+"""User protocols defined in Python: `Protocol`."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+
+from . import _poplab
+
+#: The outputs a state can give.
+OUTPUTS = ("leader", "follower", "yes", "no", "undecided")
+
+#: Types whose values are immutable and hold nothing mutable: the rule gets them as they are.
+_ATOMIC = (int, float, complex, str, bytes, bool, type(None), range)
+
+
+def _copy(state: Any) -> Any:
+    """What the rule receives: the state itself if it is atomic, else a deep copy, so that a rule
+    may mutate its arguments and return them."""
+    return state if type(state) in _ATOMIC else copy.deepcopy(state)
+
+
+def _output_name(value: Any, state: Any) -> str:
+    if value is True:
+        return "leader"
+    if value is False:
+        return "follower"
+    if value is None:
+        return "undecided"
+    if isinstance(value, str) and value in OUTPUTS:
+        return value
+    raise ValueError(
+        f"the output of state {state!r} is {value!r}; give one of {', '.join(OUTPUTS)} "
+        "(or True/False for leader/follower)"
+    )
+
+
+class _Failure(Exception):
+    """A Python rule or output failed: the message names the states, `__cause__` is the exception."""
+
+
+class _Registry:
+    """The state objects of one protocol instance and their ids (the library's state names), and
+    the callbacks the library calls. It does not reference the `Protocol`, so no cycle goes through
+    the extension."""
+
+    def __init__(self, rule: Callable, output: Callable[[Any], str]):
+        self.objects: List[Any] = []
+        self.ids: Dict[Any, int] = {}
+        self.rule = rule
+        self.output = output
+
+    def intern(self, state: Any) -> str:
+        try:
+            known = self.ids.get(state)
+        except TypeError:
+            raise TypeError(
+                f"state {state!r} is not hashable: states must be hashable (str, int, tuples, frozen dataclasses, ...)"
+            ) from None
+        if known is None:
+            known = len(self.objects)
+            self.objects.append(state)
+            self.ids[state] = known
+        return str(known)
+
+    def state(self, name: str) -> Any:
+        return self.objects[int(name)]
+
+    def resolve(self, a: str, b: str) -> Optional[List[Tuple[Tuple[str, str], float]]]:
+        x, y = self.state(a), self.state(b)
+        try:
+            result = self.rule(_copy(x), _copy(y))
+        except Exception as e:
+            raise _Failure(f"rule({x!r}, {y!r}) raised {type(e).__name__}: {e}") from e
+        try:
+            return self.law(result)
+        except (TypeError, ValueError) as e:
+            raise _Failure(f"rule({x!r}, {y!r}) returned {result!r}: {e}") from e
+
+    def law(self, result: Any) -> Optional[List[Tuple[Tuple[str, str], float]]]:
+        if result is None:
+            return None
+        if isinstance(result, Mapping):
+            law = []
+            for pair, p in result.items():
+                c, d = _pair(pair)
+                law.append(((self.intern(c), self.intern(d)), float(p)))
+            return law
+        c, d = _pair(result)
+        return [((self.intern(c), self.intern(d)), 1.0)]
+
+    def output_of(self, name: str) -> str:
+        state = self.state(name)
+        try:
+            return self.output(state)
+        except Exception as e:
+            raise _Failure(f"output({state!r}) raised {type(e).__name__}: {e}") from e
+
+
+def _pair(value: Any) -> Tuple[Any, Any]:
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return value[0], value[1]
+    raise TypeError("expected a pair of states (c, d), None for a null interaction, or a dict {(c, d): probability}")
+
+
+class Protocol:
+    """A population protocol defined in Python.
+
+    ``rule`` is either a dict ``{(a, b): (c, d)}`` (pairs not listed are null), with laws
+    ``{(a, b): {(c, d): p, ...}}`` for randomized rules (the rest of 1 is null), or a function
+    ``rule(a, b, **params)`` returning a pair ``(c, d)``, ``None`` (null) or a law
+    ``{(c, d): p, ...}``. It is called the first time a pair of states meets, and its answer is
+    memoised for every later trial, run and thread. States are any hashable Python objects
+    (str, int, tuples, frozen dataclasses, ...); the rule receives copies (``copy.deepcopy``, or the
+    state itself when it is an atomic immutable value), so it may mutate its arguments and return
+    them.
+
+    ``output`` maps a state to ``"leader"``, ``"follower"``, ``"yes"``, ``"no"`` or
+    ``"undecided"`` (``True``/``False`` mean leader/follower): a function or a dict (default: every
+    state undecided). ``stop`` is the safe set that ends a trial: ``"silent"`` (default),
+    ``"one-leader"``, ``"consensus"``, ``"all-yes"``, ``"all-no"`` or ``"time:T"``. ``init`` is the
+    default initial configuration: ``{state: count}`` (a float in [0, 1] is a fraction of n; the
+    last state takes the agents left over) or a list of states, one per agent.
+
+    A rule function is treated as randomized (it may return a law at any time) unless
+    ``deterministic=True``; a dict rule is deterministic when every value is a pair. Exact analysis
+    (`poplab.exact`, `poplab.verify`) needs a deterministic protocol. Extra keyword arguments are
+    the protocol's parameters, passed to a rule function as keyword arguments;
+    ``run(..., params={...})`` and sweeps over parameters derive protocols with other values.
+    """
+
+    def __init__(
+        self,
+        rule: Union[Mapping, Callable],
+        *,
+        output: Union[None, Mapping, Callable[[Any], Any]] = None,
+        stop: Optional[str] = None,
+        name: Optional[str] = None,
+        init: Union[None, Mapping, list, tuple] = None,
+        deterministic: Optional[bool] = None,
+        **params: Any,
+    ):
+        if isinstance(rule, Mapping):
+            if params:
+                raise TypeError("parameters go with a rule function, not a dict rule")
+            table = {}
+            randomized = False
+            for pair, result in rule.items():
+                a, b = _pair(pair)
+                if isinstance(result, Mapping):
+                    laws = {_pair(r): float(p) for r, p in result.items()}
+                    randomized |= not (len(laws) == 1 and next(iter(laws.values())) >= 1.0)
+                    table[(a, b)] = laws
+                else:
+                    table[(a, b)] = None if result is None else _pair(result)
+            if deterministic and randomized:
+                raise ValueError("deterministic=True, but the rule gives a law with probabilities")
+            self._call = table.get
+            self.randomized = randomized
+            self.rule: Union[Mapping, Callable] = dict(rule)
+            default_name = "protocol"
+        elif callable(rule):
+            self._call = rule
+            self.randomized = not deterministic
+            self.rule = rule
+            default_name = getattr(rule, "__name__", "protocol")
+            if default_name == "<lambda>":
+                default_name = "protocol"
+        else:
+            raise TypeError(f"rule must be a dict or a function, not {type(rule).__name__}")
+        self.output = output
+        self.stop = "silent" if stop is None else stop
+        self.name = name or default_name
+        self.init = init
+        self.deterministic = deterministic
+        self.params: Dict[str, Any] = dict(params)
+        self._handle: Optional[Any] = None
+        self._registry: Optional[_Registry] = None
+        self._variants: Dict[Any, Protocol] = {}
+
+    def __repr__(self) -> str:
+        params = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        return f"Protocol({self.name!r}, stop={self.stop!r}{params})"
+
+    def with_params(self, **params: Any) -> "Protocol":
+        """This protocol with some parameters changed (cached: the same values give the same
+        protocol, and so keep its memo of resolved pairs)."""
+        merged = {**self.params, **params}
+        if merged == self.params:
+            return self
+        try:
+            key: Any = tuple(sorted(merged.items()))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._variants:
+            return self._variants[key]
+        if isinstance(self.rule, Mapping):
+            raise TypeError("parameters go with a rule function, not a dict rule")
+        variant = Protocol(
+            self.rule,
+            output=self.output,
+            stop=self.stop,
+            name=self.name,
+            init=self.init,
+            deterministic=self.deterministic,
+            **merged,
+        )
+        if key is not None:
+            self._variants[key] = variant
+        return variant
+
+    # The library's side.
+
+    def _output_of(self, state: Any) -> str:
+        output = self.output
+        if output is None:
+            return "undecided"
+        if isinstance(output, Mapping):
+            if state not in output:
+                raise KeyError(f"the output dict has no entry for state {state!r}")
+            return _output_name(output[state], state)
+        return _output_name(output(state), state)
+
+    def _rule_of(self) -> Callable:
+        call, params = self._call, self.params
+        if isinstance(self.rule, Mapping):
+            return lambda a, b: call((a, b))
+        return (lambda a, b: call(a, b, **params)) if params else call
+
+    def _ensure(self) -> Tuple[Any, _Registry]:
+        """The extension's protocol (built on first use) and the state registry."""
+        if self._handle is None:
+            registry = _Registry(self._rule_of(), self._output_of)
+            init: List[Tuple[str, Any]] = []
+            if isinstance(self.init, Mapping):
+                for state, amount in self.init.items():
+                    if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+                        raise TypeError(f"init: the amount of state {state!r} must be a count or a fraction")
+                    init.append((registry.intern(state), amount))
+            elif self.init is not None:
+                counts: Dict[str, int] = {}
+                for state in self.init:
+                    key = registry.intern(state)
+                    counts[key] = counts.get(key, 0) + 1
+                init = list(counts.items())
+            states = [(name, registry.output_of(name)) for name, _ in init]
+            self._handle = _poplab.UserProtocol(
+                self.name, registry.resolve, registry.output_of, self.stop, self.randomized, states, init
+            )
+            self._registry = registry
+        assert self._registry is not None
+        return self._handle, self._registry
+
+    def _declare(self, state: Any) -> str:
+        """The library's name of `state`, known to the library (its output asked now if new)."""
+        handle, registry = self._ensure()
+        name = registry.intern(state)
+        handle.declare(name)
+        return name
+
+    def _state(self, name: str) -> Any:
+        return self._ensure()[1].state(name)
+
+    @property
+    def resolved_pairs(self) -> int:
+        """How many pairs of states the rule was called on so far (each pair once, however many
+        trials, runs and threads met it)."""
+        return 0 if self._handle is None else self._handle.resolved_pairs()
+
+    @property
+    def states(self) -> List[Any]:
+        """The states met so far (declared or produced by the rule), in order of appearance."""
+        return [] if self._registry is None else list(self._registry.objects)
+
+
+def _combinations(params: Mapping) -> List[Dict[str, Any]]:
+    names = list(params)
+    return [dict(zip(names, values)) for values in itertools.product(*(params[k] for k in names))]
+

@@ -1,0 +1,402 @@
+//! `poplab._poplab`: the private extension module under the `poplab` Python package.
+//!
+//! Every function here takes what the Python layer (`python/poplab/`) normalised (protocol names
+//! or a [`UserProtocol`], parameters as `KEY=VALUE`, initial configurations as text) and goes
+//! through the library's one resolution path ([`RawSpec`] and [`RunSpec::resolve`], or
+//! [`RunSpec::resolve_custom`] for a protocol defined in Python): no validation is repeated here.
+//! Results come back as the library's own JSON documents (exact 128-bit step counts included),
+//! which the Python layer turns into dicts and DataFrames.
+//!
+//! Simulations run with the GIL released ([`Python::detach`]) on the library's thread pool; a
+//! Python rule is called back with the GIL taken ([`Python::attach`]) the first time a pair of
+//! states meets, and memoised by the library for every trial and thread.
+
+use poplab::Error;
+use poplab::engine::{Engine, Measure, TracePoint};
+use poplab::export::{Exporter, Json};
+use poplab::protocol::{Law, Output, Protocol};
+use poplab::protocols::custom::{Amount, Custom, StopRule, output_named};
+use poplab::spec::{RawSpec, RunSpec};
+use poplab::sweep::{SweepResults, SweepSpec, fits_json, run_in_with};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+create_exception!(
+    _poplab,
+    RuleError,
+    PyValueError,
+    "A rule (or output) of a user protocol failed while a run resolved it; `__cause__` is the \
+     exception the Python function raised, if any."
+);
+
+/// A user protocol defined in Python: the library's callback protocol ([`Custom::from_fn`]),
+/// whose rule and output call back into the Python layer. State names are the ids the Python
+/// layer gives its state objects; it keeps the objects.
+#[pyclass(frozen, module = "poplab._poplab")]
+struct UserProtocol {
+    custom: Custom,
+    /// The first exception a Python callback raised, kept for `__cause__`.
+    failure: Arc<Mutex<Option<PyErr>>>,
+}
+
+/// Keeps the first failure of a callback (the exception the Python function raised: the cause of
+/// the Python layer's wrapper, which names the states) and gives its message to the library.
+fn keep(failure: &Mutex<Option<PyErr>>, py: Python<'_>, err: PyErr) -> String {
+    let message = err.value(py).to_string();
+    let cause = err.cause(py).unwrap_or(err);
+    failure.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(cause);
+    message
+}
+
+/// An initial amount: a count, or a fraction of `n`.
+#[derive(FromPyObject)]
+enum PyAmount {
+    Count(u64),
+    Fraction(f64),
+}
+
+#[pymethods]
+impl UserProtocol {
+    /// `resolve(a, b)` returns `None` (null) or a list of `((c, d), probability)`; `output(s)` an
+    /// output name; `states` are `(name, output name)` known up front; `init` the default
+    /// configuration as `(name, count or fraction)` (the last takes the agents left over).
+    #[new]
+    #[pyo3(signature = (name, resolve, output, stop, randomized, states, init))]
+    fn new(
+        name: &str,
+        resolve: Py<PyAny>,
+        output: Py<PyAny>,
+        stop: &str,
+        randomized: bool,
+        states: Vec<(String, String)>,
+        init: Vec<(String, PyAmount)>,
+    ) -> PyResult<Self> {
+        let stop: StopRule = stop.parse().map_err(value_error)?;
+        let failure: Arc<Mutex<Option<PyErr>>> = Arc::default();
+        let states = states
+            .into_iter()
+            .map(|(state, o)| Ok((state, output_of(&o).map_err(PyValueError::new_err)?)))
+            .collect::<PyResult<Vec<(String, Output)>>>()?;
+        let rule_failure = failure.clone();
+        let rule = move |a: &str, b: &str| -> Result<Option<Law<String>>, String> {
+            Python::attach(|py| {
+                let result = resolve
+                    .call1(py, (a, b))
+                    .and_then(|law| law.extract::<Option<Vec<((String, String), f64)>>>(py).map_err(PyErr::from));
+                result.map_err(|err| keep(&rule_failure, py, err))
+            })
+        };
+        let output_failure = failure.clone();
+        let output = move |state: &str| -> Result<Output, String> {
+            Python::attach(|py| {
+                let name = output
+                    .call1(py, (state,))
+                    .and_then(|o| o.extract::<String>(py).map_err(PyErr::from))
+                    .map_err(|err| keep(&output_failure, py, err))?;
+                output_of(&name)
+            })
+        };
+        let init: Vec<(String, Amount)> = init
+            .into_iter()
+            .map(|(s, a)| {
+                (s, match a {
+                    PyAmount::Count(c) => Amount::Count(c),
+                    PyAmount::Fraction(f) => Amount::Fraction(f),
+                })
+            })
+            .collect();
+        let custom =
+            Custom::from_fn(name, &states, Box::new(rule), Box::new(output), &init, stop, randomized, 2)
+                .map_err(|e| error(e, None))?;
+        Ok(Self { custom, failure })
+    }
+
+    /// Makes sure the library knows the state `name` (asking its output if new): initial
+    /// configurations may name states no run has met.
+    fn declare(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        py.detach(|| self.custom.declare(name)).map(drop).map_err(|e| error(e, Some(self)))
+    }
+
+    /// How many pairs the rule resolved so far (each pair once, over every run).
+    fn resolved_pairs(&self) -> u64 {
+        self.custom.resolved_pairs()
+    }
+
+    /// How many states the library knows (declared, or met in some run).
+    fn known_states(&self) -> usize {
+        self.custom.known_states()
+    }
+}
+
+fn output_of(name: &str) -> Result<Output, String> {
+    output_named(name).ok_or_else(|| {
+        format!("output '{name}' is not one of leader, follower, yes, no, undecided (or True/False for leader/follower)")
+    })
+}
+
+fn value_error(e: Error) -> PyErr {
+    error(e, None)
+}
+
+/// A library error as a Python exception with the library's one-line message: `OSError` for a
+/// failure of the machine, [`RuleError`] for a failing user rule (its Python exception as
+/// `__cause__`), `ValueError` for every input error.
+fn error(e: Error, protocol: Option<&UserProtocol>) -> PyErr {
+    match e {
+        Error::Io(_) => PyOSError::new_err(e.to_string()),
+        Error::Rule { .. } => {
+            let err = RuleError::new_err(e.to_string());
+            if let Some(cause) =
+                protocol.and_then(|p| p.failure.lock().unwrap_or_else(PoisonError::into_inner).take())
+            {
+                Python::attach(|py| err.set_cause(py, Some(cause)));
+            }
+            err
+        }
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+/// What to run: a registry name or `@FILE`, or a protocol defined in Python.
+#[derive(FromPyObject)]
+enum Target {
+    User(Py<UserProtocol>),
+    Name(String),
+}
+
+/// The settings shared by `run`, `trace`, `exact`, `verify`, as the Python layer normalised them.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct Settings {
+    params: Vec<String>,
+    init: Option<String>,
+    graph: Option<String>,
+    engine: String,
+    measure: String,
+    trials: u64,
+    seed: u64,
+    max_steps: Option<u128>,
+    faults: Vec<String>,
+    threads: Option<usize>,
+    census: bool,
+}
+
+impl Settings {
+    fn raw(&self, protocol: &str, n: u64) -> PyResult<RawSpec> {
+        let engine: Engine = self.engine.parse().map_err(value_error)?;
+        let measure: Measure = self.measure.parse().map_err(value_error)?;
+        let mut raw = RawSpec::new(protocol, n);
+        raw.params = self.params.clone();
+        raw.init = self.init.clone();
+        raw.graph = self.graph.clone();
+        raw.engine = engine;
+        raw.measure = measure;
+        raw.trials = self.trials;
+        raw.seed = self.seed;
+        if let Some(max_steps) = self.max_steps {
+            raw.max_steps = max_steps;
+        }
+        raw.faults = self.faults.clone();
+        raw.threads = self.threads;
+        raw.census = self.census;
+        Ok(raw)
+    }
+}
+
+/// Resolves `settings` for `target`, then runs `then` on the spec with the GIL released; errors
+/// are converted with the user protocol (if any) for `__cause__`.
+fn with_spec<T: Send>(
+    py: Python<'_>,
+    target: &Target,
+    n: u64,
+    settings: &Settings,
+    trace_every: Option<u128>,
+    then: impl FnOnce(&RunSpec) -> poplab::Result<T> + Send,
+) -> PyResult<T> {
+    let (name, user) = match target {
+        Target::Name(name) => (name.clone(), None),
+        Target::User(p) => (p.get().custom.info().name.to_string(), Some(p.get())),
+    };
+    let mut raw = settings.raw(&name, n)?;
+    raw.trace_every = trace_every;
+    let custom = user.map(|u| u.custom.clone());
+    py.detach(|| {
+        let spec = match &custom {
+            None => RunSpec::resolve(&raw)?,
+            Some(custom) => RunSpec::resolve_custom(&raw, custom)?,
+        };
+        then(&spec)
+    })
+    .map_err(|e| error(e, user))
+}
+
+/// The protocols of the registry: the document of `poplab list --json`.
+#[pyfunction]
+fn protocols() -> String {
+    format!("{:#}\n", poplab::protocols::list_json(poplab::protocols::PROTOCOLS))
+}
+
+/// Runs the trials; returns the document of `poplab run --json`.
+#[pyfunction]
+fn run(py: Python<'_>, protocol: Target, n: u64, settings: Settings) -> PyResult<String> {
+    with_spec(py, &protocol, n, &settings, None, |spec| Json.export(&spec.run(&|| {})?))
+}
+
+/// Trial `trial` with a time series every `every` steps: its record (JSON), the protocol's
+/// columns, and the rows (step, leaders, values).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn trace(
+    py: Python<'_>,
+    protocol: Target,
+    n: u64,
+    settings: Settings,
+    every: u128,
+    trial: u64,
+) -> PyResult<(String, Vec<String>, Vec<u128>, Vec<u64>, Vec<Vec<f64>>)> {
+    with_spec(py, &protocol, n, &settings, Some(every), |spec| {
+        if trial >= spec.settings.trials {
+            return Err(Error::Setting(format!(
+                "trial {trial} does not exist: the run has {} trials (numbered from 0)",
+                spec.settings.trials
+            )));
+        }
+        let mut points: Vec<TracePoint> = Vec::new();
+        let record = spec.trial(trial, &mut points)?;
+        let record = serde_json::to_string(&record).unwrap_or_default();
+        let steps = points.iter().map(|p| p.step).collect();
+        let leaders = points.iter().map(|p| p.leaders).collect();
+        let values = points.into_iter().map(|p| p.values).collect();
+        Ok((record, spec.trace_columns.clone(), steps, leaders, values))
+    })
+}
+
+/// Exact expected steps; returns the document of `poplab exact --json`.
+#[pyfunction]
+fn exact(py: Python<'_>, protocol: Target, n: u64, settings: Settings, max_configs: usize) -> PyResult<String> {
+    with_spec(py, &protocol, n, &settings, None, |spec| {
+        let report = spec.exact(max_configs)?;
+        Ok(format!("{:#}\n", poplab::export::exact_json(spec, max_configs, &report)))
+    })
+}
+
+/// Closure, safety and convergence; returns the document of `poplab verify --json`.
+#[pyfunction]
+fn verify(
+    py: Python<'_>,
+    protocol: Target,
+    n: u64,
+    settings: Settings,
+    from_name: String,
+    max_configs: usize,
+) -> PyResult<String> {
+    let from_all = from_name == "all";
+    with_spec(py, &protocol, n, &settings, None, |spec| {
+        let v = spec.verify(from_all, max_configs)?;
+        Ok(format!("{:#}\n", poplab::export::verify_json(spec, &from_name, max_configs, &v)))
+    })
+}
+
+/// The settings of a sweep, as the Python layer normalised them.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct SweepSettings {
+    ns: Vec<u64>,
+    params: Vec<(String, Vec<String>)>,
+    init: Option<String>,
+    graph: Option<String>,
+    engine: String,
+    measure: String,
+    trials: u64,
+    seed: u64,
+    max_steps: Option<u128>,
+    threads: Option<usize>,
+    census: bool,
+}
+
+/// A sweep: over registry protocols by name, or over protocols defined in Python, one per
+/// combination of the swept parameters (`variants`, keyed by the cell's `KEY=VALUE` items joined
+/// by spaces; `""` without parameters). Writes the sweep directory `out` (continuing the trials
+/// stored there) when given. Returns the trials (a JSON array of rows), `summary.json` and
+/// `fits.json`.
+#[pyfunction]
+#[pyo3(signature = (protocol, settings, variants, out))]
+fn sweep(
+    py: Python<'_>,
+    protocol: String,
+    settings: SweepSettings,
+    variants: HashMap<String, Py<UserProtocol>>,
+    out: Option<PathBuf>,
+) -> PyResult<(String, String, String)> {
+    let spec = SweepSpec {
+        protocol,
+        ns: settings.ns,
+        params: settings.params,
+        init: settings.init,
+        measure: settings.measure.parse().map_err(value_error)?,
+        graph: settings.graph,
+        trials: settings.trials,
+        seed: settings.seed,
+        max_steps: settings.max_steps.unwrap_or(poplab::experiment::DEFAULT_MAX_STEPS),
+        threads: settings.threads,
+        census: settings.census,
+        engine: settings.engine.parse().map_err(value_error)?,
+        shard: None,
+    };
+    let customs: HashMap<String, Custom> = variants.iter().map(|(k, v)| (k.clone(), v.get().custom.clone())).collect();
+    let resolve = |raw: &RawSpec| -> poplab::Result<RunSpec> {
+        if customs.is_empty() {
+            return RunSpec::resolve(raw);
+        }
+        let key = raw.params.join(" ");
+        let custom = customs.get(&key).ok_or_else(|| Error::Setting(format!("no protocol for the cell {key}")))?;
+        RunSpec::resolve_custom(&RawSpec { params: Vec::new(), ..raw.clone() }, custom)
+    };
+    let result = py.detach(|| -> poplab::Result<_> {
+        let results = match &out {
+            Some(dir) => run_in_with(&spec, dir, &resolve, &|_| {}, &|| {})?,
+            None => {
+                let cells = spec.resolve_with(&resolve)?;
+                let rows = spec.collect(&cells, &HashSet::new())?;
+                let summaries = spec.summarise(&cells, &rows);
+                SweepResults { cells, summaries, rows }
+            }
+        };
+        let rows: Vec<Value> = results
+            .rows
+            .values()
+            .map(|row| {
+                let params: BTreeMap<_, _> = row.cell.params.iter().cloned().collect();
+                json!({"cell": row.cell.key(), "n": row.cell.n, "params": params, "record": row.record})
+            })
+            .collect();
+        Ok((
+            format!("{}", Value::Array(rows)),
+            spec.summary_json(&results.cells, &results.summaries),
+            fits_json(&results.summaries),
+        ))
+    });
+    result.map_err(|e| {
+        let user = variants.values().next().map(|p| p.get());
+        error(e, user)
+    })
+}
+
+#[pymodule]
+fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<UserProtocol>()?;
+    m.add("RuleError", m.py().get_type::<RuleError>())?;
+    m.add_function(wrap_pyfunction!(protocols, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(trace, m)?)?;
+    m.add_function(wrap_pyfunction!(exact, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add("RNG", poplab::rng::RNG_NAME)?;
+    Ok(())
+}
