@@ -186,9 +186,12 @@ def _prepare(
     return target, user, _n(n), settings
 
 
-def _int_column(values: Sequence[Any]) -> pd.Series:
-    """Exact integers: int64 when they fit, else Python ints (object dtype), never rounded."""
+def _int_column(values: Sequence[Any], unsigned: bool = False) -> pd.Series:
+    """Exact integers: int64 when they fit (uint64 for seeds), else Python ints (object dtype),
+    never rounded."""
     present = [v for v in values if v is not None]
+    if unsigned and len(present) == len(values):
+        return pd.Series(list(values), dtype="uint64")
     if present and max(present) > _INT64_MAX:
         return pd.Series(list(values), dtype=object)
     if len(present) < len(values):
@@ -205,7 +208,7 @@ def _trials_frame(records: List[Dict[str, Any]], leading: Optional[List[str]] = 
     for column in columns:
         values = [r.get(column) for r in records]
         if column in ("steps", "recovery_steps", "index", "seed", "distinct_states", "n"):
-            data[column] = _int_column(values)
+            data[column] = _int_column(values, unsigned=column == "seed")
         else:
             data[column] = values
     return pd.DataFrame(data, columns=columns)

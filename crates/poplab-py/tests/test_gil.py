@@ -1,0 +1,43 @@
+"""Simulations release the GIL: Python threads run while trials do."""
+
+import threading
+import time
+
+import poplab
+
+
+def test_a_python_thread_runs_while_a_simulation_runs():
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=tick)
+    thread.start()
+    time.sleep(0.05)
+    start = time.perf_counter()
+    result = poplab.run("angluin", 8000, trials=2, seed=1, engine="agents", threads=1)
+    end = time.perf_counter()
+    stop.set()
+    thread.join()
+    during = [t for t in ticks if start < t < end]
+    assert end - start > 0.2, "the run is long enough to tell"
+    assert result.summary["converged"] == 2
+    # Holding the GIL, the run would let the thread tick at most a few times.
+    assert len(during) > 0.2 * (end - start) / 0.0011, (len(during), end - start)
+
+
+def test_a_python_rule_is_called_back_from_worker_threads():
+    seen = set()
+
+    def rule(a, b):
+        seen.add(threading.get_ident())
+        return (a, "F") if (a, b) == ("L", "L") else None
+
+    protocol = poplab.Protocol(rule, output={"L": True, "F": False}, stop="one-leader", init={"L": 1.0})
+    result = poplab.run(protocol, 100, trials=8, seed=1, threads=2)
+    assert result.summary["converged"] == 8
+    assert threading.get_ident() not in seen, "the rule runs on the library's threads, the GIL taken"
