@@ -85,9 +85,8 @@ impl UserProtocol {
         let rule_failure = failure.clone();
         let rule = move |a: &str, b: &str| -> Result<Option<Law<String>>, String> {
             Python::attach(|py| {
-                let result = resolve
-                    .call1(py, (a, b))
-                    .and_then(|law| law.extract::<Option<Vec<((String, String), f64)>>>(py).map_err(PyErr::from));
+                let result =
+                    resolve.call1(py, (a, b)).and_then(|law| law.extract::<Option<Vec<((String, String), f64)>>>(py));
                 result.map_err(|err| keep(&rule_failure, py, err))
             })
         };
@@ -96,7 +95,7 @@ impl UserProtocol {
             Python::attach(|py| {
                 let name = output
                     .call1(py, (state,))
-                    .and_then(|o| o.extract::<String>(py).map_err(PyErr::from))
+                    .and_then(|o| o.extract::<String>(py))
                     .map_err(|err| keep(&output_failure, py, err))?;
                 output_of(&name)
             })
@@ -104,15 +103,17 @@ impl UserProtocol {
         let init: Vec<(String, Amount)> = init
             .into_iter()
             .map(|(s, a)| {
-                (s, match a {
-                    PyAmount::Count(c) => Amount::Count(c),
-                    PyAmount::Fraction(f) => Amount::Fraction(f),
-                })
+                (
+                    s,
+                    match a {
+                        PyAmount::Count(c) => Amount::Count(c),
+                        PyAmount::Fraction(f) => Amount::Fraction(f),
+                    },
+                )
             })
             .collect();
-        let custom =
-            Custom::from_fn(name, &states, Box::new(rule), Box::new(output), &init, stop, randomized, 2)
-                .map_err(|e| error(e, None))?;
+        let custom = Custom::from_fn(name, &states, Box::new(rule), Box::new(output), &init, stop, randomized, 2)
+            .map_err(|e| error(e, None))?;
         Ok(Self { custom, failure })
     }
 
@@ -135,7 +136,9 @@ impl UserProtocol {
 
 fn output_of(name: &str) -> Result<Output, String> {
     output_named(name).ok_or_else(|| {
-        format!("output '{name}' is not one of leader, follower, yes, no, undecided (or True/False for leader/follower)")
+        format!(
+            "output '{name}' is not one of leader, follower, yes, no, undecided (or True/False for leader/follower)"
+        )
     })
 }
 
@@ -151,8 +154,7 @@ fn error(e: Error, protocol: Option<&UserProtocol>) -> PyErr {
         Error::Io(_) => PyOSError::new_err(e.to_string()),
         Error::Rule { .. } => {
             let err = RuleError::new_err(e.to_string());
-            if let Some(cause) =
-                protocol.and_then(|p| p.failure.lock().unwrap_or_else(PoisonError::into_inner).take())
+            if let Some(cause) = protocol.and_then(|p| p.failure.lock().unwrap_or_else(PoisonError::into_inner).take())
             {
                 Python::attach(|py| err.set_cause(py, Some(cause)));
             }

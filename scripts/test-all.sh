@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every test of poplab: the Rust workspace, then the Python package.
+#
+#   1. cargo test --workspace (this also builds the `poplab` command, whose JSON documents the
+#      Python tests compare with);
+#   2. a virtual environment (made once, reused: $POPLAB_VENV, default <target dir>/venv-py) with
+#      pytest and scipy, and the `poplab` wheel built from crates/poplab-py by pip and maturin
+#      (release mode; cargo rebuilds only what changed);
+#   3. pytest on crates/poplab-py/tests.
+#
+# Idempotent: run it again and it reuses the environment and the builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+
+cargo test --workspace
+
+venv=${POPLAB_VENV:-$target/venv-py}
+python=${PYTHON:-python3}
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --upgrade pip
+fi
+# The wheel, built once per run (cargo rebuilds only what changed), then installed with its
+# dependencies (numpy, pandas: fetched the first time only) and the test tools; --force-reinstall
+# --no-deps puts the new build in place of an older one of the same version.
+wheels=$target/wheels-py
+rm -rf "$wheels"
+"$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
+wheel=$(ls "$wheels"/poplab-*.whl)
+"$venv/bin/python" -m pip install --quiet "$wheel" pytest scipy
+"$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
+
+cd crates/poplab-py
+POPLAB_BIN=${POPLAB_BIN:-$target/debug/poplab} "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
