@@ -41,7 +41,7 @@ fn a_protocol_file_runs_on_every_engine_with_the_same_document() {
     assert_eq!(auto["engine"], "batched", "user protocols batch on the complete graph by default");
     let ring = json(&[
         "run",
-        &example("exact-majority.toml"),
+        &example("approximate-majority.toml"),
         "--n",
         "40",
         "--init",
@@ -50,9 +50,28 @@ fn a_protocol_file_runs_on_every_engine_with_the_same_document() {
         "undirected-ring",
         "--max-steps",
         "10^7",
+        "--trials",
+        "5",
     ]);
     assert_eq!(ring["engine"], "agents");
-    assert_eq!(ring["summary"]["converged"], 1, "the majority wins on a ring too");
+    assert_eq!(ring["summary"]["converged"], 5, "consensus on a ring too");
+    // The 4-state exact majority cannot converge on a ring: strong agents never move, so strong
+    // opinions apart never cancel. The runs end censored at the horizon.
+    let stuck = json(&[
+        "run",
+        &example("exact-majority.toml"),
+        "--n",
+        "40",
+        "--init",
+        "counts:A=30,B=10",
+        "--graph",
+        "undirected-ring",
+        "--max-steps",
+        "10^6",
+        "--trials",
+        "3",
+    ]);
+    assert_eq!(stuck["summary"]["censored"], 3);
 }
 
 #[test]
