@@ -1,12 +1,10 @@
 //! User protocols from the command line: `@FILE.toml` in run, sweep, exact, verify and list;
 //! `--init counts:...`; errors that name the line of the file.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn poplab() -> Command {
-    Command::cargo_bin("poplab").unwrap()
-}
+use common::{fails_with, poplab};
+use serde_json::Value;
 
 fn example(name: &str) -> String {
     format!("@{}/../../examples/protocols/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -16,15 +14,6 @@ fn json(args: &[&str]) -> Value {
     let output = poplab().args(args).arg("--json").output().unwrap();
     assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
     serde_json::from_slice(&output.stdout).unwrap()
-}
-
-/// Runs `args`, expects exit code 2 and a one-line error containing `needle`.
-fn fails_with(args: &[&str], needle: &str) {
-    let output = poplab().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "args {args:?}: stderr {stderr}");
-    assert!(stderr.contains(needle), "args {args:?}: expected '{needle}' in: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
 }
 
 #[test]
