@@ -476,3 +476,28 @@ fn holding_times_of_user_protocols_from_a_safe_start() {
         assert!(z.abs() < 3.29, "{engine:?}: mean {observed:.1} vs {}, z = {z:.2}", 1.0 / p);
     }
 }
+
+#[test]
+fn a_live_run_stops_at_the_same_step_whatever_it_samples() {
+    let definition = file::read(&example("election-randomized.toml")).unwrap();
+    for (agents, batched) in [(true, false), (false, false), (false, true)] {
+        let stop_step = |every: Option<u128>| {
+            let protocol = Custom::new(&definition, 3000).unwrap();
+            let counts = protocol.initial_counts();
+            let mut run =
+                poplab::engine::LiveRun::new(protocol, Graph::Complete, &counts, agents, batched, 11).unwrap();
+            let mut samples = 0;
+            // In pieces, as a notebook would: to parallel time 100, then on to one leader.
+            assert!(!run.advance(300_000, true, every, &mut |_, _| samples += 1));
+            assert!(run.advance(u128::MAX >> 1, true, every, &mut |_, _| samples += 1));
+            (run.step(), run.counts().len(), samples)
+        };
+        let (plain, states, _) = stop_step(None);
+        assert_eq!(states, 2, "one leader, the rest followers");
+        for every in [1_000, 99_999] {
+            let (step, _, samples) = stop_step(Some(every));
+            assert_eq!(step, plain, "agents {agents}, batched {batched}, every {every}");
+            assert_eq!(samples as u128, plain / every);
+        }
+    }
+}
