@@ -175,6 +175,34 @@ pub struct RunArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+
+    /// How the holding time is measured: direct simulation (trials until a break), or the
+    /// splitting estimator (renewal decomposition + gAMS, with a 95% interval; --measure holding
+    /// only; --trials are then its independent repetitions [default: 20]) [default: direct].
+    #[arg(long, value_enum)]
+    pub estimator: Option<EstimatorArg>,
+
+    /// Splitting: gAMS replicas per repetition [default: 100].
+    #[arg(long, value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
+    pub replicas: Option<u64>,
+
+    /// Splitting: directly simulated cycles (excursions from score 0) per repetition [default: 1000].
+    #[arg(long, value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
+    pub cycles: Option<u64>,
+
+    /// Splitting: the holding score (the protocol's own; `poplab list` protocols: ls-timer and ppl
+    /// offer timer-deficit).
+    #[arg(long, value_name = "NAME", requires = "estimator")]
+    pub score: Option<String>,
+}
+
+/// How a holding time is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EstimatorArg {
+    /// Independent trials, each until the break.
+    Direct,
+    /// Renewal decomposition with generalized adaptive multilevel splitting.
+    Splitting,
 }
 
 #[derive(Debug, Args)]

@@ -1,12 +1,10 @@
 //! The command-line contract: outputs, determinism across thread counts, and clean errors.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{fails_with, poplab};
 use serde_json::Value;
 use std::path::PathBuf;
-
-fn poplab() -> Command {
-    Command::cargo_bin("poplab").unwrap()
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("poplab-cli-test-{}", std::process::id()));
@@ -18,16 +16,6 @@ fn run_json(args: &[&str]) -> Value {
     let output = poplab().arg("run").args(args).arg("--json").output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     serde_json::from_slice(&output.stdout).unwrap()
-}
-
-/// Runs `args`, expects exit code 2 and a one-line error containing `needle`.
-fn fails_with(args: &[&str], needle: &str) {
-    let output = poplab().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "args {args:?}: stderr {stderr}");
-    assert!(stderr.contains(needle), "args {args:?}: expected '{needle}' in: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "the error should be one line: {stderr}");
 }
 
 #[test]

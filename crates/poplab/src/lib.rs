@@ -192,6 +192,7 @@ pub mod protocol;
 pub mod protocols;
 pub mod rng;
 pub mod spec;
+pub mod splitting;
 pub mod stats;
 pub mod sweep;
 pub mod verdict;

@@ -268,6 +268,25 @@ pub trait Protocol: Send + Sync + Sized {
     fn check_graph(&self, _graph: &Graph) -> Result<()> {
         Ok(())
     }
+
+    /// The *holding score* of a configuration, for the splitting estimator of holding times
+    /// ([`crate::splitting`]): an integer that is 0 on a reference set `A` around the safe start
+    /// (the safe start itself must score 0) and grows as the configuration gets closer to breaking
+    /// (some output changing). The estimator cuts each excursion from `A` at the levels of this
+    /// score. Any score gives an unbiased estimate of the probability of breaking before returning
+    /// to `A` (a break counts as the top level whatever the score says); a good one, growing
+    /// steadily towards the break, only makes it cheaper. The renewal step of the estimator is
+    /// exact when `A` is one configuration up to the protocol's symmetries (then every excursion
+    /// starts afresh); otherwise it is the flux approximation of forward flux sampling. `None` (the
+    /// default): the protocol offers no score, and the splitting estimator is not available.
+    fn holding_score(&self, _agents: &[Self::State]) -> Option<u64> {
+        None
+    }
+
+    /// The name of [`Protocol::holding_score`], as `--score` takes it and outputs report it.
+    fn holding_score_name(&self) -> &'static str {
+        "protocol"
+    }
 }
 
 /// Parameters from `--set KEY=VALUE`, read by a protocol's constructor.

@@ -31,6 +31,7 @@ use crate::protocol::{Params, Protocol};
 use crate::protocols::custom::Custom;
 use crate::protocols::{ProtocolVisitor, with_protocol};
 use crate::rng::TrialStreams;
+use crate::splitting::{self, HoldingEstimate, SplittingSettings};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -225,6 +226,43 @@ impl RunSpec {
         self.runner.verify(&self.settings, from_all, max_configs)
     }
 
+    /// Estimates the expected holding time from the spec's (safe) initial configuration by the
+    /// splitting estimator ([`crate::splitting`]), on the agent-array engine whatever the spec's
+    /// engine: `score` names the protocol's holding score (`None`: its own), `splitting.seed` and
+    /// `splitting.threads` are taken from the spec, and its trials are the estimator's
+    /// independent repetitions.
+    pub fn estimate(&self, splitting: &SplittingSettings, score: Option<&str>) -> Result<HoldingEstimate> {
+        if self.settings.measure != Measure::Holding {
+            return Err(Error::Setting(
+                "the splitting estimator estimates holding times; give --measure holding".into(),
+            ));
+        }
+        if self.settings.init == InitSpec::Random {
+            return Err(Error::Init(
+                "the splitting estimator starts from one safe configuration, not a random one; give --init safe,                  a family or @FILE.json"
+                    .into(),
+            ));
+        }
+        let own = self.runner.holding_score_name().ok_or_else(|| {
+            Error::Setting(format!(
+                "{} has no holding score, so the splitting estimator is not available for it; use direct simulation",
+                self.protocol
+            ))
+        })?;
+        if let Some(name) = score
+            && name != own
+        {
+            return Err(Error::Setting(format!("--score {name}: {} offers the score '{own}' only", self.protocol)));
+        }
+        let splitting = SplittingSettings {
+            repetitions: self.settings.trials,
+            seed: self.settings.seed,
+            threads: self.settings.threads,
+            ..*splitting
+        };
+        self.runner.estimate(&self.settings, &splitting)
+    }
+
     /// Refuses an exploration whose cap could not fit in memory: every configuration keeps at
     /// least its `n` state indices (4 bytes each) and about 64 bytes of bookkeeping.
     fn check_exploration(&self, max_configs: usize) -> Result<()> {
@@ -265,6 +303,8 @@ trait Runner: Send + Sync {
         from_all: bool,
         max_configs: usize,
     ) -> Result<Verification<Map<String, Value>>>;
+    fn estimate(&self, settings: &RunSettings, splitting: &SplittingSettings) -> Result<HoldingEstimate>;
+    fn holding_score_name(&self) -> Option<&'static str>;
 }
 
 struct Typed<P>(P);
@@ -281,6 +321,16 @@ impl<P: Protocol> Typed<P> {
 }
 
 impl<P: Protocol> Runner for Typed<P> {
+    fn estimate(&self, settings: &RunSettings, splitting: &SplittingSettings) -> Result<HoldingEstimate> {
+        let start = self.start(settings)?;
+        splitting::estimate_holding(&self.0, &settings.graph, &start, splitting)
+    }
+
+    fn holding_score_name(&self) -> Option<&'static str> {
+        let start = self.0.initial_configuration();
+        self.0.holding_score(&start).map(|_| self.0.holding_score_name())
+    }
+
     fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
         experiment::trial(&self.0, settings, settings.engine, index, trace)
     }

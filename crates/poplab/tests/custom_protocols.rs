@@ -448,3 +448,56 @@ fn traces_never_change_a_randomized_run() {
         }
     }
 }
+
+#[test]
+fn holding_times_of_user_protocols_from_a_safe_start() {
+    // All agents in A (all-yes) is safe; every step (A, A) breaks it with probability p, so the
+    // holding time is geometric with mean 1 / p and variance (1 - p) / p^2, on every engine.
+    let p = 0.002;
+    let definition = Definition {
+        name: "fragile".into(),
+        source: "test".into(),
+        states: vec![("A".into(), Output::Yes), ("B".into(), Output::No)],
+        rules: vec![(("A".into(), "A".into()), vec![(("A".into(), "B".into()), p)])],
+        init: vec![("A".into(), Amount::Fraction(1.0))],
+        stop: StopRule::AllYes,
+    };
+    let protocol = Custom::new(&definition, 100).unwrap();
+    assert!(!protocol.safe_set_is_closed(), "the rule leaves the safe set");
+    let trials = 2000;
+    for (k, engine) in ENGINES.into_iter().enumerate() {
+        let settings =
+            RunSettings { measure: poplab::engine::Measure::Holding, ..settings(engine, trials, 40 + k as u64) };
+        let records = run_trials(&protocol, &settings, &|| {}).unwrap();
+        assert!(records.iter().all(|r| r.outcome == Outcome::Broken));
+        let observed = mean(&records.iter().map(|r| r.steps.0 as f64).collect::<Vec<_>>());
+        let z = (observed - 1.0 / p) / ((1.0 - p) / (p * p) / trials as f64).sqrt();
+        eprintln!("holding p={p} {engine:?}: mean {observed:.1} steps, exact {:.1}, z = {z:.2}", 1.0 / p);
+        assert!(z.abs() < 3.29, "{engine:?}: mean {observed:.1} vs {}, z = {z:.2}", 1.0 / p);
+    }
+}
+
+#[test]
+fn a_live_run_stops_at_the_same_step_whatever_it_samples() {
+    let definition = file::read(&example("election-randomized.toml")).unwrap();
+    for (agents, batched) in [(true, false), (false, false), (false, true)] {
+        let stop_step = |every: Option<u128>| {
+            let protocol = Custom::new(&definition, 3000).unwrap();
+            let counts = protocol.initial_counts();
+            let mut run =
+                poplab::engine::LiveRun::new(protocol, Graph::Complete, &counts, agents, batched, 11).unwrap();
+            let mut samples = 0;
+            // In pieces, as a notebook would: to parallel time 100, then on to one leader.
+            assert!(!run.advance(300_000, true, every, &mut |_, _| samples += 1));
+            assert!(run.advance(u128::MAX >> 1, true, every, &mut |_, _| samples += 1));
+            (run.step(), run.counts().len(), samples)
+        };
+        let (plain, states, _) = stop_step(None);
+        assert_eq!(states, 2, "one leader, the rest followers");
+        for every in [1_000, 99_999] {
+            let (step, _, samples) = stop_step(Some(every));
+            assert_eq!(step, plain, "agents {agents}, batched {batched}, every {every}");
+            assert_eq!(samples as u128, plain / every);
+        }
+    }
+}

@@ -14,12 +14,14 @@ pub mod batched;
 mod counts;
 mod drive;
 mod fenwick;
+mod live;
 mod observer;
 mod sampling;
 
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive};
+pub use live::LiveRun;
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
 
 use crate::error::{Error, Result};

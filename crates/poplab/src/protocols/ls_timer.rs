@@ -256,6 +256,18 @@ impl Protocol for LsTimer {
         &["min_timer"]
     }
 
+    /// The timer deficit `s - min timer`: 0 exactly when every timer is `s`, which with one leader
+    /// (whose timer is always `s`, and which never moves before a break) is the safe start itself,
+    /// so excursions from it are independent cycles. A break needs a timeout, two timers at 0, so
+    /// the deficit `s` first; it grows by at most one per interaction.
+    fn holding_score(&self, agents: &[LsState]) -> Option<u64> {
+        Some(u64::from(self.s - agents.iter().map(|a| a.timer).min().unwrap_or(self.s)))
+    }
+
+    fn holding_score_name(&self) -> &'static str {
+        "timer-deficit"
+    }
+
     fn trace_values(&self, agents: &[LsState]) -> Vec<f64> {
         vec![agents.iter().map(|a| a.timer).min().map_or(f64::NAN, f64::from)]
     }

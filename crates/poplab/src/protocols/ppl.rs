@@ -446,6 +446,19 @@ impl Protocol for Ppl {
         &["virus_carriers", "shielded_leaders", "min_timer_l"]
     }
 
+    /// The leader-timer deficit `t_max - min timer_L`: 0 when every `timer_L` is `t_max`. A
+    /// timeout (a new leader) needs it at `t_max - 1` or more; a break by a virus killing the
+    /// leader is not seen by it (the estimator counts any break as the top level). The
+    /// individual timers and viruses are not reset with it, so score 0 is a set, not one
+    /// configuration: the renewal step is the flux approximation there (see [`crate::splitting`]).
+    fn holding_score(&self, agents: &[PplState]) -> Option<u64> {
+        Some(u64::from(self.t_max - agents.iter().map(|a| a.timer_l).min().unwrap_or(self.t_max)))
+    }
+
+    fn holding_score_name(&self) -> &'static str {
+        "timer-deficit"
+    }
+
     fn trace_values(&self, agents: &[PplState]) -> Vec<f64> {
         vec![
             agents.iter().filter(|a| a.virus > 0).count() as f64,

@@ -9,6 +9,10 @@
 //!   then memoise in one memo shared by every trial and thread: nothing is enumerated up front, so
 //!   a protocol whose reachable state space is huge starts at once.
 //!
+//! On the agent engine a callback is called exactly for the pairs met. The count engines also
+//! resolve the pairs of states present together while they skip null steps, and the `silent`
+//! stop rule those of the states present: both need to know which pairs can change.
+//!
 //! A rule may be **randomized**: a law, a list of results with probabilities summing to at most 1
 //! (the rest is null). Every engine runs such a protocol exactly (see
 //! [`Protocol::randomized`]): the agent engine draws each interaction's result from the trial's
