@@ -41,3 +41,26 @@ def test_a_python_rule_is_called_back_from_worker_threads():
     result = poplab.run(protocol, 100, trials=8, seed=1, threads=2)
     assert result.summary["converged"] == 8
     assert threading.get_ident() not in seen, "the rule runs on the library's threads, the GIL taken"
+
+
+def test_python_threads_run_one_protocol_at_once():
+    calls = []
+
+    def rule(a, b):
+        calls.append((a, b))
+        return (a + 1, b) if a < 40 else None
+
+    protocol = poplab.Protocol(rule, init={0: 1.0}, stop="time:30", deterministic=True)
+    results = []
+
+    def work(seed):
+        results.append(poplab.run(protocol, 60, trials=6, seed=seed, threads=2, engine="agents"))
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 3
+    assert len(calls) == len(set(calls)) == protocol.resolved_pairs, "each pair resolved once"
+    assert sorted(protocol.states) == list(range(len(protocol.states))), "one id per state"

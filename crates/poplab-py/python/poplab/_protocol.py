@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import threading
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
@@ -51,19 +52,24 @@ class _Registry:
         self.ids: Dict[Any, int] = {}
         self.rule = rule
         self.output = output
+        # The library's worker threads and Python threads may intern at once (each holding the
+        # GIL, which a state's __hash__ or __eq__ may release): one id per state.
+        self.lock = threading.RLock()
 
     def intern(self, state: Any) -> str:
-        try:
-            known = self.ids.get(state)
-        except TypeError:
-            raise TypeError(
-                f"state {state!r} is not hashable: states must be hashable (str, int, tuples, frozen dataclasses, ...)"
-            ) from None
-        if known is None:
-            known = len(self.objects)
-            self.objects.append(state)
-            self.ids[state] = known
-        return str(known)
+        with self.lock:
+            try:
+                known = self.ids.get(state)
+            except TypeError:
+                raise TypeError(
+                    f"state {state!r} is not hashable: states must be hashable "
+                    "(str, int, tuples, frozen dataclasses, ...)"
+                ) from None
+            if known is None:
+                known = len(self.objects)
+                self.objects.append(state)
+                self.ids[state] = known
+            return str(known)
 
     def state(self, name: str) -> Any:
         return self.objects[int(name)]
