@@ -26,8 +26,9 @@ def test_a_python_thread_runs_while_a_simulation_runs():
     during = [t for t in ticks if start < t < end]
     assert end - start > 0.2, "the run is long enough to tell"
     assert result.summary["converged"] == 2
-    # Holding the GIL, the run would let the thread tick at most a few times.
-    assert len(during) > 0.2 * (end - start) / 0.0011, (len(during), end - start)
+    # Holding the GIL, the run would let the thread tick once at most (when the run starts); free,
+    # it ticks about every millisecond (far less on a loaded machine: the bound is loose).
+    assert len(during) > max(10, 0.05 * (end - start) / 0.001), (len(during), end - start)
 
 
 def test_a_python_rule_is_called_back_from_worker_threads():

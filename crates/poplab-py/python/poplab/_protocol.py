@@ -184,6 +184,8 @@ class Protocol:
         self.params: Dict[str, Any] = dict(params)
         self._handle: Optional[Any] = None
         self._registry: Optional[_Registry] = None
+        # Python threads may start runs of this protocol at once: it is built once.
+        self._building = threading.RLock()
         self._variants: Dict[Any, Protocol] = {}
 
     def __repr__(self) -> str:
@@ -201,22 +203,23 @@ class Protocol:
             hash(key)
         except TypeError:
             key = None
-        if key is not None and key in self._variants:
-            return self._variants[key]
-        if isinstance(self.rule, Mapping):
-            raise TypeError("parameters go with a rule function, not a dict rule")
-        variant = Protocol(
-            self.rule,
-            output=self.output,
-            stop=self.stop,
-            name=self.name,
-            init=self.init,
-            deterministic=self.deterministic,
-            **merged,
-        )
-        if key is not None:
-            self._variants[key] = variant
-        return variant
+        with self._building:
+            if key is not None and key in self._variants:
+                return self._variants[key]
+            if isinstance(self.rule, Mapping):
+                raise TypeError("parameters go with a rule function, not a dict rule")
+            variant = Protocol(
+                self.rule,
+                output=self.output,
+                stop=self.stop,
+                name=self.name,
+                init=self.init,
+                deterministic=self.deterministic,
+                **merged,
+            )
+            if key is not None:
+                self._variants[key] = variant
+            return variant
 
     # The library's side.
 
@@ -238,6 +241,10 @@ class Protocol:
 
     def _ensure(self) -> Tuple[Any, _Registry]:
         """The extension's protocol (built on first use) and the state registry."""
+        with self._building:
+            return self._build()
+
+    def _build(self) -> Tuple[Any, _Registry]:
         if self._handle is None:
             registry = _Registry(self._rule_of(), self._output_of)
             init: List[Tuple[str, Any]] = []
