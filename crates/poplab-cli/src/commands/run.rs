@@ -79,6 +79,7 @@ fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
             "init": spec.settings.init.name(),
             "measure": spec.settings.measure.name(),
             "engine": "agents",
+            "rng": poplab::rng::RNG_NAME,
             "seed": spec.settings.seed,
             "estimate": estimate,
             "wall_seconds": seconds,
