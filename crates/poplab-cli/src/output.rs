@@ -3,10 +3,23 @@
 use anyhow::{Context, Result};
 use poplab::engine::Measure;
 use poplab::rng::RNG_NAME;
-use poplab::spec::RunResult;
+use poplab::spec::{RunResult, RunSpec};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// What ran, as the first line of a table for people: protocol, n, parameters, graph, start.
+pub fn what_ran(spec: &RunSpec) -> String {
+    let s = &spec.settings;
+    format!(
+        "{} n={} {}  graph={} init={}",
+        spec.protocol,
+        spec.n,
+        Value::Object(spec.params.clone()),
+        s.graph.name(),
+        s.init.name()
+    )
+}
 
 /// A table for people.
 pub fn human(result: &RunResult) -> String {
@@ -14,17 +27,7 @@ pub fn human(result: &RunResult) -> String {
     let s = &spec.settings;
     let sm = &result.summary;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} n={} {}  graph={} init={} measure={} engine={}",
-        spec.protocol,
-        spec.n,
-        Value::Object(spec.params.clone()),
-        s.graph.name(),
-        s.init.name(),
-        s.measure.name(),
-        s.engine.name()
-    );
+    let _ = writeln!(out, "{} measure={} engine={}", what_ran(spec), s.measure.name(), s.engine.name());
     let _ = writeln!(out, "rng={RNG_NAME} seed={} trials={} max_steps={}", s.seed, sm.trials, s.max_steps);
     let ended = match s.measure {
         Measure::Convergence => format!("converged {}", sm.converged),

@@ -89,12 +89,8 @@ fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{} n={} {}  graph={} init={} measure=holding estimator=splitting score={}",
-            spec.protocol,
-            spec.n,
-            Value::Object(spec.params.clone()),
-            spec.settings.graph.name(),
-            spec.settings.init.name(),
+            "{} measure=holding estimator=splitting score={}",
+            crate::output::what_ran(&spec),
             estimate.score
         );
         let _ = writeln!(

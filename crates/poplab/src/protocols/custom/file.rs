@@ -125,20 +125,9 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
                     let p = p.as_float().or_else(|| p.as_integer().map(|i| i as f64)).ok_or_else(|| {
                         fail(line, format!("rule \"{pair}\": the probability of \"{result}\" must be a number"))
                     })?;
-                    if !(0.0..=1.0).contains(&p) {
-                        return Err(fail(line, format!("rule \"{pair}\": probability {p} is not from 0 to 1")));
-                    }
                     law.push(((known(c, line)?, known(d, line)?), p));
                 }
-                let total: f64 = law.iter().map(|(_, p)| p).sum();
-                if total > 1.0 + 1e-12 {
-                    return Err(fail(
-                        line,
-                        format!(
-                            "rule \"{pair}\": the probabilities sum to {total}, above 1; the rest of 1 is null, so lower them"
-                        ),
-                    ));
-                }
+                super::rules::check_law(&law).map_err(|e| fail(line, format!("rule \"{pair}\": {e}")))?;
                 law
             }
             _ => {

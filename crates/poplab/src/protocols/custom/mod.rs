@@ -138,9 +138,9 @@ impl Custom {
         let mut randomized = false;
         for ((a, b), law) in &definition.rules {
             let pair = (state(a)?, state(b)?);
-            check_law(law).map_err(|e| bad(format!("rule ({a}, {b}): {e}")))?;
+            rules::check_law(law).map_err(|e| bad(format!("rule ({a}, {b}): {e}")))?;
             let law = law.iter().map(|((c, d), p)| Ok(((state(c)?, state(d)?), *p))).collect::<Result<Vec<_>>>()?;
-            let rule = rules::table_rule(pair, law);
+            let rule = Rule::of_law(pair, law);
             randomized |= matches!(rule, Rule::Random { .. });
             if rules.insert(pair, rule).is_some() {
                 return Err(bad(format!("rule ({a}, {b}) is given twice")));
@@ -351,18 +351,6 @@ pub struct RuleFailure {
     pub protocol: String,
     /// What went wrong.
     pub reason: String,
-}
-
-/// Refuses probabilities outside `[0, 1]` or summing above 1.
-fn check_law(law: &Law<String>) -> std::result::Result<(), String> {
-    if let Some((_, p)) = law.iter().find(|(_, p)| !p.is_finite() || *p < 0.0 || *p > 1.0) {
-        return Err(format!("probability {p} is not from 0 to 1"));
-    }
-    let total: f64 = law.iter().map(|(_, p)| p).sum();
-    if total > 1.0 + 1e-12 {
-        return Err(format!("the probabilities sum to {total}, above 1; the rest of 1 is null, so lower them"));
-    }
-    Ok(())
 }
 
 /// Whether no table rule leads from the stop rule's safe set out of it. Silent is always closed.

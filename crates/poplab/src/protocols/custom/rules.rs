@@ -38,7 +38,7 @@ pub(super) enum Rule {
 impl Rule {
     /// The rule of a law on interned states: results equal to the pair or with probability 0
     /// dropped, one certain result as [`Rule::To`].
-    fn of_law(pair: (CustomState, CustomState), law: Law<CustomState>) -> Rule {
+    pub(super) fn of_law(pair: (CustomState, CustomState), law: Law<CustomState>) -> Rule {
         let law: Vec<_> = law.into_iter().filter(|&(result, p)| p > 0.0 && result != pair).collect();
         match law.as_slice() {
             [] => Rule::Null,
@@ -171,12 +171,7 @@ impl Lazy {
             (table.name(pair.0).to_string(), table.name(pair.1).to_string())
         };
         let law = (self.rule)(&a, &b).map_err(|e| format!("pair ({a}, {b}): {e}"))?.unwrap_or_default();
-        let total: f64 = law.iter().map(|(_, p)| p).sum();
-        if law.iter().any(|(_, p)| !p.is_finite() || *p < 0.0) || total > 1.0 + 1e-9 {
-            return Err(format!(
-                "pair ({a}, {b}): probabilities must be from 0 to 1 and sum to at most 1, found a sum of {total}"
-            ));
-        }
+        check_law(&law).map_err(|e| format!("pair ({a}, {b}): {e}"))?;
         let mut interned = Vec::with_capacity(law.len());
         for ((c, d), p) in law {
             let c = self.intern(&c, states).map_err(|e| format!("pair ({a}, {b}) gave state {c}: {e}"))?;
@@ -199,7 +194,14 @@ impl Lazy {
     }
 }
 
-/// The rule of a table protocol for `pair` of interned states, from a law on names.
-pub(super) fn table_rule(pair: (CustomState, CustomState), law: Law<CustomState>) -> Rule {
-    Rule::of_law(pair, law)
+/// Refuses probabilities outside `[0, 1]` or summing above 1 (the rest of 1 is null).
+pub(crate) fn check_law<T>(law: &Law<T>) -> Result<(), String> {
+    if let Some((_, p)) = law.iter().find(|(_, p)| !p.is_finite() || *p < 0.0 || *p > 1.0) {
+        return Err(format!("probability {p} is not from 0 to 1"));
+    }
+    let total: f64 = law.iter().map(|(_, p)| p).sum();
+    if total > 1.0 + 1e-12 {
+        return Err(format!("the probabilities sum to {total}, above 1; the rest of 1 is null, so lower them"));
+    }
+    Ok(())
 }
