@@ -4,8 +4,9 @@
 #   1. cargo test --workspace (this also builds the `poplab` command, whose JSON documents the
 #      Python tests compare with);
 #   2. a virtual environment (made once, reused: $POPLAB_VENV, default <target dir>/venv-py) with
-#      pytest and scipy, and the `poplab` wheel built from crates/poplab-py by pip and maturin
-#      (release mode; cargo rebuilds only what changed);
+#      pytest, scipy and matplotlib (the example notebook's plots), and the `poplab` wheel
+#      built from crates/poplab-py by pip and maturin (release mode; cargo rebuilds only what
+#      changed);
 #   3. pytest on crates/poplab-py/tests.
 #
 # Idempotent: run it again and it reuses the environment and the builds.
@@ -29,7 +30,7 @@ wheels=$target/wheels-py
 rm -rf "$wheels"
 "$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
 wheel=$(ls "$wheels"/poplab-*.whl)
-"$venv/bin/python" -m pip install --quiet "$wheel" pytest scipy
+"$venv/bin/python" -m pip install --quiet "$wheel" pytest scipy matplotlib
 "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
 
 cd crates/poplab-py
