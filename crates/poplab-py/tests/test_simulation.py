@@ -154,6 +154,8 @@ def test_readme_leader_election_with_an_agent_dataclass():
 def test_an_exact_stop_rule_stops_at_the_interaction():
     n = 3000
     leader = {"output": lambda s: s.role == "contender"}
+    with pytest.raises(ValueError, match="output="):
+        sosa(n).run(until="one-leader")
     # On the agent engine, watching a stop rule changes nothing: one trajectory, stopped where
     # one contender is left, or at the next multiple of stopping_interval for a function.
     checked = sosa(n, engine="agents", **leader)

@@ -297,6 +297,11 @@ class Simulation:
         if isinstance(run_until, str):
             if run_until not in STOP_RULES:
                 raise ValueError(f"unknown stop rule {run_until!r}; use one of {', '.join(STOP_RULES)}")
+            if run_until != "silent" and self.protocol.output is None:
+                raise ValueError(
+                    f"run(until={run_until!r}) looks at outputs, and this simulation has none: give "
+                    "Simulation(..., output=...) mapping a state to leader, follower, yes, no or undecided"
+                )
             return run_until, None, None
         if isinstance(run_until, bool) or not (isinstance(run_until, (int, float)) or callable(run_until)):
             raise TypeError("run_until must be None, a time, a function of the configuration or a stop rule name")
