@@ -40,9 +40,10 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b - a }'; }
 fastest() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }  # of two seconds ("" = none)
 long() { awk -v a="$1" 'BEGIN { exit !(a > 60) }'; }  # a run this long is not repeated
 reason_json() { python3 -c 'import json,sys; print("\"reason\": " + json.dumps(sys.argv[1]))' "$1"; }
-ppsim_header_lines() {  # "- ppsim V: Python ..., numpy ..." for both versions
+ppsim_header_lines() {  # ppsim_header_lines [VERSION...]: "- ppsim V: Python ..., numpy ..." (default: both)
   local v
-  for v in 1.0.2 0.1.6; do echo "- ppsim $v: $("$(venv_python $v)" --version), numpy $("$(venv_python $v)" -c 'import numpy; print(numpy.__version__)')"; done
+  [ $# -gt 0 ] || set -- 1.0.2 0.1.6
+  for v in "$@"; do echo "- ppsim $v: $("$(venv_python $v)" --version), numpy $("$(venv_python $v)" -c 'import numpy; print(numpy.__version__)')"; done
 }
 machine_line() {
   echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GB"
