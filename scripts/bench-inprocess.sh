@@ -48,7 +48,8 @@ Options:
   --workloads LIST      comma-separated, from $ALL_WORKLOADS
   --tools LIST          comma-separated, from $ALL_TOOLS
   --seed S              seed of every Simulation (default 1)
-  --time-limit SEC      wall-clock limit per cell (one process), every tool alike (default 600)
+  --time-limit SEC      wall-clock limit per cell: its whole process (start and imports included),
+                        every tool alike (default 600)
   --repeat R            run each cell up to R times (fresh processes, same seed) and keep the
                         fastest (default 1); a run over 60 s is not repeated
   --mem-limit GB        address-space limit per ppsim cell (prlimit --as; default 8)

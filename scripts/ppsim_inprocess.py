@@ -243,6 +243,7 @@ def main():
 
     if args.tool == "ppsim" and args.workload in POPLAB_ONLY:
         raise SystemExit(f"{args.workload} is poplab only (ppsim's run() has no exact stop)")
+    phase("imports")
     import pandas  # noqa: F401  (imported before the clock, as by any user of sim.history)
     if args.tool == "poplab":
         import poplab as module
