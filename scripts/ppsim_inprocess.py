@@ -87,7 +87,10 @@ import dataclasses  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from math import ceil, floor  # noqa: E402
 
-import numpy as np  # noqa: E402
+try:
+    import numpy as np
+except ImportError:  # plain python3, for --help; the tools' venvs have numpy
+    np = None
 
 ANGLUIN = {('L', 'L'): ('L', 'F')}
 
