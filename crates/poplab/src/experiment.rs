@@ -266,11 +266,7 @@ pub(crate) fn trial<P: Protocol>(
     index: u64,
     trace: &mut dyn TraceSink,
 ) -> Result<TrialRecord> {
-    let run = std::panic::AssertUnwindSafe(|| unguarded_trial(protocol, settings, engine, index, trace));
-    std::panic::catch_unwind(run).unwrap_or_else(|payload| match payload.downcast::<RuleFailure>() {
-        Ok(failure) => Err(Error::Rule { protocol: failure.protocol, reason: failure.reason }),
-        Err(other) => std::panic::resume_unwind(other),
-    })
+    RuleFailure::catch(|| unguarded_trial(protocol, settings, engine, index, trace))
 }
 
 fn unguarded_trial<P: Protocol>(

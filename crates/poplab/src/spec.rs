@@ -427,8 +427,9 @@ pub fn default_init(measure: Measure) -> &'static str {
     }
 }
 
-/// A graph by name, or `@FILE` with one arc `u v` per line (at most 64 bytes per possible arc).
-fn read_graph(text: &str, n: usize) -> Result<Graph> {
+/// A graph by name, or `@FILE` with one arc `u v` per line (at most 64 bytes per possible arc),
+/// for `n` agents.
+pub fn read_graph(text: &str, n: usize) -> Result<Graph> {
     match text.strip_prefix('@') {
         None => text.parse(),
         Some(path) => {

@@ -4,7 +4,7 @@
 //! the step, rule failures surface as errors, and every example file runs. Statistical tests use
 //! alpha = 0.001 and one fixed seed per case.
 
-use poplab::engine::{AgentRun, Engine, Outcome, Watch};
+use poplab::engine::{AgentRun, Engine, Outcome, SampleSteps, Watch};
 use poplab::error::Error;
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Replay};
@@ -482,14 +482,15 @@ fn a_live_run_stops_at_the_same_step_whatever_it_samples() {
     let definition = file::read(&example("election-randomized.toml")).unwrap();
     for (agents, batched) in [(true, false), (false, false), (false, true)] {
         let stop_step = |every: Option<u128>| {
+            let mut at = SampleSteps::new((1..).map(|k| k * every.unwrap_or(u128::MAX >> 1)));
             let protocol = Custom::new(&definition, 3000).unwrap();
             let counts = protocol.initial_counts();
             let mut run =
                 poplab::engine::LiveRun::new(protocol, Graph::Complete, &counts, agents, batched, 11).unwrap();
             let mut samples = 0;
             // In pieces, as a notebook would: to parallel time 100, then on to one leader.
-            assert!(!run.advance(300_000, true, every, &mut |_, _| samples += 1));
-            assert!(run.advance(u128::MAX >> 1, true, every, &mut |_, _| samples += 1));
+            assert!(!run.advance(300_000, true, &mut at, &mut |_, _| samples += 1).unwrap());
+            assert!(run.advance(u128::MAX >> 1, true, &mut at, &mut |_, _| samples += 1).unwrap());
             (run.step(), run.counts().len(), samples)
         };
         let (plain, states, _) = stop_step(None);
@@ -499,5 +500,30 @@ fn a_live_run_stops_at_the_same_step_whatever_it_samples() {
             assert_eq!(step, plain, "agents {agents}, batched {batched}, every {every}");
             assert_eq!(samples as u128, plain / every);
         }
+    }
+}
+
+/// A live run whose stop rule changes on the way (as `Simulation.run(until=...)` does) goes on
+/// with the same trajectory: the randomized election stops at the same step whether it watched
+/// one leader all along, or a rule that never holds (consensus: no agent outputs yes or no) and
+/// then silence (one leader is its only silent configuration), on every engine.
+#[test]
+fn a_live_run_keeps_its_trajectory_when_its_stop_rule_changes() {
+    let definition = file::read(&example("election-randomized.toml")).unwrap();
+    for (agents, batched) in [(true, false), (false, false), (false, true)] {
+        let protocol = Custom::new(&definition, 3000).unwrap();
+        let counts = protocol.initial_counts();
+        let start = |p: Custom| poplab::engine::LiveRun::new(p, Graph::Complete, &counts, agents, batched, 11).unwrap();
+        let mut plain = start(protocol.clone());
+        assert!(plain.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
+        let mut switched = start(protocol.with_stop(StopRule::Consensus, false));
+        assert!(!switched.advance(300_000, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
+        switched.set_protocol(protocol.with_stop(StopRule::Silent, false)).unwrap();
+        assert!(switched.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
+        assert_eq!(switched.step(), plain.step(), "agents {agents}, batched {batched}");
+        // Consensus or silence stops where silence does.
+        let mut either = start(protocol.with_stop(StopRule::Consensus, true));
+        assert!(either.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
+        assert_eq!(either.step(), plain.step(), "agents {agents}, batched {batched}");
     }
 }

@@ -14,6 +14,7 @@ come back as pandas DataFrames and dicts with the fields of the ``poplab`` comma
 from ._poplab import RNG, RuleError
 from ._api import RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
 from ._protocol import OUTPUTS, Protocol
+from ._simulation import Simulation, time_trials
 
 try:
     from importlib.metadata import version as _version
@@ -28,11 +29,13 @@ __all__ = [
     "Protocol",
     "RuleError",
     "RunResult",
+    "Simulation",
     "SweepResult",
     "exact",
     "protocols",
     "run",
     "sweep",
+    "time_trials",
     "trace",
     "verify",
 ]

@@ -139,7 +139,8 @@ def _graph(graph: Any) -> Optional[str]:
     if isinstance(graph, os.PathLike):
         return "@" + os.fspath(graph)
     if isinstance(graph, str):
-        return graph
+        # A path to an arc list, or a graph's name.
+        return "@" + graph if not graph.startswith("@") and os.path.isfile(graph) else graph
     raise TypeError(f"graph must be complete, ring, undirected-ring or a path to an arc list, not {graph!r}")
 
 

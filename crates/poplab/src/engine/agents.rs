@@ -91,6 +91,17 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
         }
     }
 
+    /// Goes on with `protocol` in place of the run's: a protocol with the same states, rules and
+    /// outputs, whose safe set may differ (a user protocol [`with_stop`]). The monitor is rebuilt
+    /// for the current agents; nothing else changes, so the trajectory goes on as it would have.
+    ///
+    /// [`with_stop`]: crate::protocols::custom::Custom::with_stop
+    pub fn retarget(&mut self, protocol: &'p P) {
+        debug_assert_eq!(protocol.randomized(), self.randomized, "a retarget keeps the rules");
+        self.protocol = protocol;
+        self.monitor = protocol.monitor(&self.agents, self.graph);
+    }
+
     /// Starts counting the distinct states visited and the causes of demotions (see
     /// [`CensusReport`]).
     pub fn keep_census(&mut self) {

@@ -149,6 +149,22 @@ impl<'a, P: Protocol> Lookers<'a, P> {
             debug_assert!(!changed, "an observer that only looks changed the configuration");
         });
     }
+
+    /// Shows `counts`, the configuration at exactly `step` as (state, count) pairs, to each one
+    /// due then: as counts to those that take them ([`Observer::look_at_counts`]), as an agent
+    /// array (built once) to the others.
+    pub fn look_counts(&mut self, step: u128, protocol: &P, counts: &[(P::State, u64)]) {
+        let mut agents: Option<Vec<P::State>> = None;
+        self.look_with(step, |observer, rng| {
+            if !observer.look_at_counts(step, protocol, counts) {
+                let agents = agents.get_or_insert_with(|| {
+                    counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect()
+                });
+                let changed = observer.observe(step, protocol, agents, rng);
+                debug_assert!(!changed, "an observer that only looks changed the configuration");
+            }
+        });
+    }
 }
 
 /// [`Drivable::advance_looking`] by stopping at each step where one of `lookers` looks: for engines

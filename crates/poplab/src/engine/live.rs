@@ -8,9 +8,10 @@
 //! it does for the horizon of a trial.
 
 use super::{AgentRun, CountRun, Drivable, Lookers, Observer, Watch};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::graph::{Graph, RandomScheduler};
 use crate::protocol::{Monitor, Protocol, tally};
+use crate::protocols::custom::RuleFailure;
 use crate::rng::{PopRng, TrialStreams};
 
 /// One trial of `P` on an engine, advanced by the caller. It owns its protocol and graph.
@@ -22,6 +23,9 @@ pub struct LiveRun<P: Protocol + 'static> {
     graph: Box<Graph>,
     /// Handed to samplers (which draw nothing from it).
     looks: PopRng,
+    /// Set when a user rule failed inside [`LiveRun::advance`]: the run stopped somewhere inside
+    /// a step or batch and cannot go on.
+    failed: bool,
 }
 
 enum Run<P: Protocol + 'static> {
@@ -29,25 +33,70 @@ enum Run<P: Protocol + 'static> {
     Counts(Box<CountRun<'static, P>>),
 }
 
-/// Calls a closure with the configuration, as (state, count) pairs, at every multiple of `every`.
-struct Sampler<'f, S> {
-    every: u128,
-    next: u128,
+/// The steps at which to sample a live run: an ascending sequence drawn on as the run goes (it may
+/// be endless); the first step not reached by one [`LiveRun::advance`] waits for the next.
+pub struct SampleSteps<I> {
+    next: Option<u128>,
+    rest: I,
+}
+
+impl<I: Iterator<Item = u128>> SampleSteps<I> {
+    /// The steps of `steps`, ascending.
+    pub fn new(mut steps: I) -> Self {
+        Self { next: steps.next(), rest: steps }
+    }
+
+    /// The next step to sample at, if any.
+    pub fn next_step(&self) -> Option<u128> {
+        self.next
+    }
+
+    /// The steps not drawn yet.
+    pub fn steps_mut(&mut self) -> &mut I {
+        &mut self.rest
+    }
+
+    fn pop(&mut self) {
+        self.next = self.rest.next();
+    }
+}
+
+impl SampleSteps<std::iter::Empty<u128>> {
+    /// No samples.
+    pub fn none() -> Self {
+        Self::new(std::iter::empty())
+    }
+}
+
+/// Calls a closure with the configuration, as (state, count) pairs, at each of the steps `at`.
+struct Sampler<'f, S, I> {
+    at: &'f mut SampleSteps<I>,
     sample: &'f mut dyn FnMut(u128, Vec<(S, u64)>),
 }
 
-impl<P: Protocol> Observer<P> for Sampler<'_, P::State> {
+impl<S, I: Iterator<Item = u128>> Sampler<'_, S, I> {
+    fn take(&mut self, step: u128, counts: Vec<(S, u64)>) {
+        (self.sample)(step, counts);
+        self.at.pop();
+    }
+}
+
+impl<P: Protocol, I: Iterator<Item = u128>> Observer<P> for Sampler<'_, P::State, I> {
     fn next_at(&self) -> Option<u128> {
-        Some(self.next)
+        self.at.next
     }
 
     fn observe(&mut self, step: u128, _protocol: &P, agents: &mut [P::State], _rng: &mut PopRng) -> bool {
-        (self.sample)(step, tally(agents));
-        self.next = step.saturating_add(self.every);
+        self.take(step, tally(agents));
         false
     }
 
     fn only_looks(&self) -> bool {
+        true
+    }
+
+    fn look_at_counts(&mut self, step: u128, _protocol: &P, counts: &[(P::State, u64)]) -> bool {
+        self.take(step, counts.to_vec());
         true
     }
 }
@@ -72,17 +121,45 @@ impl<P: Protocol + 'static> LiveRun<P> {
         // for as long as `run` uses them.
         let (p, g): (&'static P, &'static Graph) = unsafe { (&*(&*protocol as *const P), &*(&*graph as *const Graph)) };
         let TrialStreams { schedule, faults, .. } = TrialStreams::new(seed);
-        let run = if agents || *g != Graph::Complete {
-            let agents: Vec<P::State> = counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect();
-            Run::Agents(Box::new(AgentRun::new(p, g, agents, g.scheduler(p.n())?, schedule)))
-        } else {
-            let mut run = CountRun::from_counts(p, counts, schedule)?;
-            if batched {
-                run.batch();
+        // Building the monitor may call a user rule, which may fail.
+        let run = RuleFailure::catch(|| {
+            Ok(if agents || *g != Graph::Complete {
+                let agents: Vec<P::State> =
+                    counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect();
+                Run::Agents(Box::new(AgentRun::new(p, g, agents, g.scheduler(p.n())?, schedule)))
+            } else {
+                let mut run = CountRun::from_counts(p, counts, schedule)?;
+                if batched {
+                    run.batch();
+                }
+                Run::Counts(Box::new(run))
+            })
+        })?;
+        Ok(Self { run, protocol, graph, looks: faults, failed: false })
+    }
+
+    /// Goes on with `protocol` in place of the run's: one with the same states, rules and outputs
+    /// whose safe set may differ (a user protocol [`with_stop`]), so that the next
+    /// [`LiveRun::advance`] stops at another condition. The trajectory goes on unchanged.
+    ///
+    /// [`with_stop`]: crate::protocols::custom::Custom::with_stop
+    /// Rebuilding the monitor may call a user rule: if it fails, this is [`Error::Rule`] and the run
+    /// refuses to go on.
+    pub fn set_protocol(&mut self, protocol: P) -> Result<()> {
+        let protocol = Box::new(protocol);
+        // SAFETY: as in `new`; the old protocol is dropped below, once `run` refers to the new one.
+        let p: &'static P = unsafe { &*(&*protocol as *const P) };
+        let result = RuleFailure::catch(|| {
+            match &mut self.run {
+                Run::Agents(run) => run.retarget(p),
+                Run::Counts(run) => run.retarget(p),
             }
-            Run::Counts(Box::new(run))
-        };
-        Ok(Self { run, protocol, graph, looks: faults })
+            Ok(())
+        });
+        // Kept even on failure: the run may refer to it.
+        self.protocol = protocol;
+        self.failed |= result.is_err();
+        result
     }
 
     fn drivable(&mut self) -> &mut dyn Drivable<P> {
@@ -136,33 +213,53 @@ impl<P: Protocol + 'static> LiveRun<P> {
 
     /// Runs to step `until`, or until the safe set holds when `stop_when_safe` (checked from the
     /// current configuration on, at exactly the step it is entered); calls `sample` with the
-    /// configuration at every multiple of `every` steps after the current step, up to `until`
-    /// (when given; not after the step where the safe set stopped the run). Returns whether it
-    /// stopped in the safe set.
-    pub fn advance(
+    /// configuration at each step of `at` after the current step (earlier ones are dropped), up to
+    /// `until` (not after the step where the safe set stopped the run). Returns whether it stopped in the safe
+    /// set. A user rule that fails inside is [`Error::Rule`], after which the run refuses to go on.
+    pub fn advance<I: Iterator<Item = u128>>(
         &mut self,
         until: u128,
         stop_when_safe: bool,
-        every: Option<u128>,
+        at: &mut SampleSteps<I>,
+        sample: &mut dyn FnMut(u128, Vec<(P::State, u64)>),
+    ) -> Result<bool> {
+        if self.failed {
+            return Err(Error::Setting("this run stopped at a failing rule and cannot go on; start a new one".into()));
+        }
+        let result = RuleFailure::catch(|| Ok(self.advance_unguarded(until, stop_when_safe, at, sample)));
+        self.failed = result.is_err();
+        result
+    }
+
+    fn advance_unguarded<I: Iterator<Item = u128>>(
+        &mut self,
+        until: u128,
+        stop_when_safe: bool,
+        at: &mut SampleSteps<I>,
         sample: &mut dyn FnMut(u128, Vec<(P::State, u64)>),
     ) -> bool {
         if stop_when_safe && self.is_safe() {
             return true;
         }
         let watch = if stop_when_safe { Watch::SafeSet } else { Watch::Nothing };
-        let Some(every) = every.filter(|&e| e > 0) else {
+        let now = self.step();
+        while at.next.is_some_and(|step| step <= now) {
+            at.pop();
+        }
+        if at.next.is_none_or(|step| step > until) {
             return self.drivable().advance(until, watch);
-        };
-        let first = (self.step() / every + 1).saturating_mul(every);
-        let mut sampler = Sampler { every, next: first, sample };
+        }
+        let mut sampler = Sampler { at, sample };
         let mut looks = std::mem::replace(&mut self.looks, TrialStreams::new(0).faults);
         let met = {
             let mut lookers = Lookers::new(vec![&mut sampler as &mut dyn Observer<P>], &mut looks);
             self.drivable().advance_looking(until, watch, &mut lookers)
         };
         self.looks = looks;
-        if !met && self.step() == until && until.is_multiple_of(every) {
-            (sampler.sample)(until, self.counts());
+        // A sample at `until` itself is taken here, once the run has reached it.
+        if !met && self.step() == until && sampler.at.next == Some(until) {
+            let counts = self.counts();
+            sampler.take(until, counts);
         }
         met
     }
@@ -186,12 +283,15 @@ mod tests {
             let mut plain = run(agents, batched);
             let mut looked = run(agents, batched);
             let mut rows = Vec::new();
+            let mut grid = SampleSteps::new((1..).map(|k| k * 3_000));
             for until in [50_000, 120_000, 400_000] {
-                plain.advance(until, false, None, &mut |_, _| {});
-                looked.advance(until, false, Some(3_000), &mut |step, counts| {
-                    assert_eq!(counts.iter().map(|c| c.1).sum::<u64>(), 10_000);
-                    rows.push(step);
-                });
+                plain.advance(until, false, &mut SampleSteps::none(), &mut |_, _| {}).unwrap();
+                looked
+                    .advance(until, false, &mut grid, &mut |step, counts| {
+                        assert_eq!(counts.iter().map(|c| c.1).sum::<u64>(), 10_000);
+                        rows.push(step);
+                    })
+                    .unwrap();
                 assert_eq!(plain.step(), until);
                 let sorted = |mut c: Vec<(_, u64)>| {
                     c.sort_by_key(|x: &(crate::protocols::approx_majority::Opinion, u64)| x.0);
@@ -200,7 +300,7 @@ mod tests {
                 assert_eq!(sorted(plain.counts()), sorted(looked.counts()), "agents {agents}, batched {batched}");
             }
             assert_eq!(rows, (1..=133).map(|k| k * 3_000).collect::<Vec<u128>>());
-            let met = plain.advance(u128::MAX >> 1, true, None, &mut |_, _| {});
+            let met = plain.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap();
             assert!(met && plain.is_safe());
         }
     }

@@ -21,7 +21,7 @@ mod sampling;
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive};
-pub use live::LiveRun;
+pub use live::{LiveRun, SampleSteps};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
 
 use crate::error::{Error, Result};

@@ -33,6 +33,14 @@ pub trait Observer<P: Protocol> {
     fn only_looks(&self) -> bool {
         false
     }
+
+    /// Looks at the configuration at `step` as (state, count) pairs, where an engine keeps counts,
+    /// and returns `true`; or returns `false` (the default) to be shown an agent array through
+    /// [`Observer::observe`] instead. Only for observers that only look: a count engine need not
+    /// build an array of `n` agents for them.
+    fn look_at_counts(&mut self, _step: u128, _protocol: &P, _counts: &[(P::State, u64)]) -> bool {
+        false
+    }
 }
 
 /// One row of a time series.

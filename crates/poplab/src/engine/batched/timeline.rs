@@ -32,8 +32,8 @@ impl Batcher {
             if let Some(lookers) = lookers.as_deref_mut()
                 && lookers.due(step)
             {
-                let mut agents = agents_of(configuration, configuration.present());
-                lookers.look(step, configuration.protocol(), &mut agents);
+                let counts = counts_of(configuration, configuration.present());
+                lookers.look_counts(step, configuration.protocol(), &counts);
             }
             false
         })
@@ -70,8 +70,8 @@ impl Batcher {
             }
             if lookers.due(step) {
                 let counts = look_counts.iter().enumerate().map(|(index, &count)| (index as u32, count));
-                let mut agents = agents_of(configuration, counts);
-                lookers.look(step, configuration.protocol(), &mut agents);
+                let counts = counts_of(configuration, counts.filter(|c| c.1 > 0));
+                lookers.look_counts(step, configuration.protocol(), &counts);
             }
             // Done once nobody looks inside the batch any more.
             lookers.next_at().is_none_or(|at| at >= end)
@@ -187,17 +187,12 @@ fn add_count(counts: &mut Vec<u64>, index: u32, amount: i64) {
     counts[i] = counts[i].wrapping_add_signed(amount);
 }
 
-/// The configuration with these (state index, count) pairs as an agent array, states in the
-/// order listed; `O(n)`.
-pub(super) fn agents_of<P: Protocol>(
+/// The configuration with these (state index, count) pairs as (state, count) pairs.
+pub(super) fn counts_of<P: Protocol>(
     configuration: &Configuration<'_, P>,
     counts: impl IntoIterator<Item = (u32, u64)>,
-) -> Vec<P::State> {
-    let mut agents = Vec::with_capacity(configuration.n() as usize);
-    for (index, count) in counts {
-        agents.extend(std::iter::repeat_n(configuration.state(index), count as usize));
-    }
-    agents
+) -> Vec<(P::State, u64)> {
+    counts.into_iter().map(|(index, count)| (configuration.state(index), count)).collect()
 }
 
 /// A batch's order in time, as far as a replay or the census needs it: the slots of each run not

@@ -125,6 +125,15 @@ impl<'p, P: Protocol> Configuration<'p, P> {
         changed
     }
 
+    /// Goes on with `protocol` (same states, rules and outputs; see
+    /// [`AgentRun::retarget`](crate::engine::AgentRun::retarget)): the monitor is rebuilt.
+    pub(super) fn retarget(&mut self, protocol: &'p P) {
+        debug_assert_eq!(protocol.randomized(), self.randomized, "a retarget keeps the rules");
+        self.protocol = protocol;
+        let counts: Vec<(P::State, u64)> = self.present().map(|(i, count)| (self.state(i), count)).collect();
+        self.monitor = protocol.monitor_of_counts(&counts);
+    }
+
     /// The protocol.
     pub(in crate::engine) fn protocol(&self) -> &'p P {
         self.protocol

@@ -89,6 +89,12 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         Ok(Self { configuration, rng, pending: None, batcher: None })
     }
 
+    /// Goes on with `protocol` (same states, rules and outputs; see
+    /// [`AgentRun::retarget`](super::AgentRun::retarget)): the monitor is rebuilt.
+    pub fn retarget(&mut self, protocol: &'p P) {
+        self.configuration.retarget(protocol);
+    }
+
     /// Takes many interactions at once where that pays (the batched engine; see
     /// [`super::batched`]).
     pub fn batch(&mut self) {
@@ -219,7 +225,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             {
                 // Those due at `until` are the caller's.
                 if step < until && lookers.due(step) {
-                    lookers.look(step, self.configuration.protocol(), &mut self.configuration.agents());
+                    lookers.look_counts(step, self.configuration.protocol(), &self.counts());
                 }
                 look = next_look(&Some(lookers));
             }

@@ -75,6 +75,18 @@ pub struct Definition {
 pub struct Custom {
     inner: Arc<Inner>,
     n: usize,
+    stop: Stop,
+}
+
+/// When this instance's runs stop (the protocol's own rule unless [`Custom::with_stop`] chose
+/// another).
+#[derive(Clone, Copy, Debug)]
+struct Stop {
+    rule: StopRule,
+    /// Also stop when silent.
+    or_silent: bool,
+    /// Whether the safe set is closed under the rules.
+    closed: bool,
 }
 
 struct Inner {
@@ -84,10 +96,9 @@ struct Inner {
     declared: Vec<CustomState>,
     rules: Rules,
     init: Vec<(CustomState, Amount)>,
+    /// The protocol's own stop rule.
     stop: StopRule,
     randomized: bool,
-    /// Whether the stop rule's safe set is closed under the rules (checked for tables).
-    closed: bool,
 }
 
 impl std::fmt::Debug for Custom {
@@ -149,7 +160,6 @@ impl Custom {
         let init = definition.init.iter().map(|(name, amount)| Ok((state(name)?, *amount))).collect::<Result<_>>()?;
         let declared: Vec<CustomState> =
             definition.states.iter().map(|(name, _)| table.get(name).expect("interned")).collect();
-        let closed = closed_under(definition.stop, &rules);
         let inner = Inner {
             info: info_for(&definition.name, &definition.source),
             states: RwLock::new(table),
@@ -158,7 +168,6 @@ impl Custom {
             init,
             stop: definition.stop,
             randomized,
-            closed,
         };
         Self::for_n(Arc::new(inner), n)
     }
@@ -211,7 +220,6 @@ impl Custom {
             init,
             stop,
             randomized,
-            closed: stop == StopRule::Silent,
         };
         Self::for_n(Arc::new(inner), n)
     }
@@ -225,12 +233,46 @@ impl Custom {
         if n < 2 {
             return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents".into() });
         }
-        Ok(Self { inner, n })
+        let rule = inner.stop;
+        let mut protocol = Self { inner, n, stop: Stop { rule, or_silent: false, closed: false } };
+        protocol.stop.closed = protocol.closed(rule);
+        Ok(protocol)
+    }
+
+    /// This protocol (rules, states and memo shared) with runs stopping at `rule`, and also as soon
+    /// as they are silent when `or_silent` (as ppsim's simulations do).
+    pub fn with_stop(&self, rule: StopRule, or_silent: bool) -> Self {
+        let mut protocol = Self { stop: Stop { rule, or_silent, closed: false }, ..self.clone() };
+        protocol.stop.closed = protocol.closed(rule);
+        protocol
+    }
+
+    /// This protocol with its stop rule's safe set taken as closed under the rules (never left once
+    /// entered), as its user declares: the batched engine then checks it once per batch (and
+    /// replays the batch that enters it) instead of after every interaction. A set that is in fact
+    /// left can then be missed when it is entered and left within one batch.
+    pub fn declared_closed(mut self) -> Self {
+        self.stop.closed = true;
+        self
+    }
+
+    /// Whether `rule`'s safe set is closed under the rules: checked on tables; for callbacks, only
+    /// silence is known to be (and a union with it is closed when the other set is).
+    fn closed(&self, rule: StopRule) -> bool {
+        match &self.inner.rules {
+            Rules::Table(rules) => closed_under(rule, rules),
+            Rules::Lazy(_) => rule == StopRule::Silent,
+        }
     }
 
     /// The stop rule.
     pub fn stop(&self) -> StopRule {
-        self.inner.stop
+        self.stop.rule
+    }
+
+    /// Whether runs also stop when silent ([`Custom::with_stop`]).
+    pub fn stops_when_silent(&self) -> bool {
+        self.stop.or_silent || self.stop.rule == StopRule::Silent
     }
 
     /// How many pairs a callback protocol resolved so far (0 for tables): every trial of every
@@ -353,6 +395,19 @@ pub struct RuleFailure {
     pub reason: String,
 }
 
+impl RuleFailure {
+    /// Runs `f`, turning a [`RuleFailure`] that unwinds out of it into [`Error::Rule`] (any other
+    /// panic goes on unwinding).
+    pub fn catch<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+            match payload.downcast::<RuleFailure>() {
+                Ok(failure) => Err(Error::Rule { protocol: failure.protocol, reason: failure.reason }),
+                Err(other) => std::panic::resume_unwind(other),
+            }
+        })
+    }
+}
+
 /// Whether no table rule leads from the stop rule's safe set out of it. Silent is always closed.
 /// For answers: no rule between two agents giving the safe answer (consensus: either answer)
 /// produces another output; one-leader: no rule between pairs other than two leaders changes the
@@ -396,7 +451,7 @@ impl Protocol for Custom {
 
     fn params(&self) -> Map<String, Value> {
         let mut params = Map::new();
-        params.insert("stop".into(), Value::String(self.inner.stop.name()));
+        params.insert("stop".into(), Value::String(self.stop.rule.name()));
         params
     }
 
@@ -441,7 +496,7 @@ impl Protocol for Custom {
     }
 
     fn monitor(&self, agents: &[CustomState], graph: &Graph) -> StopMonitor {
-        StopMonitor::of_agents(self, self.inner.stop, agents, graph)
+        StopMonitor::of_agents(self, agents, graph)
     }
 
     /// The default configuration ([`Protocol::family_unavailable`] refuses it where it cannot be
@@ -459,7 +514,7 @@ impl Protocol for Custom {
     }
 
     fn monitor_of_counts(&self, counts: &[(CustomState, u64)]) -> StopMonitor {
-        StopMonitor::of_counts(self, self.inner.stop, counts)
+        StopMonitor::of_counts(self, counts)
     }
 
     fn state_to_json(&self, state: CustomState) -> Map<String, Value> {
@@ -486,7 +541,7 @@ impl Protocol for Custom {
     }
 
     fn safe_set_is_closed(&self) -> bool {
-        self.inner.closed
+        self.stop.closed
     }
 
     fn auto_batches(&self) -> bool {
@@ -494,7 +549,7 @@ impl Protocol for Custom {
     }
 
     fn horizon(&self) -> Option<u128> {
-        self.inner.stop.horizon(self.n)
+        self.stop.rule.horizon(self.n)
     }
 }
 

@@ -110,21 +110,21 @@ type ArcsAt = Arc<Vec<Vec<(u32, u32)>>>;
 impl StopMonitor {
     /// The monitor of `rule` for the configuration with these (state, count) pairs on the complete
     /// graph.
-    pub(super) fn of_counts(protocol: &Custom, rule: StopRule, counts: &[(CustomState, u64)]) -> Self {
-        let mut monitor = Self::empty(protocol, rule, None);
+    pub(super) fn of_counts(protocol: &Custom, counts: &[(CustomState, u64)]) -> Self {
+        let mut monitor = Self::empty(protocol, None);
         for &(state, count) in counts {
             monitor.change(state, count as i64);
         }
         monitor
     }
 
-    /// The monitor of `rule` for `agents` on `graph`.
-    pub(super) fn of_agents(protocol: &Custom, rule: StopRule, agents: &[CustomState], graph: &Graph) -> Self {
+    /// The monitor of the protocol's stop rule for `agents` on `graph`.
+    pub(super) fn of_agents(protocol: &Custom, agents: &[CustomState], graph: &Graph) -> Self {
         if *graph == Graph::Complete {
-            return Self::of_counts(protocol, rule, &crate::protocol::tally(agents));
+            return Self::of_counts(protocol, &crate::protocol::tally(agents));
         }
-        let arcs_at = (rule == StopRule::Silent).then(|| Arc::new(arcs_at(graph, agents.len())));
-        let mut monitor = Self::empty(protocol, rule, arcs_at.clone());
+        let arcs_at = protocol.stops_when_silent().then(|| Arc::new(arcs_at(graph, agents.len())));
+        let mut monitor = Self::empty(protocol, arcs_at.clone());
         for &state in agents {
             monitor.count_output(state, 1);
         }
@@ -140,8 +140,9 @@ impl StopMonitor {
         monitor
     }
 
-    fn empty(protocol: &Custom, rule: StopRule, arcs_at: Option<ArcsAt>) -> Self {
-        let silence = (rule == StopRule::Silent).then(|| Silence {
+    fn empty(protocol: &Custom, arcs_at: Option<ArcsAt>) -> Self {
+        let rule = protocol.stop();
+        let silence = protocol.stops_when_silent().then(|| Silence {
             protocol: protocol.clone(),
             counts: HashMap::default(),
             active: 0,
@@ -280,10 +281,20 @@ impl Monitor<CustomState> for StopMonitor {
         }
     }
 
+    /// The rule holds, or the run is silent and the protocol stops when silent.
     #[inline]
     fn is_safe(&self) -> bool {
+        self.rule_holds() || self.silence.as_ref().is_some_and(|s| s.active == 0)
+    }
+}
+
+impl StopMonitor {
+    /// Whether the stop rule's own condition on outputs holds (false for silence, which
+    /// [`Silence`] tracks).
+    #[inline(always)]
+    fn rule_holds(&self) -> bool {
         match self.rule {
-            StopRule::Silent => self.silence.as_ref().is_some_and(|s| s.active == 0),
+            StopRule::Silent => false,
             StopRule::OneLeader => self.agents_with(Output::Leader) == 1,
             StopRule::Consensus => self.agents_with(Output::Yes) == self.n || self.agents_with(Output::No) == self.n,
             StopRule::AllYes => self.agents_with(Output::Yes) == self.n,

@@ -1,0 +1,469 @@
+"""ppsim's API on poplab's engines: `Simulation` and `time_trials`.
+
+``from poplab import Simulation`` in place of ``from ppsim import Simulation`` runs code written
+for ppsim (Doty & Severson) unchanged: the same constructor, ``run``, ``history``,
+``config_dict`` and so on. The differences are listed in the package README ("Coming from ppsim").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import secrets
+import time as _time
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _poplab
+from ._api import _graph
+from ._protocol import Protocol, _copy
+
+#: What ``transition_order`` takes.
+TRANSITION_ORDERS = ("asymmetric", "symmetric", "symmetric_enforced")
+
+#: ppsim's ``simulator_method`` names and the engines that play their part.
+SIMULATOR_METHODS = {"multibatch": "batched", "gillespie": "counts", "sequential": "agents"}
+
+#: The exact stop rules ``run`` takes by name (silence always stops a run too).
+STOP_RULES = ("silent", "one-leader", "consensus", "all-yes", "all-no")
+
+Config = Dict[Any, int]
+
+#: A step no run reaches (history_interval=math.inf records the start and the end only).
+_NEVER = 1 << 127
+RunUntil = Union[None, float, int, str, Callable[[Config], bool]]
+
+
+def _is_null(result: Tuple[Any, Any], a: Any, b: Any, swaps: bool) -> bool:
+    """ppsim's null test: the pair's states come out as they went in, in either order when
+    ``swaps`` (on the complete graph, where a swap changes nothing)."""
+    c, d = result
+    return (c == a and d == b) or (swaps and c == b and d == a)
+
+
+class _PpsimRule:
+    """A ppsim rule as a poplab rule: ``rule(a, b)`` returns ``None`` (null), a pair, or a law.
+
+    ppsim's conventions: a function gets copies of the states and extra keyword arguments; one
+    returning ``None`` gives its (possibly mutated) arguments back; a dict's missing pairs are null;
+    a pair that comes out unchanged is null, and so is a swap on the complete graph (on other graphs
+    a swap moves states along an arc); a law's missing probability is null.
+    With ``transition_order='symmetric'`` a null ordered pair takes the other order's result (the
+    initiator of ``(a, b)`` plays the part of ``b``'s agent: ``(b, a) -> (c, d)`` gives
+    ``(a, b) -> (d, c)``); ``'symmetric_enforced'`` also refuses two non-null orders that disagree.
+    """
+
+    def __init__(self, rule: Any, kwargs: Dict[str, Any], order: str, swaps_are_null: bool):
+        if order not in TRANSITION_ORDERS:
+            raise ValueError(f"transition_order must be one of {', '.join(TRANSITION_ORDERS)}, not {order!r}")
+        if isinstance(rule, Mapping):
+            if kwargs:
+                raise TypeError(f"keyword arguments {sorted(kwargs)} go with a rule function, not a dict rule")
+            self.call: Callable[[Any, Any], Any] = lambda a, b: rule.get((a, b))
+        elif callable(rule):
+
+            def call(a: Any, b: Any) -> Any:
+                result = rule(a, b, **kwargs)
+                return (a, b) if result is None else result
+
+            self.call = call
+        else:
+            raise TypeError(
+                f"rule must be a dict {{(a, b): (c, d)}} or a function rule(a, b), not {type(rule).__name__}"
+            )
+        self.order = order
+        self.swaps = swaps_are_null
+
+    def one_way(self, a: Any, b: Any) -> Any:
+        """The result of ``(a, b)`` alone: None, a pair, or a law without null entries."""
+        result = self.call(_copy(a), _copy(b))
+        if result is None:
+            return None
+        if isinstance(result, Mapping):
+            law = {}
+            for pair, p in result.items():
+                c, d = pair
+                if not _is_null((c, d), a, b, self.swaps) and p > 0:
+                    law[(c, d)] = law.get((c, d), 0.0) + float(p)
+            if not law:
+                return None
+            if len(law) == 1 and next(iter(law.values())) >= 1.0:
+                return next(iter(law))
+            return law
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise TypeError(f"expected a pair of states, None or a dict {{(c, d): probability}}, got {result!r}")
+        c, d = result
+        return None if _is_null((c, d), a, b, self.swaps) else (c, d)
+
+    def __call__(self, a: Any, b: Any) -> Any:
+        result = self.one_way(a, b)
+        if self.order == "asymmetric" or a == b:
+            return result
+        other = self.one_way(b, a)
+        if result is None:
+            return _swapped(other)
+        if self.order == "symmetric_enforced" and other is not None and not _same_outcomes(result, other):
+            raise ValueError(f"asymmetric interaction: ({a!r}, {b!r}) -> {result!r} but ({b!r}, {a!r}) -> {other!r}")
+        return result
+
+
+def _swapped(result: Any) -> Any:
+    if result is None:
+        return None
+    if isinstance(result, Mapping):
+        return {(d, c): p for (c, d), p in result.items()}
+    c, d = result
+    return d, c
+
+
+def _same_outcomes(x: Any, y: Any) -> bool:
+    """Whether two results give the same unordered pairs with the same probabilities."""
+
+    def unordered(result: Any) -> Dict[Any, float]:
+        law = result if isinstance(result, Mapping) else {result: 1.0}
+        out: Dict[Any, float] = {}
+        for (c, d), p in law.items():
+            key = tuple(sorted([repr(c), repr(d)]))
+            out[key] = out.get(key, 0.0) + p
+        return out
+
+    return unordered(x) == unordered(y)
+
+
+def _natural_key(state: Any) -> List[Tuple[int, Any]]:
+    """ppsim's order of states (natsort on ``repr``): digits compare as numbers."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", repr(state))]
+
+
+def _count(state: Any, amount: Any) -> int:
+    """A count of ``init_config``: a whole number (ppsim's examples write ``0.501 * n``)."""
+    if isinstance(amount, bool) or not isinstance(amount, (int, float, np.integer, np.floating)):
+        raise TypeError(f"init_config: the count of state {state!r} must be a number, not {amount!r}")
+    count = int(round(float(amount))) if not isinstance(amount, (int, np.integer)) else int(amount)
+    if abs(float(amount) - count) > 1e-6 * max(1.0, abs(float(amount))) or count < 0:
+        raise ValueError(f"init_config: the count of state {state!r} is {amount!r}; give a whole number of agents >= 0")
+    return count
+
+
+class Simulation:
+    """A population protocol simulated one trial at a time, with ppsim's API on poplab's engines.
+
+    ``init_config`` maps states to counts (``n`` is their sum); ``rule`` is a dict
+    ``{(a, b): (c, d)}`` or a function ``rule(a, b, **rule_kwargs)`` returning a pair, ``None``
+    (its arguments as they are now: null unless it mutated them) or a law ``{(c, d): p}``.
+    ``transition_order`` is ppsim's (``'symmetric'`` by default). ``seed`` fixes the run (``None``:
+    a random seed, kept in ``self.seed``).
+
+    Beyond ppsim: ``graph`` (``None``/``"complete"``, ``"ring"``, ``"undirected-ring"`` or a path to
+    an arc list), ``engine`` (``"auto"``: batched on the complete graph, agents on other graphs;
+    ``"agents"``, ``"counts"``, ``"batched"``), ``output`` (a function or dict mapping a state to
+    ``"leader"``, ``"follower"``, ``"yes"``, ``"no"``, ``"undecided"`` or True/False, for the
+    exact stop rules of ``run(until=...)``), ``closed_stops`` and ``name``. ppsim's
+    ``simulator_method`` picks an engine (``'MultiBatch'``: batched, ``'Sequential'``: agents,
+    ``'Gillespie'``: counts).
+
+    ``closed_stops=True`` declares that the stop rules ``run(until=...)`` is given are never left
+    once they hold (as one leader when leaders are never created): the batched engine then checks
+    them once per batch and replays the batch that enters one to find its exact interaction, instead
+    of taking single steps while it watches (which is exact for any protocol, and slow at large n).
+    A wrong declaration can miss a stop that is entered and left within one batch.
+    """
+
+    def __init__(
+        self,
+        init_config: Mapping,
+        rule: Any,
+        *,
+        simulator_method: Optional[str] = None,
+        transition_order: str = "symmetric",
+        seed: Optional[int] = None,
+        graph: Optional[str] = None,
+        engine: Optional[str] = None,
+        output: Union[None, Mapping, Callable[[Any], Any]] = None,
+        closed_stops: bool = False,
+        name: Optional[str] = None,
+        volume: Optional[float] = None,
+        continuous_time: bool = False,
+        time_units: Optional[str] = None,
+        **rule_kwargs: Any,
+    ):
+        if volume is not None or continuous_time or time_units is not None:
+            raise NotImplementedError(
+                "poplab simulates population protocols in discrete parallel time: volume, continuous_time "
+                "and time_units (ppsim's chemical reaction networks) are not supported"
+            )
+        if not isinstance(init_config, Mapping) or not init_config:
+            raise TypeError("init_config must be a non-empty dict {state: count}")
+        self.engine = _engine(engine, simulator_method)
+        self.graph = graph
+        self.seed = secrets.randbits(63) if seed is None else int(seed)
+        self.transition_order = transition_order
+        self.closed_stops = bool(closed_stops)
+        self.protocol = Protocol(
+            _PpsimRule(rule, rule_kwargs, transition_order, swaps_are_null=graph in (None, "complete")),
+            output=output,
+            name=name or getattr(rule, "__name__", "protocol"),
+        )
+        self.init_config = {state: _count(state, amount) for state, amount in init_config.items()}
+        self.n = sum(self.init_config.values())
+        if self.n < 2:
+            raise ValueError(f"init_config has {self.n} agents; a population needs at least 2")
+        self.steps_per_time_unit = self.n
+        self._trial = 0
+        self._start(self.init_config)
+
+    # Starting, resetting.
+
+    def _start(self, config: Mapping) -> None:
+        names = [(self.protocol._declare(state), count) for state, count in config.items()]
+        handle, _ = self.protocol._ensure()
+        seed = _poplab.trial_seed(self.seed, self._trial)
+        self._live = _poplab.LiveSimulation(handle, names, _graph(self.graph), self.engine, seed)
+        self._rows: List[Tuple[int, List[Tuple[str, int]]]] = []
+        self._history: Optional[pd.DataFrame] = None
+        self._record(self._live.step(), self._live.counts())
+
+    def reset(self, init_config: Optional[Mapping] = None) -> None:
+        """Starts a new trial (the next one of this seed) from ``init_config`` (default: the
+        initial configuration), at time 0, with an empty history."""
+        config = self.init_config
+        if init_config is not None:
+            config = {state: _count(state, amount) for state, amount in init_config.items()}
+            if sum(config.values()) != self.n:
+                raise ValueError(f"reset: init_config has {sum(config.values())} agents, the simulation has n = {self.n}")
+        self._trial += 1
+        self._start(config)
+
+    # Running.
+
+    def run(
+        self,
+        run_until: RunUntil = None,
+        history_interval: Union[float, Callable[[float], float]] = 1.0,
+        stopping_interval: float = 1.0,
+        timer: bool = False,
+        *,
+        until: RunUntil = None,
+    ) -> None:
+        """Runs the simulation, as ppsim's ``run``.
+
+        ``run_until`` (or ``until=``): ``None`` runs until silent; a number runs for that much
+        parallel time; a function of the configuration dict is checked every ``stopping_interval``
+        (at multiples of it) and stops the run at the first check where it returns True, so the
+        stop time is rounded up to that grid; a stop rule name (``"silent"``, ``"one-leader"``,
+        ``"consensus"``, ``"all-yes"``, ``"all-no"``, on the outputs given by ``output=``) stops at
+        the exact interaction where it first holds. Every run stops when silent. The configuration
+        is recorded in ``history`` every ``history_interval`` (a number, or a function of the
+        time giving the next interval) and at the end; recording never changes the trajectory.
+        ``timer`` is accepted for ppsim's sake; poplab shows no progress bar here.
+        """
+        if until is not None:
+            if run_until is not None:
+                raise TypeError("give run_until or until=, not both")
+            run_until = until
+        if not (isinstance(stopping_interval, (int, float)) and stopping_interval > 0):
+            raise ValueError("stopping_interval must be a number > 0")
+        stop, end_step, condition = self._stop_of(run_until)
+        if condition is not None and condition(self.config_dict):
+            return
+        self._live.sample_at(_history_steps(self.time, history_interval, self.n))
+        piece = max(1, math.floor(stopping_interval * self.n))
+        try:
+            while True:
+                step = self._live.step()
+                if end_step is not None and step >= end_step:
+                    break
+                piece_end = (step // piece + 1) * piece
+                if end_step is not None:
+                    piece_end = min(piece_end, end_step)
+                met, samples = self._live.advance(piece_end, stop, self.closed_stops)
+                for sample_step, counts in samples:
+                    self._record(sample_step, counts)
+                if met or (condition is not None and condition(self.config_dict)):
+                    break
+        finally:
+            # The end (or the interruption: Ctrl-C lands between pieces) is recorded too.
+            if self._live.step() > self._rows[-1][0]:
+                self._record(self._live.step(), self._live.counts())
+
+    def _stop_of(self, run_until: RunUntil) -> Tuple[str, Optional[int], Optional[Callable[[Config], bool]]]:
+        """The exact stop rule, the last step, and the condition checked between pieces."""
+        if run_until is None:
+            return "silent", None, None
+        if isinstance(run_until, str):
+            if run_until not in STOP_RULES:
+                raise ValueError(f"unknown stop rule {run_until!r}; use one of {', '.join(STOP_RULES)}")
+            return run_until, None, None
+        if isinstance(run_until, bool) or not (isinstance(run_until, (int, float)) or callable(run_until)):
+            raise TypeError("run_until must be None, a time, a function of the configuration or a stop rule name")
+        if callable(run_until):
+            return "silent", None, run_until
+        if run_until < 0:
+            raise ValueError(f"run_until = {run_until}: a time to run must be >= 0")
+        return "silent", math.floor((self.time + run_until) * self.n), None
+
+    def silent(self) -> bool:
+        """Whether no interaction can change the configuration."""
+        return self._live.silent()
+
+    def sample_silence_time(self) -> float:
+        """Starts a new trial from the initial configuration and returns its time to silence."""
+        self.reset()
+        self.run()
+        return self.time
+
+    # The record.
+
+    def _record(self, step: int, counts: List[Tuple[str, int]]) -> None:
+        self._rows.append((step, counts))
+        self._history = None
+
+    @property
+    def steps(self) -> int:
+        """Interactions so far in this trial (exact)."""
+        return self._live.step()
+
+    @property
+    def time(self) -> float:
+        """Parallel time so far: interactions / n."""
+        return self._live.step() / self.n
+
+    @property
+    def times(self) -> List[float]:
+        """The times of the recorded configurations."""
+        return [step / self.n for step, _ in self._rows]
+
+    @property
+    def state_list(self) -> List[Any]:
+        """The states met so far (initial ones, and every result of a rule called so far), in
+        ppsim's order (natural order of their ``repr``)."""
+        return sorted(self.protocol.states, key=_natural_key)
+
+    @property
+    def state_dict(self) -> Dict[Any, int]:
+        """Each state's index in ``state_list`` (and ``config_array``)."""
+        return {state: i for i, state in enumerate(self.state_list)}
+
+    @property
+    def config_dict(self) -> Config:
+        """The current configuration: ``{state: count}`` of the states present."""
+        state = self.protocol._state
+        return {state(name): count for name, count in self._live.counts()}
+
+    @property
+    def config_array(self) -> np.ndarray:
+        """The current configuration as counts in the order of ``state_list``."""
+        index = self.state_dict
+        array = np.zeros(len(index), dtype=np.int64)
+        for state, count in self.config_dict.items():
+            array[index[state]] = count
+        return array
+
+    @property
+    def configs(self) -> List[np.ndarray]:
+        """The recorded configurations as arrays in the order of ``state_list``."""
+        return list(self.history.to_numpy())
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """Every recorded configuration: one row per record, indexed by ``time (n interactions)``,
+        one column per state of ``state_list`` (a MultiIndex of the fields for dataclass, named
+        tuple and tuple states, as in ppsim)."""
+        if self._history is None:
+            state = self.protocol._state
+            rows = [(step / self.n, {state(name): count for name, count in counts}) for step, counts in self._rows]
+            self._history = self._frame(rows, "time (n interactions)")
+        return self._history
+
+    def _frame(self, rows: List[Tuple[Any, Config]], index_name: str) -> pd.DataFrame:
+        states = self.state_list
+        column = {state: i for i, state in enumerate(states)}
+        data = np.zeros((len(rows), len(states)), dtype=np.int64)
+        for r, (_, config) in enumerate(rows):
+            for state, count in config.items():
+                data[r, column[state]] = count
+        index = pd.Index([key for key, _ in rows], name=index_name)
+        return pd.DataFrame(data, index=index, columns=_columns(states))
+
+    def __repr__(self) -> str:
+        return f"Simulation(n={self.n}, time={self.time:.3f}, states={len(self.protocol.states)}, seed={self.seed})"
+
+
+def _engine(engine: Optional[str], simulator_method: Optional[str]) -> str:
+    if simulator_method is not None:
+        if engine is not None:
+            raise TypeError("give engine= or simulator_method=, not both")
+        key = simulator_method.lower()
+        if key not in SIMULATOR_METHODS:
+            raise ValueError("simulator_method must be MultiBatch, Sequential or Gillespie")
+        return SIMULATOR_METHODS[key]
+    return engine or "auto"
+
+
+def _history_steps(start: float, interval: Union[float, Callable[[float], float]], n: int) -> Iterator[int]:
+    """The steps at which to record, as ``floor(time n)``: ppsim's times ``start + k interval``
+    (for a function of the time, each interval is its value at the time recorded last)."""
+    t, k = start, 0
+    while True:
+        length = interval(t) if callable(interval) else interval
+        if not length > 0:
+            raise ValueError("history_interval must always be > 0")
+        k += 1
+        t = t + length if callable(interval) else start + k * length
+        yield math.floor(t * n) if math.isfinite(t) else _NEVER
+
+
+def _columns(states: List[Any]) -> Union[pd.MultiIndex, List[str]]:
+    """ppsim's column names: a MultiIndex of the fields for states with several (dataclasses,
+    named tuples, tuples), else ``str(state)``."""
+    if states:
+        first = states[0]
+        if dataclasses.is_dataclass(first) and not isinstance(first, type):
+            fields = [f.name for f in dataclasses.fields(first)]
+            if len(fields) > 1 and all(type(s) is type(first) for s in states):
+                return pd.MultiIndex.from_tuples([dataclasses.astuple(s) for s in states], names=fields)
+        names = getattr(first, "_fields", None)
+        if isinstance(first, tuple) and len(first) > 1 and all(
+            isinstance(s, tuple) and len(s) == len(first) for s in states
+        ):
+            return pd.MultiIndex.from_tuples(states, names=list(names) if names else None)
+    return [str(s) for s in states]
+
+
+def time_trials(
+    rule: Any,
+    ns: List[int],
+    initial_conditions: Union[Callable[[int], Mapping], List[Mapping]],
+    convergence_condition: RunUntil = None,
+    convergence_check_interval: float = 0.1,
+    num_trials: int = 100,
+    max_wallclock_time: float = 60 * 60 * 24,
+    **kwargs: Any,
+) -> pd.DataFrame:
+    """ppsim's ``time_trials``: the time to ``convergence_condition`` (``None``: silence; a stop
+    rule name: that rule, exactly; a function of the configuration: checked every
+    ``convergence_check_interval``) over up to ``num_trials`` trials per n, within
+    ``max_wallclock_time`` seconds shared out over the ns as ppsim does. Returns a DataFrame with
+    columns ``n`` and ``time``. ``kwargs`` go to ``Simulation`` (``seed=`` makes it reproducible).
+    """
+    data: Dict[str, List[Any]] = {"n": [], "time": []}
+    end = _time.perf_counter() + max_wallclock_time
+    if callable(initial_conditions):
+        initial_conditions = [initial_conditions(n) for n in ns]
+    for i, n in enumerate(ns):
+        sim = Simulation(initial_conditions[i], rule, **kwargs)
+        start = _time.perf_counter()
+        limit = start + (end - start) / (len(ns) - i)
+        for j in range(num_trials):
+            if j > 0:
+                if _time.perf_counter() >= limit:
+                    break
+                sim.reset(initial_conditions[i])
+            sim.run(convergence_condition, history_interval=math.inf, stopping_interval=convergence_check_interval)
+            data["n"].append(n)
+            data["time"].append(sim.time)
+    return pd.DataFrame(data)
