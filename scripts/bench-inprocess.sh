@@ -38,8 +38,9 @@ Workloads (--workloads, default all; details and the README's \`u\` in ppsim_inp
                      sim.run(three_consecutive_values, 0.1)
   readme-sosa        README example 3 (SOSA 2018 leader election, Agent dataclass, u = 2),
                      sim.run(one_leader)
-  readme-sosa-exact  poplab only: the same Simulation, sim.run("one-leader") (exact stop);
-                     compared with ppsim's readme-sosa
+  readme-sosa-exact  poplab only: the same Simulation with output= (contender = leader) and
+                     closed_stops=True, sim.run("one-leader") (exact stop); compared with ppsim's
+                     readme-sosa
 
 Options:
   --quick               smoke test: n up to 10^5, 30 s per cell, 4 GB per ppsim cell (explicit
@@ -181,7 +182,7 @@ run_cell() {  # run_cell TOOL WORKLOAD N: up to REPEAT processes, the fastest ke
   machine_line
   echo "- seed $SEED for every Simulation; limits per cell: ${LIMIT}s wall clock, ${MEM_GB} GB address space (ppsim)"
   echo "- seconds: Simulation(...) + sim.run(...) inside an already started Python (interpreter start and imports not timed); the fastest of up to $REPEAT runs per cell, each in a fresh process (same seed; runs over 60 s not repeated)"
-  echo "- the same protocol code for every tool (ppsim's API; scripts/ppsim_inprocess.py): angluin and approx-majority until silent (history and stop interval n/100 and 1.0); readme-am sim.run(10, 0.1); readme-averaging sim.run(three_consecutive_values, 0.1); readme-sosa sim.run(one_leader) with u = 2; readme-sosa-exact (poplab) sim.run(\"one-leader\")"
+  echo "- the same protocol code for every tool (ppsim's API; scripts/ppsim_inprocess.py): angluin and approx-majority until silent (history and stop interval n/100 and 1.0); readme-am sim.run(10, 0.1); readme-averaging sim.run(three_consecutive_values, 0.1); readme-sosa sim.run(one_leader) with u = 2; readme-sosa-exact (poplab only: output=, closed_stops=True) sim.run(\"one-leader\")"
   echo
 } >"$MD"
 cat "$MD"

@@ -48,9 +48,16 @@ Workloads:
                     transition, loglogn=int(np.log2(np.log2(n))), Ulogn=U * int(np.log2(n))),
                     sim.run(one_leader) (history and predicate every 1.0, ppsim's defaults).
                     ok = one_leader(final).
-  readme-sosa-exact poplab only: the same Simulation, sim.run("one-leader"), poplab's exact stop at
-                    the interaction that leaves one leader (no predicate polling). Its speed-up in
-                    the table is against ppsim's readme-sosa (ppsim has no exact stop).
+  readme-sosa-exact poplab only: sim.run("one-leader"), poplab's exact stop at the interaction
+                    that leaves one contender (no predicate polling), on the same Simulation plus
+                    two poplab arguments: output=sosa_output (contender -> 'leader', minion ->
+                    'follower': without outputs no state is a leader, "one-leader" never holds, and
+                    as this protocol is never silent (flip_bit flips forever) the run would never
+                    end) and closed_stops=True (true here: contenders are never created; poplab then
+                    follows the same trajectory as the polled readme-sosa run, with the same seed,
+                    and stops at the exact interaction instead of at the next whole time unit).
+                    Its speed-up in the table is against ppsim's readme-sosa (ppsim has no exact
+                    stop).
 
 The README's `u` (readme-sosa): the README writes `Ulogn= u * int(np.log2(n))`, and the only `u`
 bound in the README at that point is the first cell's `a, b, u = 'A', 'B', 'U'` (the `u` of
@@ -162,6 +169,11 @@ def one_leader(config):
 U = 2  # the README's `u` for Ulogn: see the module docstring
 
 
+def sosa_output(state):
+    """poplab's output of an Agent, for readme-sosa-exact only (ppsim has no such argument)."""
+    return 'leader' if state.role == 'contender' else 'follower'
+
+
 # ---------------------------------------------------------------- workloads
 class Workload:
     """make(Simulation) -> sim; run(sim); ended(sim) -> bool (the run ended where expected).
@@ -202,9 +214,15 @@ def workload(name, n, seed):
             lambda sim: sim.run(three_consecutive_values, 0.1),
             lambda sim: three_consecutive_values(sim.config_dict), "three consecutive values")
     if name in ("readme-sosa", "readme-sosa-exact"):
+        # poplab's exact stop rules read the agents' outputs: the exact variant says which states
+        # are leaders (output=), and that one leader, once reached, holds (closed_stops=True:
+        # contenders are never created), so the batched engine keeps the same trajectory as the
+        # polled run and finds the exact interaction by replaying the batch that enters it.
+        exact = {"output": sosa_output, "closed_stops": True} if name == "readme-sosa-exact" else {}
+
         def make(Simulation):
             return Simulation({Agent(): n}, transition, loglogn=int(np.log2(np.log2(n))),
-                              Ulogn=U * int(np.log2(n)), seed=seed)
+                              Ulogn=U * int(np.log2(n)), seed=seed, **exact)
         run = (lambda sim: sim.run(one_leader)) if name == "readme-sosa" else (lambda sim: sim.run("one-leader"))
         return Workload(make, run, lambda sim: one_leader(sim.config_dict), "one contender")
     raise SystemExit(f"unknown workload {name} (known: {', '.join(WORKLOADS)})")
