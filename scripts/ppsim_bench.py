@@ -514,8 +514,11 @@ def table_inprocess(args, rows):
                  "call, so the cells of a row stop by the same rule, at the parallel time of their own random "
                  "run (last column). \"same, per unit of sim.time\" (workloads stopping at a random time: "
                  f"{', '.join(w for w in order if w in RANDOM_STOP)}) divides each tool's seconds by its final "
-                 "sim.time, comparing equal simulated work. ppsim 0.1.6 stops at a history or stop check, "
-                 "1.0.2 (and poplab) at the exact step of silence.")
+                 "sim.time, comparing equal simulated work. At silence, ppsim 0.1.6 stops at the next history "
+                 "or stop check, 1.0.2 and poplab at the exact step. A run_until function is evaluated by ppsim "
+                 "at every history record and stop check (readme-averaging's sim.run(three_consecutive_values, "
+                 "0.1): every 0.1), by poplab every stopping_interval only (there: every 1.0), so poplab can stop "
+                 "up to 0.9 later and calls the predicate a tenth as often.")
     for w, base in sorted(baselines):
         lines.append(f"\n{w}: poplab only; its speed-up and sim.time columns compare it with ppsim's {base} "
                      "(the same Simulation, stopped by polling the README's predicate instead).")
