@@ -74,40 +74,12 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-MAX_N=$(python3 -c "import sys; s=sys.argv[1].replace('_',''); print(int(10**int(s[3:])) if s.startswith('10^') else int(float(s)))" "$MAX_N")
 MEM_BYTES=$((MEM_GB * 1024 * 1024 * 1024))
 
 # ---------------------------------------------------------------- ppsim venvs (idempotent)
-venv_python() { echo "$HERE/.venv-ppsim-$1/bin/python"; }
-has_ppsim() {  # has_ppsim VERSION: the venv imports ppsim of that version
-  local py; py=$(venv_python "$1")
-  [ -x "$py" ] && "$py" - "$1" >/dev/null 2>&1 <<'EOF'
-import sys, ppsim
-v = ppsim.__version__
-sys.exit(0 if (v if isinstance(v, str) else v.version) == sys.argv[1] else 1)
-EOF
-}
-install_ppsim() {
-  local v=$1 dir="$HERE/.venv-ppsim-$1"
-  if has_ppsim "$v"; then echo "ppsim $v: already installed in $dir"; return; fi
-  echo "ppsim $v: installing into $dir"
-  python3 -m venv "$dir"
-  local pip=("$dir/bin/python" -m pip install -q --disable-pip-version-check)
-  if [ "$v" = 0.1.6 ]; then
-    # 0.1.6 is an sdist: its Cython source needs Cython < 3, and it pins numpy<=1.20.1, which has
-    # no wheel for Python 3.11: build without isolation against a current numpy, without its
-    # pinned dependencies, then add the modules it imports at run time (numpy, pandas, natsort,
-    # tqdm; matplotlib, seaborn and ipywidgets only for plots, not needed here).
-    "${pip[@]}" 'Cython<3' wheel setuptools numpy
-    "${pip[@]}" --no-build-isolation --no-deps ppsim==0.1.6
-    "${pip[@]}" numpy pandas natsort tqdm
-  else
-    "${pip[@]}" "ppsim==$v"
-  fi
-  has_ppsim "$v" || { echo "ppsim $v: install failed" >&2; exit 1; }
-}
-install_ppsim 1.0.2
-install_ppsim 0.1.6
+. "$HERE/bench-common.sh"
+MAX_N=$(pow10_arg "$MAX_N")
+install_ppsims
 
 # ---------------------------------------------------------------- poplab
 if [ -z "$POPLAB" ]; then
@@ -136,10 +108,6 @@ declare -A SKIP  # "tool protocol" -> why larger n are not run ("exceeded the li
 record() {  # record TOOL PROTOCOL N JSON-FIELDS: one raw line
   echo "{\"tool\": \"$1\", \"protocol\": \"$2\", \"n\": $3, \"seed\": $SEED, $4}" >>"$RAW"
 }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b - a }'; }
-fastest() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }  # of two seconds ("" = none)
-long() { awk -v a="$1" 'BEGIN { exit !(a > 60) }'; }  # a run this long is not repeated
-reason_json() { python3 -c 'import json,sys; print("\"reason\": " + json.dumps(sys.argv[1]))' "$1"; }
 
 run_poplab() {  # run_poplab PROTOCOL N: sets POPLAB_T (parallel time to the safe set, or "")
   local p=$1 n=$2 t0 t1 rc=0 extra=()
@@ -203,17 +171,13 @@ run_ppsim() {  # run_ppsim VERSION PROTOCOL N
     long "$best" && break
   done
   line="${line%\}}, \"runs\": $runs}"
-  local ph; ph=$(grep '^phase: ' "$TMP/err" | tail -1 | sed 's/^phase: //')
   if [ $rc -eq 0 ]; then
     local rule="silence"; [ ${#args[@]} -gt 0 ] && rule="poplab's parallel time"
     record "ppsim-$v" "$p" "$n" "${line:1:-1}, \"stop_rule\": \"$rule\""
     return
   fi
   local why skip="exceeded the limit at n = $n"
-  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="timeout (${LIMIT}s) during: $ph"
-  elif grep -q 'MemoryError\|memory allocation' "$TMP/err"; then why="memory (${MEM_GB} GB) during: $ph"
-  else why="error (exit $rc) during: $ph: $(grep -v '^phase: ' "$TMP/err" | tail -1 | cut -c1-120)"; skip="failed at n = $n"
-  fi
+  why=$(cell_failure $rc "$TMP/err") || skip="failed at n = $n"
   record "ppsim-$v" "$p" "$n" "$(reason_json "could not run: $why")"
   SKIP["ppsim-$v $p"]=$skip
 }
@@ -223,8 +187,8 @@ run_ppsim() {  # run_ppsim VERSION PROTOCOL N
   echo "# poplab vs ppsim ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
   echo
   echo "- poplab: $("$POPLAB" --version) ($POPLAB, git $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')), engine $ENGINE"
-  for v in 1.0.2 0.1.6; do echo "- ppsim $v: $("$(venv_python $v)" --version), numpy $("$(venv_python $v)" -c 'import numpy; print(numpy.__version__)')"; done
-  echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GB"
+  ppsim_header_lines
+  machine_line
   echo "- seed $SEED for every cell; limits per cell: ${LIMIT}s wall clock, ${MEM_GB} GB address space (ppsim)"
   echo "- seconds: poplab = process wall time; ppsim = Simulation() setup + run() inside the process; the fastest of up to $REPEAT runs per cell (same seed; runs over 60 s not repeated)"
   echo "- stop: angluin, approx-majority until silent; ls-timer, pll: ppsim runs for poplab's parallel time to the safe set"

@@ -4,7 +4,8 @@
 Subcommands (run `ppsim_bench.py SUBCOMMAND --help`):
   run       one ppsim cell, in a venv that has ppsim (0.1.6 or 1.0.2): prints one JSON line
   validate  ppsim vs poplab at small n: parallel time to poplab's safe set, over several trials
-  table     (plain python3, no ppsim) raw JSON lines -> markdown table, CSV and JSON
+  table     (plain python3, no ppsim) raw JSON lines -> markdown table, CSV and JSON (also of
+            scripts/bench-inprocess.sh, --kind inprocess)
 
 The four protocols are written in ppsim's own API (a rule dict or a rule function of
 (initiator, responder), `transition_order='asymmetric'`), transcribing poplab's Rust transition
@@ -396,15 +397,34 @@ def cmd_validate(args):
 
 
 # ---------------------------------------------------------------- table
+TOOLS = ["poplab", "ppsim-1.0.2", "ppsim-0.1.6"]
+
+
+def write_md_csv_json(args, rows, md, fields):
+    """Appends the markdown to args.md (and prints it); the raw rows to args.csv and args.json."""
+    with open(args.md, "a") as f:
+        f.write(md)
+    print(md, end="")
+    with open(args.csv, "w") as f:
+        f.write(",".join(fields) + "\n")
+        for r in rows:
+            f.write(",".join('"' + str(r.get(k, "")).replace('"', "'") + '"' if "," in str(r.get(k, ""))
+                             else ("" if r.get(k) is None else str(r[k])) for k in fields) + "\n")
+    with open(args.json, "w") as f:
+        json.dump(rows, f, indent=1)
+
+
 def cmd_table(args):
     """Raw JSON lines (one per cell: tool, protocol, n, seconds or reason) -> md, csv, json."""
     rows = [json.loads(line) for line in open(args.raw) if line.strip()]
+    if args.kind == "inprocess":
+        return table_inprocess(args, rows)
     cells = {}
     for r in rows:
         cells[(r["protocol"], r["n"], r["tool"])] = r
     keys = sorted({(r["protocol"], r["n"]) for r in rows}, key=lambda k: (PROTOCOLS.index(k[0])
                   if k[0] in PROTOCOLS else 99, k[1]))
-    tools = ["poplab", "ppsim-1.0.2", "ppsim-0.1.6"]
+    tools = TOOLS
 
     def show(r):
         if r is None:
@@ -438,19 +458,82 @@ def cmd_table(args):
         lines.append("\n(†) ppsim reported silence falsely during this run (a ppsim 1.0.2 bug); the script "
                      "resynchronised it (simulator.reset with the same configuration and step) and let it go on; "
                      "`false_silences` in the raw results counts them.")
-    md = "\n".join(lines) + "\n"
-    with open(args.md, "a") as f:
-        f.write(md)
-    print(md, end="")
-    fields = ["tool", "protocol", "n", "seed", "seconds", "reason", "setup_s", "run_s", "states", "steps",
-              "parallel_time", "leaders", "silent", "false_silences", "ok", "wall_s", "runs", "engine", "stop_rule"]
-    with open(args.csv, "w") as f:
-        f.write(",".join(fields) + "\n")
-        for r in rows:
-            f.write(",".join('"' + str(r.get(k, "")).replace('"', "'") + '"' if "," in str(r.get(k, ""))
-                             else ("" if r.get(k) is None else str(r[k])) for k in fields) + "\n")
-    with open(args.json, "w") as f:
-        json.dump(rows, f, indent=1)
+    write_md_csv_json(args, rows, "\n".join(lines) + "\n",
+                      ["tool", "protocol", "n", "seed", "seconds", "reason", "setup_s", "run_s", "states", "steps",
+                       "parallel_time", "leaders", "silent", "false_silences", "ok", "wall_s", "runs", "engine",
+                       "stop_rule"])
+
+
+# Workloads of scripts/ppsim_inprocess.py whose stop comes at a random parallel time (silence,
+# predicate): their seconds per unit of sim.time compare equal work across different random runs.
+RANDOM_STOP = {"approx-majority", "readme-averaging", "readme-sosa", "readme-sosa-exact"}
+
+
+def table_inprocess(args, rows):
+    """The table of scripts/bench-inprocess.sh: rows workload x n (workloads in the order of the
+    raw lines), columns poplab, ppsim 1.0.2, ppsim 0.1.6 seconds, speed-up, sim.time of each."""
+    cells, order = {}, []
+    for r in rows:
+        cells[(r["workload"], r["n"], r["tool"])] = r
+        if r["workload"] not in order:
+            order.append(r["workload"])
+    keys = sorted({(r["workload"], r["n"]) for r in rows}, key=lambda k: (order.index(k[0]), k[1]))
+    done = lambda r: r is not None and r.get("seconds") is not None
+
+    def show(r):
+        if r is None:
+            return "-"
+        if done(r):
+            return f"{r['seconds']:.3g}" + (" (†)" if r.get("false_silences") else "") + \
+                (f" (wrong end: not {r.get('expected')})" if r.get("ok") is False else "")
+        return "n/a" if r.get("reason", "").startswith("n/a") else r.get("reason", "?")
+
+    def per_time(r):
+        return r["seconds"] / r["parallel_time"] if done(r) and r.get("parallel_time") else None
+
+    lines = ["| workload | n | poplab s | ppsim 1.0.2 s | ppsim 0.1.6 s | faster ppsim / poplab "
+             "| same, per unit of sim.time | final sim.time: poplab / 1.0.2 / 0.1.6 |",
+             "|---|---|---|---|---|---|---|---|"]
+    baselines = set()
+    for w, n in keys:
+        c = [cells.get((w, n, t)) for t in TOOLS]
+        pp, note = c[1:], ""
+        base = c[0].get("baseline") if c[0] else None
+        if base and not any(map(done, pp)):  # poplab only: against ppsim's run of the baseline workload
+            pp, note = [cells.get((base, n, t)) for t in TOOLS[1:]], f" (vs {base})"
+            baselines.add((w, base))
+        secs = [r["seconds"] for r in pp if done(r)]
+        ratio = f"{min(secs) / c[0]['seconds']:.3g}{note}" if secs and done(c[0]) else "-"
+        pt = [t for t in map(per_time, pp) if t is not None]
+        ratio_t = f"{min(pt) / per_time(c[0]):.3g}" if w in RANDOM_STOP and pt and per_time(c[0]) else "-"
+        times = " / ".join(f"{r['parallel_time']:.4g}" if done(r) else "-" for r in [c[0]] + pp)
+        lines.append(f"| {w} | 10^{round(math.log10(n))} | " + " | ".join(show(r) for r in c)
+                     + f" | {ratio} | {ratio_t} | {times} |")
+    lines.append("\nseconds: Simulation(...) + sim.run(...), timed inside Python (imports excluded); setup_s and "
+                 "run_s apart in the raw results. Every tool runs the same protocol code and the same run(...) "
+                 "call, so the cells of a row stop by the same rule, at the parallel time of their own random "
+                 "run (last column). \"same, per unit of sim.time\" (workloads stopping at a random time: "
+                 f"{', '.join(w for w in order if w in RANDOM_STOP)}) divides each tool's seconds by its final "
+                 "sim.time, comparing equal simulated work. At silence, ppsim 0.1.6 stops at the next history "
+                 "or stop check, 1.0.2 and poplab at the exact step. A run_until function is evaluated by ppsim "
+                 "at every history record and stop check (readme-averaging's sim.run(three_consecutive_values, "
+                 "0.1): every 0.1), by poplab every stopping_interval only (there: every 1.0), so poplab can stop "
+                 "up to 0.9 later and calls the predicate a tenth as often.")
+    for w, base in sorted(baselines):
+        lines.append(f"\n{w}: poplab only; its speed-up and sim.time columns compare it with ppsim's {base} "
+                     "(the same Simulation, stopped by polling the README's predicate instead).")
+    if any(r.get("false_silences") for r in rows):
+        lines.append("\n(†) ppsim reported silence falsely during this run (a ppsim 1.0.2 bug); the script "
+                     "resynchronised it (simulator.reset with the same configuration and step) and called "
+                     "sim.run(...) again, inside the timed region; `false_silences` in the raw results counts them.")
+    if any(r.get("history_error") for r in rows):
+        lines.append("\nsim.history failed after the run for: " + ", ".join(
+            f"{r['tool']} {r['workload']} 10^{round(math.log10(r['n']))} ({r['history_error'][:80]})"
+            for r in rows if r.get("history_error")))
+    write_md_csv_json(args, rows, "\n".join(lines) + "\n",
+                      ["tool", "tool_version", "workload", "n", "seed", "seconds", "reason", "setup_s", "run_s",
+                       "parallel_time", "ok", "expected", "false_silences", "not_silent", "history_rows",
+                       "history_error", "states", "final", "final_states", "agents", "wall_s", "runs", "baseline"])
 
 
 def main():
@@ -470,6 +553,8 @@ def main():
     v.add_argument("--timer-factor", type=float, help="ls-timer: s = timer_factor * n (both tools)")
     v.add_argument("--poplab", default=os.environ.get("POPLAB", "poplab"))
     t = sub.add_parser("table", help="raw JSON lines -> markdown (appended), CSV, JSON")
+    t.add_argument("--kind", choices=["process", "inprocess"], default="process",
+                   help="the raw lines of bench-vs-ppsim.sh (process) or bench-inprocess.sh (inprocess)")
     for k in ("raw", "md", "csv", "json"):
         t.add_argument(f"--{k}", required=True)
     args = ap.parse_args()

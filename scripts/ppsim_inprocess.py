@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""In-process benchmark cell: one workload at one n with poplab's or ppsim's `Simulation`.
+
+Run by scripts/bench-inprocess.sh, one process per cell, in the venv of the tool:
+
+  python ppsim_inprocess.py --tool ppsim  --workload readme-am --n 100000 --seed 1   # ppsim 1.0.2 or 0.1.6
+  python ppsim_inprocess.py --tool poplab --workload readme-am --n 100000 --seed 1   # poplab's Simulation
+
+prints ONE JSON line on stdout (anything the tools print goes to stderr): tool, tool_version,
+workload, n, seed, setup_s (the `Simulation(...)` call), run_s (the `sim.run(...)` call(s)),
+seconds = setup_s + run_s, parallel_time (`sim.time` at the end), ok (whether the run ended where
+expected, see below), expected (what ok checks), and details (history rows, states, final
+configuration when small, false silences, errors).
+
+The interpreter, `import numpy`, `import pandas` and `from <tool> import Simulation` happen before
+the clock starts; only `Simulation(...)` and `sim.run(...)` are timed (time.perf_counter()).
+Reading `sim.history`, `sim.config_dict` afterwards is not timed.
+
+The protocols below are written ONCE, in ppsim's API (the README code of ppsim where there is
+one), and run unchanged by both tools: the only difference is `from ppsim import Simulation`
+versus `from poplab import Simulation`. Every Simulation gets `seed=SEED`.
+
+Workloads:
+  angluin           {('L','L'): ('L','F')}, all n agents 'L', transition_order='asymmetric',
+                    sim.run(None, history_interval=n/100, stopping_interval=n/100): until silent
+                    (one L). The expected parallel time to silence is (n-1)^2/n ~ n, so the history
+                    is recorded (and ppsim returns to Python) about 100 times. The stopping interval
+                    must be raised too: ppsim runs in chunks of min(history_interval,
+                    stopping_interval), and its default 1.0 would mean ~n round trips to Python.
+                    ok = the final configuration is {L: 1, F: n-1}.
+  approx-majority   ppsim README's dict {(a,b):(u,u), (a,u):(a,a), (b,u):(b,b)}, default symmetric
+                    order, init {A: n//2, B: n - n//2} (an exact tie, as scripts/bench-vs-ppsim.sh
+                    and poplab's default a = 0.5; the 0.501/0.499 split is readme-am's),
+                    sim.run(None, history_interval=1.0, stopping_interval=1.0): until silent. 1.0 is
+                    ppsim's default, about 1/20 to 1/60 of the 20-60 units of parallel time a tie
+                    takes from n = 10^3 to 10^9. ok = consensus (one state, A or B).
+  readme-am         ppsim README example 1 exactly: init {a: 0.501 * n, b: 0.499 * n} (floats, as
+                    printed), Simulation(init_config, approximate_majority), sim.run(10, 0.1): 10
+                    units of parallel time, history every 0.1. ok = sim.time == 10, or the run
+                    stopped before at a silent configuration (ppsim 1.0.2 stops timed runs at
+                    silence; 0.1.6 runs on to 10).
+  readme-averaging  README example 2: discrete_averaging(a, b) -> floor(avg), ceil(avg), init
+                    {0: n // 2, 50: n // 2}, sim.run(three_consecutive_values, 0.1) (the predicate
+                    is evaluated on sim.config_dict every 0.1). ok = three_consecutive_values(final).
+  readme-sosa       README example 3, leader election of Berenbrink, Kaaser, Kling, Otterbach,
+                    "Simple and Efficient Leader Election" (SOSA 2018): the Agent dataclass
+                    (unsafe_hash=True), leader_election, transition, Simulation({Agent(): n},
+                    transition, loglogn=int(np.log2(np.log2(n))), Ulogn=U * int(np.log2(n))),
+                    sim.run(one_leader) (history and predicate every 1.0, ppsim's defaults).
+                    ok = one_leader(final).
+  readme-sosa-exact poplab only: sim.run("one-leader"), poplab's exact stop at the interaction
+                    that leaves one contender (no predicate polling), on the same Simulation plus
+                    two poplab arguments: output=sosa_output (contender -> 'leader', minion ->
+                    'follower': without outputs no state is a leader, "one-leader" never holds, and
+                    as this protocol is never silent (flip_bit flips forever) the run would never
+                    end) and closed_stops=True (true here: contenders are never created; poplab then
+                    follows the same trajectory as the polled readme-sosa run, with the same seed,
+                    and stops at the exact interaction instead of at the next whole time unit).
+                    Its speed-up in the table is against ppsim's readme-sosa (ppsim has no exact
+                    stop).
+
+The README's `u` (readme-sosa): the README writes `Ulogn= u * int(np.log2(n))`, and the only `u`
+bound in the README at that point is the first cell's `a, b, u = 'A', 'B', 'U'` (the `u` of
+leader_election and transition are their parameters). As printed, Ulogn is then the string
+'UUU...' and the code cannot run: ppsim 1.0.2 and 0.1.6 both fail in Simulation(...) (the state
+enumeration calls the rule) with "TypeError: '<=' not supported between instances of 'int' and
+'str'" at `v.counter <= Ulogn`, at any n. The notebook's own outputs were made with hidden state
+(execution counts jump from 153 to 163): at n = 10^9 they show 384 states and counters up to 59.
+With an integer u, Ulogn = u * 29 and counters reach Ulogn + 1, so 59 means u = 2, and u = 2
+indeed gives 384 states (u = 1: 152 states, max counter 30; u = 3: 616, 88). So U = 2 here, for
+both tools: the constant the README's own run used.
+
+ppsim 1.0.2 can report silence falsely (angluin, approx-majority, readme-am; see scripts/ppsim_bench.py
+resync): after sim.run() returns for a silent workload, the final configuration is checked against
+the rule; if a pair of present states still reacts, ppsim's simulator is resynchronised (same
+configuration and step) and sim.run(...) is called again, inside the timed region, and
+false_silences counts it ((†) in the table). poplab's Simulation is not resynchronised: a false
+silence there is reported as ok = false.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ppsim_bench import phase, report_progress_on_sigterm, resync  # noqa: E402
+
+WORKLOADS = ["angluin", "approx-majority", "readme-am", "readme-averaging", "readme-sosa", "readme-sosa-exact"]
+POPLAB_ONLY = {"readme-sosa-exact": "readme-sosa"}  # workload -> the ppsim workload it is compared with
+
+# ---------------------------------------------------------------- the protocols, in ppsim's API
+import dataclasses  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from math import ceil, floor  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:  # plain python3, for --help; the tools' venvs have numpy
+    np = None
+
+ANGLUIN = {('L', 'L'): ('L', 'F')}
+
+# README example 1
+a, b, u = 'A', 'B', 'U'
+approximate_majority = {
+    (a, b): (u, u),
+    (a, u): (a, a),
+    (b, u): (b, b)
+}
+
+
+# README example 2
+def discrete_averaging(a, b):
+    avg = (a + b) / 2
+    return floor(avg), ceil(avg)
+
+
+def three_consecutive_values(config):
+    states = config.keys()
+    return max(states) - min(states) <= 2
+
+
+# README example 3
+@dataclass(unsafe_hash=True)
+class Agent:
+    role: str = 'contender'
+    flip_bit: int = 0
+    marker: int = 0
+    phase: str = 'marking'
+    counter: int = 0
+
+
+def leader_election(v: Agent, u: Agent, loglogn: int, Ulogn: int):
+    # marking phase
+    if v.phase == 'marking':
+        if v.counter >= 3 * loglogn and u.flip_bit == 0:
+            v.phase = 'tournament'
+        else:
+            v.counter += 1
+        if v.counter == 4 * loglogn:
+            v.marker = 1
+            v.phase = 'tournament'
+
+    if v.phase == 'tournament':
+        if v.role == 'contender':
+            if u.marker and v.counter <= Ulogn:
+                v.counter += 1
+            if v.counter < u.counter:
+                v.role = 'minion'
+            if u.role == 'contender' and v.counter == u.counter and v.flip_bit < u.flip_bit:
+                v.role = 'minion'
+        v.counter = max(v.counter, u.counter)
+
+    v.flip_bit = 1 - v.flip_bit
+
+    return v
+
+
+def transition(v: Agent, u: Agent, loglogn: int, Ulogn: int):
+    return leader_election(v, dataclasses.replace(u), loglogn, Ulogn), leader_election(u, dataclasses.replace(v), loglogn, Ulogn)
+
+
+def one_leader(config):
+    leader_states = [state for state in config.keys() if state.role == 'contender']
+    return len(leader_states) == 1 and config[leader_states[0]] == 1
+
+
+U = 2  # the README's `u` for Ulogn: see the module docstring
+
+
+def sosa_output(state):
+    """poplab's output of an Agent, for readme-sosa-exact only (ppsim has no such argument)."""
+    return 'leader' if state.role == 'contender' else 'follower'
+
+
+# ---------------------------------------------------------------- workloads
+class Workload:
+    """make(Simulation) -> sim; run(sim); ended(sim) -> bool (the run ended where expected).
+    Workloads whose run may stop at silence also have the rule (a dict) and its order, to check
+    the silence, and early(sim): whether the run stopped before its goal (so at a silence)."""
+
+    def __init__(self, make, run, ended, expected, rule=None, symmetric=True, early=lambda sim: True, resume=None):
+        self.make, self.run, self.ended, self.expected = make, run, ended, expected
+        self.rule, self.symmetric, self.early, self.resume = rule, symmetric, early, resume or run
+
+
+def workload(name, n, seed):
+    if name == "angluin":
+        h = n / 100
+        return Workload(
+            lambda Simulation: Simulation({'L': n}, ANGLUIN, transition_order='asymmetric', seed=seed),
+            lambda sim: sim.run(None, history_interval=h, stopping_interval=h),
+            lambda sim: sim.config_dict == ({'L': 1, 'F': n - 1} if n > 1 else {'L': 1}),
+            "silent with one L", rule=ANGLUIN, symmetric=False)
+    if name == "approx-majority":
+        return Workload(
+            lambda Simulation: Simulation({a: n // 2, b: n - n // 2}, approximate_majority, seed=seed),
+            lambda sim: sim.run(None, history_interval=1.0, stopping_interval=1.0),
+            lambda sim: len(sim.config_dict) == 1 and next(iter(sim.config_dict)) in (a, b),
+            "silent consensus on A or B", rule=approximate_majority)
+    if name == "readme-am":
+        def make(Simulation):
+            init_config = {a: 0.501 * n, b: 0.499 * n}
+            return Simulation(init_config, approximate_majority, seed=seed)
+        # ppsim 1.0.2 (not 0.1.6) also stops a timed run at silence: consensus before time 10.
+        return Workload(make, lambda sim: sim.run(10, 0.1),
+                        lambda sim: float(sim.time) == 10.0 or still_reacting(sim.config_dict, approximate_majority) is None,
+                        "sim.time == 10, or silent before", rule=approximate_majority,
+                        early=lambda sim: float(sim.time) < 10.0, resume=lambda sim: sim.run(10 - sim.time, 0.1))
+    if name == "readme-averaging":
+        return Workload(
+            lambda Simulation: Simulation({0: n // 2, 50: n // 2}, discrete_averaging, seed=seed),
+            lambda sim: sim.run(three_consecutive_values, 0.1),
+            lambda sim: three_consecutive_values(sim.config_dict), "three consecutive values")
+    if name in ("readme-sosa", "readme-sosa-exact"):
+        # poplab's exact stop rules read the agents' outputs: the exact variant says which states
+        # are leaders (output=), and that one leader, once reached, holds (closed_stops=True:
+        # contenders are never created), so the batched engine keeps the same trajectory as the
+        # polled run and finds the exact interaction by replaying the batch that enters it.
+        exact = {"output": sosa_output, "closed_stops": True} if name == "readme-sosa-exact" else {}
+
+        def make(Simulation):
+            return Simulation({Agent(): n}, transition, loglogn=int(np.log2(np.log2(n))),
+                              Ulogn=U * int(np.log2(n)), seed=seed, **exact)
+        run = (lambda sim: sim.run(one_leader)) if name == "readme-sosa" else (lambda sim: sim.run("one-leader"))
+        return Workload(make, run, lambda sim: one_leader(sim.config_dict), "one contender")
+    raise SystemExit(f"unknown workload {name} (known: {', '.join(WORKLOADS)})")
+
+
+def still_reacting(config, rule, symmetric=True):
+    """A pair of present states that the rule dict changes, or None (the configuration is silent)."""
+    for p in config:
+        for q in config:
+            if p == q and config[p] < 2:
+                continue
+            out = rule.get((p, q), rule.get((q, p)) if symmetric else None)
+            if out is not None and sorted(map(repr, out)) != sorted(map(repr, (p, q))):
+                return (p, q)
+    return None
+
+
+def tool_version(tool, module):
+    if tool == "poplab":
+        return getattr(module, "__version__", "?")
+    v = module.__version__  # 1.0.2: a string; 0.1.6: the module ppsim.__version__
+    return v if isinstance(v, str) else v.version
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tool", choices=["poplab", "ppsim"], required=True,
+                    help="whose Simulation: poplab's, or ppsim's (whichever version this Python has)")
+    ap.add_argument("--workload", choices=WORKLOADS, required=True)
+    ap.add_argument("--n", type=int, required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    # The JSON line goes to the real stdout; whatever the tools print (ppsim's progress bar,
+    # warnings) goes to stderr.
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    if args.tool == "ppsim" and args.workload in POPLAB_ONLY:
+        raise SystemExit(f"{args.workload} is poplab only (ppsim's run() has no exact stop)")
+    phase("imports")
+    import pandas  # noqa: F401  (imported before the clock, as by any user of sim.history)
+    if args.tool == "poplab":
+        import poplab as module
+        from poplab import Simulation
+    else:
+        import ppsim as module
+        from ppsim import Simulation
+    version = tool_version(args.tool, module)
+    tool = "poplab" if args.tool == "poplab" else f"ppsim-{version}"
+    w = workload(args.workload, args.n, args.seed)
+    if args.tool == "ppsim":
+        report_progress_on_sigterm()  # on `timeout`: how far ppsim's setup got
+
+    phase("Simulation(...)")
+    t0 = time.perf_counter()
+    sim = w.make(Simulation)
+    t1 = time.perf_counter()
+    phase("sim.run(...)")
+    w.run(sim)
+    false_silences = 0
+    while args.tool == "ppsim" and w.rule is not None and w.early(sim) and \
+            still_reacting(sim.config_dict, w.rule, w.symmetric):
+        false_silences += 1  # ppsim 1.0.2's false silence: resynchronise, run on
+        resync(sim)
+        w.resume(sim)
+    t2 = time.perf_counter()
+    phase("done")
+
+    details = {}
+    config = sim.config_dict
+    if w.rule is not None and w.early(sim):
+        pair = still_reacting(config, w.rule, w.symmetric)
+        if pair is not None:
+            details["not_silent"] = f"{pair[0]!r}, {pair[1]!r} still react"
+    try:
+        details["history_rows"] = len(sim.history)
+    except Exception as e:  # noqa: BLE001  (reported, not fatal: the timing is done)
+        details["history_error"] = f"{type(e).__name__}: {e}"
+    try:
+        details["states"] = len(sim.state_list)
+    except Exception:  # noqa: BLE001  (poplab need not have state_list)
+        pass
+    if len(config) <= 4:
+        details["final"] = {repr(s): int(c) for s, c in config.items()}
+    else:
+        details["final_states"] = len(config)
+    if sum(config.values()) != args.n:
+        details["agents"] = int(sum(config.values()))
+    line = {
+        "tool": tool, "tool_version": version, "workload": args.workload, "n": args.n, "seed": args.seed,
+        "setup_s": t1 - t0, "run_s": t2 - t1, "seconds": t2 - t0, "parallel_time": float(sim.time),
+        "ok": bool(w.ended(sim)), "expected": w.expected, "false_silences": false_silences, **details,
+    }
+    if args.workload in POPLAB_ONLY:
+        line["baseline"] = POPLAB_ONLY[args.workload]
+    print(json.dumps(line), file=out, flush=True)
+
+
+if __name__ == "__main__":
+    main()
