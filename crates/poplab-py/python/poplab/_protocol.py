@@ -18,9 +18,26 @@ _ATOMIC = (int, float, complex, str, bytes, bool, type(None), range)
 
 
 def _copy(state: Any) -> Any:
-    """What the rule receives: the state itself if it is atomic, else a deep copy, so that a rule
-    may mutate its arguments and return them."""
-    return state if type(state) in _ATOMIC else copy.deepcopy(state)
+    """What the rule receives: the state itself if it is atomic (or a tuple of atomic values), else
+    a deep copy, so that a rule may mutate its arguments and return them. An object whose
+    attributes are all atomic (a dataclass of numbers and strings, say) is copied attribute by
+    attribute, as ``copy.deepcopy`` would, without its machinery."""
+    kind = type(state)
+    if kind in _ATOMIC:
+        return state
+    if kind is tuple and all(type(x) in _ATOMIC for x in state):
+        return state
+    attributes = getattr(state, "__dict__", None)
+    if (
+        type(attributes) is dict
+        and kind.__reduce_ex__ is object.__reduce_ex__
+        and not hasattr(kind, "__deepcopy__")
+        and all(type(v) in _ATOMIC for v in attributes.values())
+    ):
+        twin = object.__new__(kind)
+        twin.__dict__.update(attributes)
+        return twin
+    return copy.deepcopy(state)
 
 
 def _output_name(value: Any, state: Any) -> str:
@@ -51,6 +68,8 @@ class _Registry:
         self.objects: List[Any] = []
         self.ids: Dict[Any, int] = {}
         self.rule = rule
+        # A rule that copies its arguments itself (ppsim's, in `Simulation`) gets the states.
+        self.rule_copies = getattr(rule, "copies_arguments", False)
         self.output = output
         # The library's worker threads and Python threads may intern at once (each holding the
         # GIL, which a state's __hash__ or __eq__ may release): one id per state.
@@ -77,7 +96,7 @@ class _Registry:
     def resolve(self, a: str, b: str) -> Optional[List[Tuple[Tuple[str, str], float]]]:
         x, y = self.state(a), self.state(b)
         try:
-            result = self.rule(_copy(x), _copy(y))
+            result = self.rule(x, y) if self.rule_copies else self.rule(_copy(x), _copy(y))
         except Exception as e:
             raise _Failure(f"rule({x!r}, {y!r}) raised {type(e).__name__}: {e}") from e
         try:

@@ -57,6 +57,9 @@ class _PpsimRule:
     ``(a, b) -> (d, c)``); ``'symmetric_enforced'`` also refuses two non-null orders that disagree.
     """
 
+    #: It copies the states it gives the user's rule (the registry need not).
+    copies_arguments = True
+
     def __init__(self, rule: Any, kwargs: Dict[str, Any], order: str, swaps_are_null: bool):
         if order not in TRANSITION_ORDERS:
             raise ValueError(f"transition_order must be one of {', '.join(TRANSITION_ORDERS)}, not {order!r}")
@@ -103,10 +106,12 @@ class _PpsimRule:
         result = self.one_way(a, b)
         if self.order == "asymmetric" or a == b:
             return result
-        other = self.one_way(b, a)
         if result is None:
-            return _swapped(other)
-        if self.order == "symmetric_enforced" and other is not None and not _same_outcomes(result, other):
+            return _swapped(self.one_way(b, a))
+        if self.order != "symmetric_enforced":
+            return result
+        other = self.one_way(b, a)
+        if other is not None and not _same_outcomes(result, other):
             raise ValueError(f"asymmetric interaction: ({a!r}, {b!r}) -> {result!r} but ({b!r}, {a!r}) -> {other!r}")
         return result
 
