@@ -472,22 +472,11 @@ impl LiveSimulation {
                 None => Graph::Complete,
                 Some(text) => poplab::spec::read_graph(text, n as usize)?,
             };
-            let (agents, batched) = match engine {
-                "auto" => (graph != Graph::Complete, true),
-                "agents" => (true, false),
-                "counts" => (false, false),
-                "batched" => (false, true),
-                other => {
-                    return Err(Error::Setting(format!(
-                        "unknown engine '{other}'; use auto, agents, counts or batched"
-                    )));
-                }
+            let (agents, batched) = match engine.parse::<Engine>()?.resolve(&graph, false, true)? {
+                Engine::Counts => (false, false),
+                Engine::Batched => (false, true),
+                Engine::Agents | Engine::Auto => (true, false),
             };
-            if !agents && graph != Graph::Complete {
-                return Err(Error::Setting(format!(
-                    "the {engine} engine runs the complete graph only; use engine=\"agents\" (or \"auto\") on another graph"
-                )));
-            }
             let custom = user.custom.with_n(n as usize)?.with_stop(StopRule::Silent, true);
             let states = counts
                 .iter()

@@ -3,11 +3,9 @@
 
 use super::Custom;
 use super::state::{CustomState, OUTPUT_CODES, output_code};
-use crate::engine::StateHasher;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Output};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// When a run of a user protocol stops: the protocol's safe set. A closed set.
@@ -95,8 +93,10 @@ pub struct StopMonitor {
 #[derive(Clone)]
 struct Silence {
     protocol: Custom,
-    /// Agents per state present.
-    counts: HashMap<CustomState, u64, StateHasher>,
+    /// Agents per state, by [`CustomState::id`] (ids are dense: interned in order).
+    counts: Vec<u64>,
+    /// The states with agents.
+    present: Vec<CustomState>,
     /// Complete graph: ordered pairs of present states (both agents distinct) whose rule is not
     /// null. Other graphs: arcs whose agents' pair is not null.
     active: u64,
@@ -144,7 +144,8 @@ impl StopMonitor {
         let rule = protocol.stop();
         let silence = protocol.stops_when_silent().then(|| Silence {
             protocol: protocol.clone(),
-            counts: HashMap::default(),
+            counts: Vec::new(),
+            present: Vec::new(),
             active: 0,
             arcs_at,
         });
@@ -177,16 +178,23 @@ impl StopMonitor {
 impl Silence {
     /// Adds `delta` agents in `state`, keeping the count of non-null pairs of present states.
     fn change(&mut self, state: CustomState, delta: i64) {
-        let old = self.counts.get(&state).copied().unwrap_or(0);
+        let id = state.id() as usize;
+        if id >= self.counts.len() {
+            self.counts.resize(id + 1, 0);
+        }
+        let old = self.counts[id];
         let new = old.wrapping_add_signed(delta);
+        self.counts[id] = new;
         let can = |a, b| u64::from(!self.protocol.rule_is_null(a, b));
         if (old == 0) != (new == 0) {
             let cross: u64 =
-                self.counts.keys().filter(|&&other| other != state).map(|&o| can(state, o) + can(o, state)).sum();
+                self.present.iter().filter(|&&other| other != state).map(|&o| can(state, o) + can(o, state)).sum();
             if new > 0 {
                 self.active += cross;
+                self.present.push(state);
             } else {
                 self.active -= cross;
+                self.present.retain(|&s| s != state);
             }
         }
         if (old >= 2) != (new >= 2) {
@@ -195,11 +203,6 @@ impl Silence {
             } else {
                 self.active -= can(state, state);
             }
-        }
-        if new == 0 {
-            self.counts.remove(&state);
-        } else {
-            self.counts.insert(state, new);
         }
     }
 }
