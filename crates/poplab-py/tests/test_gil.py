@@ -6,7 +6,9 @@ import time
 import poplab
 
 
-def test_a_python_thread_runs_while_a_simulation_runs():
+def ticks_while(work):
+    """Runs `work()` while another Python thread ticks every millisecond; returns what `work`
+    returned and checks that the thread kept ticking (it cannot while `work` holds the GIL)."""
     ticks = []
     stop = threading.Event()
 
@@ -19,16 +21,27 @@ def test_a_python_thread_runs_while_a_simulation_runs():
     thread.start()
     time.sleep(0.05)
     start = time.perf_counter()
-    result = poplab.run("angluin", 8000, trials=2, seed=1, engine="agents", threads=1)
+    result = work()
     end = time.perf_counter()
     stop.set()
     thread.join()
     during = [t for t in ticks if start < t < end]
     assert end - start > 0.2, "the run is long enough to tell"
-    assert result.summary["converged"] == 2
     # Holding the GIL, the run would let the thread tick once at most (when the run starts); free,
     # it ticks about every millisecond (far less on a loaded machine: the bound is loose).
     assert len(during) > max(10, 0.05 * (end - start) / 0.001), (len(during), end - start)
+    return result
+
+
+def test_a_python_thread_runs_while_a_simulation_runs():
+    result = ticks_while(lambda: poplab.run("angluin", 8000, trials=2, seed=1, engine="agents", threads=1))
+    assert result.summary["converged"] == 2
+
+
+def test_a_python_thread_runs_while_a_ppsim_style_simulation_runs():
+    sim = poplab.Simulation({"L": 20_000}, {("L", "L"): ("L", "F")}, engine="agents", seed=1)
+    ticks_while(lambda: sim.run(stopping_interval=1e9))
+    assert sim.config_dict == {"L": 1, "F": 19_999}
 
 
 def test_a_python_rule_is_called_back_from_worker_threads():

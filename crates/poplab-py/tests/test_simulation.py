@@ -1,14 +1,12 @@
 """ppsim's API on poplab's engines: `poplab.Simulation` and `poplab.time_trials`.
 
-The three examples of ppsim's README run here with only the import changed (and smaller n).
+The three examples of ppsim's README run here with only the import changed (and smaller n): their
+code is scripts/ppsim_readme.py, which the in-process benchmark against ppsim runs too.
 """
 
-import dataclasses
 import math
-import threading
-import time
+import sys
 from dataclasses import dataclass
-from math import ceil, floor
 
 import numpy as np
 import pandas as pd
@@ -16,13 +14,23 @@ import pytest
 
 import poplab
 from poplab import Simulation
-from conftest import z_test
+from conftest import REPO, z_test
+
+sys.path.insert(0, str(REPO / "scripts"))
+from ppsim_readme import (  # noqa: E402
+    U,
+    Agent,
+    a,
+    approximate_majority,
+    b,
+    discrete_averaging,
+    one_leader,
+    three_consecutive_values,
+    transition,
+    u,
+)
 
 ALPHA = 0.001
-
-# ppsim README, "First example protocol".
-a, b, u = "A", "B", "U"
-approximate_majority = {(a, b): (u, u), (a, u): (a, a), (b, u): (b, b)}
 
 
 def test_readme_approximate_majority():
@@ -53,17 +61,6 @@ def test_readme_approximate_majority_asymmetric_takes_twice_as_long():
     assert 1.6 < ratio < 2.5, ratio
 
 
-# ppsim README, "Larger state protocol".
-def discrete_averaging(a, b):
-    avg = (a + b) / 2
-    return floor(avg), ceil(avg)
-
-
-def three_consecutive_values(config):
-    states = config.keys()
-    return max(states) - min(states) <= 2
-
-
 def test_readme_discrete_averaging():
     n = 10**4
     sim = Simulation({0: n // 2, 50: n // 2}, discrete_averaging, seed=2)
@@ -78,58 +75,6 @@ def test_readme_discrete_averaging():
     # Silence: everybody at 25 (the average) in the end; (25, 24) -> (24, 25) is null, as in ppsim.
     sim.run(history_interval=lambda t: 10 ** len(str(int(t))) / 100)
     assert sim.config_dict == {25: n}
-
-
-# ppsim README, "Protocol with Multiple Fields" (Simple and Efficient Leader Election, SOSA 2018).
-@dataclass(unsafe_hash=True)
-class Agent:
-    role: str = "contender"
-    flip_bit: int = 0
-    marker: int = 0
-    phase: str = "marking"
-    counter: int = 0
-
-
-def leader_election(v: Agent, u: Agent, loglogn: int, Ulogn: int):
-    # marking phase
-    if v.phase == "marking":
-        if v.counter >= 3 * loglogn and u.flip_bit == 0:
-            v.phase = "tournament"
-        else:
-            v.counter += 1
-        if v.counter == 4 * loglogn:
-            v.marker = 1
-            v.phase = "tournament"
-
-    if v.phase == "tournament":
-        if v.role == "contender":
-            if u.marker and v.counter <= Ulogn:
-                v.counter += 1
-            if v.counter < u.counter:
-                v.role = "minion"
-            if u.role == "contender" and v.counter == u.counter and v.flip_bit < u.flip_bit:
-                v.role = "minion"
-        v.counter = max(v.counter, u.counter)
-
-    v.flip_bit = 1 - v.flip_bit
-
-    return v
-
-
-def transition(v: Agent, u: Agent, loglogn: int, Ulogn: int):
-    return leader_election(v, dataclasses.replace(u), loglogn, Ulogn), leader_election(
-        u, dataclasses.replace(v), loglogn, Ulogn
-    )
-
-
-def one_leader(config):
-    leader_states = [state for state in config.keys() if state.role == "contender"]
-    return len(leader_states) == 1 and config[leader_states[0]] == 1
-
-
-# The README's `u` is the string "U" of its first example by then, which Python cannot compare with
-# an int once markers appear; the constant of the paper is an integer.
-U = 2
 
 
 def sosa(n, **kwargs):
@@ -312,25 +257,3 @@ def test_time_trials():
     frame = poplab.time_trials(approximate_majority, ns, lambda n: {a: n // 2, b: n - n // 2}, num_trials=5, seed=1)
     assert list(frame.columns) == ["n", "time"] and list(frame["n"]) == [100] * 5 + [1000] * 5
     assert (frame["time"] > 0).all()
-
-
-def test_the_gil_is_released_while_a_simulation_runs():
-    ticks = []
-    stop = threading.Event()
-
-    def tick():
-        while not stop.is_set():
-            ticks.append(time.perf_counter())
-            time.sleep(0.001)
-
-    thread = threading.Thread(target=tick)
-    thread.start()
-    sim = Simulation({"L": 20_000}, {("L", "L"): ("L", "F")}, engine="agents", seed=1)
-    start = time.perf_counter()
-    sim.run(stopping_interval=1e9)
-    end = time.perf_counter()
-    stop.set()
-    thread.join()
-    during = [t for t in ticks if start < t < end]
-    assert end - start > 0.2, "the run is long enough to tell"
-    assert len(during) > max(10, 0.05 * (end - start) / 0.001), (len(during), end - start)
