@@ -176,6 +176,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub splitting: SplittingArgs,
+}
+
+/// The holding-time estimator and its settings (`run` and `sweep`).
+#[derive(Debug, Args)]
+pub struct SplittingArgs {
     /// How the holding time is measured: direct simulation (trials until a break), or the
     /// splitting estimator (renewal decomposition + gAMS, with a 95% interval; --measure holding
     /// only; --trials are then its independent repetitions [default: 20]) [default: direct].
@@ -186,14 +193,38 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
     pub replicas: Option<u64>,
 
-    /// Splitting: directly simulated cycles (excursions from score 0) per repetition [default: 1000].
+    /// Splitting: directly simulated cycles (excursions from the reference set) per repetition
+    /// [default: 1000].
     #[arg(long, value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
     pub cycles: Option<u64>,
 
-    /// Splitting: the holding score (the protocol's own; `poplab list` protocols: ls-timer and ppl
-    /// offer timer-deficit).
+    /// Splitting: the holding score, one of the protocol's (ls-timer: timer-deficit, the default,
+    /// or total-deficit; ppl: timer-deficit).
     #[arg(long, value_name = "NAME", requires = "estimator")]
     pub score: Option<String>,
+
+    /// Splitting: the reference set is {score <= L} [default: the smallest L holding the chain at
+    /// least 1% of a pilot run of 1000 parallel time; 0 makes the renewal exact for ls-timer].
+    #[arg(long, value_name = "L", value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
+    pub base_level: Option<u64>,
+}
+
+impl SplittingArgs {
+    /// Whether the splitting estimator was asked for.
+    pub fn splitting(&self) -> bool {
+        self.estimator == Some(EstimatorArg::Splitting)
+    }
+
+    /// The estimator's settings (seed, threads and repetitions come from the spec).
+    pub fn settings(&self) -> poplab::splitting::SplittingSettings {
+        let defaults = poplab::splitting::SplittingSettings::default();
+        poplab::splitting::SplittingSettings {
+            replicas: self.replicas.map_or(defaults.replicas, |r| r as usize),
+            cycles: self.cycles.unwrap_or(defaults.cycles),
+            base_level: self.base_level,
+            ..defaults
+        }
+    }
 }
 
 /// How a holding time is measured.
@@ -212,6 +243,9 @@ pub struct SweepArgs {
 
     #[command(flatten)]
     pub trials: TrialArgs,
+
+    #[command(flatten)]
+    pub splitting: SplittingArgs,
 
     /// The directory to write (default `sweep`); refused if it already holds a sweep.
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]

@@ -87,3 +87,104 @@ pub fn write_text(path: Option<&Path>, text: &str) -> Result<()> {
         Some(path) => Ok(poplab::files::write_atomic(path, text)?),
     }
 }
+
+/// A number of steps given by its base-10 logarithm: plain below `10^300`, `10^x` beyond.
+fn steps_from_log10(log10: f64) -> String {
+    if log10 <= poplab::splitting::LOG10_ONLY_ABOVE {
+        format!("{:.6e}", 10f64.powf(log10))
+    } else {
+        format!("10^{log10:.3}")
+    }
+}
+
+/// The lines of a splitting estimate: the value with its interval, the method's figures and the
+/// speed-up over direct simulation.
+pub fn holding_estimate(estimate: &poplab::splitting::HoldingEstimate, n: usize, seconds: f64) -> String {
+    let [lo, hi] = estimate.log10_ci95;
+    let levels = &estimate.levels;
+    format!(
+        "expected holding time  {} steps  95% CI [{}, {}]  (10^{:.3}; parallel time {})\n\
+         reference set score <= {}{}  mean cycle {:.4} steps  P(break before return) 10^{:.3}  gAMS levels {:.1} \
+         per repetition (max score {})\n\
+         interactions simulated {}  in {:.2} s; direct simulation would need about 10^{:.2} for this precision \
+         (speed-up 10^{:.2})\n",
+        steps_from_log10(estimate.log10_mean_steps),
+        steps_from_log10(lo),
+        steps_from_log10(hi),
+        estimate.log10_mean_steps,
+        steps_from_log10(estimate.log10_mean_steps - (n as f64).log10()),
+        levels.base,
+        if levels.base_from_pilot { " (from the pilot run)" } else { "" },
+        estimate.mean_cycle_steps,
+        estimate.log10_break_probability,
+        levels.mean_iterations,
+        levels.max_level,
+        estimate.interactions_simulated,
+        seconds,
+        estimate.log10_direct_equivalent_interactions,
+        estimate.log10_speedup
+    ) + &skew_warning(estimate)
+}
+
+/// A warning when the repetitions' estimates are too skewed for their interval to be trusted.
+fn skew_warning(estimate: &poplab::splitting::HoldingEstimate) -> String {
+    let variance = estimate.levels.binomial_relative_variance;
+    if variance <= 1.0 {
+        return String::new();
+    }
+    format!(
+        "warning: gAMS relative variance per repetition at least {variance:.3}: the repetitions are skewed, so the \
+         interval may be too narrow and the estimate too high; give --replicas {} or more (it falls as 1/R; below \
+         0.25 is safe)\n",
+        (estimate.replicas as f64 * variance / 0.25).ceil()
+    )
+}
+
+/// A holding curve: one line per cell, then the fits along the swept axis.
+pub fn holding_curve(curve: &poplab::holding_sweep::HoldingCurve) -> String {
+    let mut out = String::new();
+    for cell in &curve.cells {
+        let e = &cell.estimate;
+        out += &format!(
+            "{:<24} E[T] {} steps  95% CI [{}, {}]  (10^{:.3})  {} interactions  {:.1} s{}\n",
+            cell.cell,
+            steps_from_log10(e.log10_mean_steps),
+            steps_from_log10(e.log10_ci95[0]),
+            steps_from_log10(e.log10_ci95[1]),
+            e.log10_mean_steps,
+            e.interactions_simulated,
+            cell.wall_seconds,
+            if e.levels.binomial_relative_variance > 1.0 { "  (skewed: raise --replicas)" } else { "" }
+        );
+    }
+    if let Some(fit) = &curve.fit {
+        let line = &fit.exponential;
+        out += &format!(
+            "log10 E[T] = {:.4} + {:.5} {}: rate {:.5} decades [{:.5}, {:.5}] = e^({:.5} {}) [{:.5}, {:.5}] per unit{}\n",
+            line.intercept,
+            line.slope,
+            fit.axis,
+            line.slope,
+            line.slope_ci95[0],
+            line.slope_ci95[1],
+            fit.exponential_rate_e,
+            fit.axis,
+            fit.exponential_rate_e_ci95[0],
+            fit.exponential_rate_e_ci95[1],
+            line.reduced_chi2.map_or(String::new(), |c| format!("  (reduced chi^2 {c:.3})"))
+        );
+        if let Some(power) = &fit.power {
+            out += &format!(
+                "log10 E[T] = {:.4} + {:.5} log10 {}: power exponent {:.5} [{:.5}, {:.5}]{}\n",
+                power.intercept,
+                power.slope,
+                fit.axis,
+                power.slope,
+                power.slope_ci95[0],
+                power.slope_ci95[1],
+                power.reduced_chi2.map_or(String::new(), |c| format!("  (reduced chi^2 {c:.3})"))
+            );
+        }
+    }
+    out
+}

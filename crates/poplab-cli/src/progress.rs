@@ -15,11 +15,15 @@ pub struct Progress {
 impl Progress {
     /// A bar over `trials` trials, shown after one second.
     pub fn new(trials: u64, label: &str) -> Self {
-        let bar = ProgressBar::with_draw_target(Some(trials), ProgressDrawTarget::hidden());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} [{elapsed_precise}] {bar:30} {pos}/{len} trials, eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
+        Self::counting(trials, label, "trials")
+    }
+
+    /// A bar over `count` things called `unit`, shown after one second.
+    pub fn counting(count: u64, label: &str, unit: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(count), ProgressDrawTarget::hidden());
+        let template =
+            format!("{{spinner}} {{msg}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit}, eta {{eta}}");
+        bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
         bar.set_message(label.to_string());
         let finished = Arc::new(AtomicBool::new(false));
         let (delayed, done) = (bar.clone(), finished.clone());
@@ -33,7 +37,7 @@ impl Progress {
         Self { bar, finished }
     }
 
-    /// One more trial is done.
+    /// One more is done.
     pub fn inc(&self) {
         self.bar.inc(1);
     }

@@ -64,7 +64,6 @@ pub struct FormFit {
     /// The coefficient of the form.
     pub b: f64,
     /// Coefficient of determination.
-    /// The coefficient of determination on log-log axes.
     pub r2: f64,
 }
 
@@ -140,6 +139,50 @@ pub fn local_exponent(form: Form, xs: &[f64]) -> Option<f64> {
     fit_power(xs, &ys).map(|p| p.exponent)
 }
 
+/// A straight line `y = a + b x` fitted to points each known with a standard error.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct WeightedLine {
+    /// `a`.
+    pub intercept: f64,
+    /// `b`.
+    pub slope: f64,
+    /// 95% interval of `b`: from the points' standard errors, widened by the Birge ratio
+    /// `sqrt(chi^2 / (points - 2))` when the points scatter more than their errors say (then
+    /// with Student t quantiles).
+    pub slope_ci95: [f64; 2],
+    /// `chi^2 / (points - 2)` (`None` with two points): near 1 when the line fits within the errors.
+    pub reduced_chi2: Option<f64>,
+}
+
+/// Fits `y = a + b x` by weighted least squares, weights `1 / se^2`; `None` with fewer than two
+/// distinct `x` or a standard error that is not positive and finite.
+pub fn fit_weighted_line(xs: &[f64], ys: &[f64], ses: &[f64]) -> Option<WeightedLine> {
+    let k = xs.len();
+    if k < 2 || ys.len() != k || ses.len() != k || ses.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
+        return None;
+    }
+    let ws: Vec<f64> = ses.iter().map(|s| 1.0 / (s * s)).collect();
+    let sw: f64 = ws.iter().sum();
+    let mx = ws.iter().zip(xs).map(|(w, x)| w * x).sum::<f64>() / sw;
+    let my = ws.iter().zip(ys).map(|(w, y)| w * y).sum::<f64>() / sw;
+    let sxx: f64 = ws.iter().zip(xs).map(|(w, x)| w * (x - mx).powi(2)).sum();
+    if sxx == 0.0 {
+        return None;
+    }
+    let slope = ws.iter().zip(xs.iter().zip(ys)).map(|(w, (x, y))| w * (x - mx) * (y - my)).sum::<f64>() / sxx;
+    let intercept = my - slope * mx;
+    let chi2: f64 = ws.iter().zip(xs.iter().zip(ys)).map(|(w, (x, y))| w * (y - intercept - slope * x).powi(2)).sum();
+    let reduced_chi2 = (k > 2).then(|| chi2 / (k - 2) as f64);
+    let (scale, quantile) = match reduced_chi2 {
+        Some(r) if r > 1.0 => {
+            (r.sqrt(), StudentsT::new(0.0, 1.0, (k - 2) as f64).map(|d| d.inverse_cdf(0.975)).unwrap_or(f64::NAN))
+        }
+        _ => (1.0, 1.959_963_984_540_054),
+    };
+    let half = quantile * scale / sxx.sqrt();
+    Some(WeightedLine { intercept, slope, slope_ci95: [slope - half, slope + half], reduced_chi2 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +220,25 @@ mod tests {
         assert!((local_exponent(Form::Square, &xs).unwrap() - 2.0).abs() < 1e-12);
         let log = local_exponent(Form::Log, &xs).unwrap();
         assert!(log > 0.1 && log < 0.2, "{log}");
+    }
+
+    #[test]
+    fn weighted_line_intervals() {
+        // Exact points: the slope, and an interval from the errors alone (chi^2 = 0).
+        let xs = [4.0, 8.0, 16.0, 32.0];
+        let ys: Vec<f64> = xs.iter().map(|x| 1.0 + 0.5 * x).collect();
+        let fit = fit_weighted_line(&xs, &ys, &[0.1; 4]).unwrap();
+        assert!((fit.slope - 0.5).abs() < 1e-12 && (fit.intercept - 1.0).abs() < 1e-9, "{fit:?}");
+        let half = (fit.slope_ci95[1] - fit.slope_ci95[0]) / 2.0;
+        let sxx: f64 = xs.iter().map(|x| (x - 15.0f64).powi(2) / 0.01).sum();
+        assert!((half - 1.959_963_984_540_054 / sxx.sqrt()).abs() < 1e-12, "{half}");
+        // Points scattering ten times their errors widen the interval by the Birge ratio.
+        let wobbly: Vec<f64> = ys.iter().enumerate().map(|(i, y)| y + if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let loose = fit_weighted_line(&xs, &wobbly, &[0.1; 4]).unwrap();
+        assert!(loose.reduced_chi2.unwrap() > 50.0);
+        assert!(loose.slope_ci95[1] - loose.slope_ci95[0] > 10.0 * (fit.slope_ci95[1] - fit.slope_ci95[0]));
+        assert!(loose.slope_ci95[0] < 0.5 && 0.5 < loose.slope_ci95[1]);
+        assert!(fit_weighted_line(&[1.0, 1.0], &[0.0, 1.0], &[1.0, 1.0]).is_none());
+        assert!(fit_weighted_line(&[1.0, 2.0], &[0.0, 1.0], &[1.0, 0.0]).is_none());
     }
 }

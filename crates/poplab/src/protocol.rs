@@ -269,23 +269,24 @@ pub trait Protocol: Send + Sync + Sized {
         Ok(())
     }
 
-    /// The *holding score* of a configuration, for the splitting estimator of holding times
-    /// ([`crate::splitting`]): an integer that is 0 on a reference set `A` around the safe start
-    /// (the safe start itself must score 0) and grows as the configuration gets closer to breaking
-    /// (some output changing). The estimator cuts each excursion from `A` at the levels of this
-    /// score. Any score gives an unbiased estimate of the probability of breaking before returning
-    /// to `A` (a break counts as the top level whatever the score says); a good one, growing
-    /// steadily towards the break, only makes it cheaper. The renewal step of the estimator is
-    /// exact when `A` is one configuration up to the protocol's symmetries (then every excursion
-    /// starts afresh); otherwise it is the flux approximation of forward flux sampling. `None` (the
-    /// default): the protocol offers no score, and the splitting estimator is not available.
-    fn holding_score(&self, _agents: &[Self::State]) -> Option<u64> {
-        None
+    /// The names of the protocol's *holding scores*, for the splitting estimator of holding times
+    /// ([`crate::splitting`]), the first being the default; `--score NAME` picks one. Empty (the
+    /// default): the protocol offers none, and the splitting estimator is not available.
+    fn holding_scores(&self) -> &'static [&'static str] {
+        &[]
     }
 
-    /// The name of [`Protocol::holding_score`], as `--score` takes it and outputs report it.
-    fn holding_score_name(&self) -> &'static str {
-        "protocol"
+    /// Holding score number `score` (an index into [`Protocol::holding_scores`]) of a
+    /// configuration: an integer, 0 at the safe start, that grows as the configuration gets closer
+    /// to breaking (some output changing). The estimator cuts each excursion from a reference set
+    /// `A = {score <= L}` at the levels of this score. Any score gives an unbiased estimate of the
+    /// probability of breaking before returning to `A` (a break counts as the top level whatever
+    /// the score says); a good one, growing steadily towards the break, only makes it cheaper. The
+    /// renewal step of the estimator is exact when `A` is one configuration up to the protocol's
+    /// symmetries (then every excursion starts afresh); otherwise it is the flux approximation of
+    /// forward flux sampling. `None` (the default): no such score.
+    fn holding_score(&self, _score: usize, _agents: &[Self::State]) -> Option<u64> {
+        None
     }
 }
 

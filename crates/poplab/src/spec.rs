@@ -228,10 +228,15 @@ impl RunSpec {
 
     /// Estimates the expected holding time from the spec's (safe) initial configuration by the
     /// splitting estimator ([`crate::splitting`]), on the agent-array engine whatever the spec's
-    /// engine: `score` names the protocol's holding score (`None`: its own), `splitting.seed` and
-    /// `splitting.threads` are taken from the spec, and its trials are the estimator's
-    /// independent repetitions.
-    pub fn estimate(&self, splitting: &SplittingSettings, score: Option<&str>) -> Result<HoldingEstimate> {
+    /// engine: `score` names one of the protocol's holding scores (`None`: its first),
+    /// `splitting.seed` and `splitting.threads` are taken from the spec, and its trials are the
+    /// estimator's independent repetitions; `done` is called as each repetition finishes.
+    pub fn estimate(
+        &self,
+        splitting: &SplittingSettings,
+        score: Option<&str>,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<HoldingEstimate> {
         if self.settings.measure != Measure::Holding {
             return Err(Error::Setting(
                 "the splitting estimator estimates holding times; give --measure holding".into(),
@@ -239,28 +244,32 @@ impl RunSpec {
         }
         if self.settings.init == InitSpec::Random {
             return Err(Error::Init(
-                "the splitting estimator starts from one safe configuration, not a random one; give --init safe,                  a family or @FILE.json"
+                "the splitting estimator starts from one safe configuration, not a random one; give --init safe, \
+                 a family or @FILE.json"
                     .into(),
             ));
         }
-        let own = self.runner.holding_score_name().ok_or_else(|| {
-            Error::Setting(format!(
+        let offered = self.runner.holding_scores();
+        if offered.is_empty() {
+            return Err(Error::Setting(format!(
                 "{} has no holding score, so the splitting estimator is not available for it; use direct simulation",
                 self.protocol
-            ))
-        })?;
-        if let Some(name) = score
-            && name != own
-        {
-            return Err(Error::Setting(format!("--score {name}: {} offers the score '{own}' only", self.protocol)));
+            )));
         }
+        let score = match score {
+            None => 0,
+            Some(name) => offered.iter().position(|offer| *offer == name).ok_or_else(|| {
+                Error::Setting(format!("--score {name}: {} offers {}", self.protocol, offered.join(", ")))
+            })?,
+        };
         let splitting = SplittingSettings {
             repetitions: self.settings.trials,
             seed: self.settings.seed,
             threads: self.settings.threads,
+            score,
             ..*splitting
         };
-        self.runner.estimate(&self.settings, &splitting)
+        self.runner.estimate(&self.settings, &splitting, done)
     }
 
     /// Refuses an exploration whose cap could not fit in memory: every configuration keeps at
@@ -303,8 +312,13 @@ trait Runner: Send + Sync {
         from_all: bool,
         max_configs: usize,
     ) -> Result<Verification<Map<String, Value>>>;
-    fn estimate(&self, settings: &RunSettings, splitting: &SplittingSettings) -> Result<HoldingEstimate>;
-    fn holding_score_name(&self) -> Option<&'static str>;
+    fn estimate(
+        &self,
+        settings: &RunSettings,
+        splitting: &SplittingSettings,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<HoldingEstimate>;
+    fn holding_scores(&self) -> &'static [&'static str];
 }
 
 struct Typed<P>(P);
@@ -321,14 +335,18 @@ impl<P: Protocol> Typed<P> {
 }
 
 impl<P: Protocol> Runner for Typed<P> {
-    fn estimate(&self, settings: &RunSettings, splitting: &SplittingSettings) -> Result<HoldingEstimate> {
+    fn estimate(
+        &self,
+        settings: &RunSettings,
+        splitting: &SplittingSettings,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<HoldingEstimate> {
         let start = self.start(settings)?;
-        splitting::estimate_holding(&self.0, &settings.graph, &start, splitting)
+        splitting::estimate_holding(&self.0, &settings.graph, &start, splitting, done)
     }
 
-    fn holding_score_name(&self) -> Option<&'static str> {
-        let start = self.0.initial_configuration();
-        self.0.holding_score(&start).map(|_| self.0.holding_score_name())
+    fn holding_scores(&self) -> &'static [&'static str] {
+        self.0.holding_scores()
     }
 
     fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {

@@ -1,22 +1,20 @@
 //! `poplab run`: independent trials of one protocol.
 
-use crate::cli::{EstimatorArg, RunArgs};
+use crate::cli::RunArgs;
 use crate::output;
 use crate::progress::Progress;
 use anyhow::Result;
 use poplab::export::{Csv, Exporter, Json};
 use poplab::files;
 use poplab::spec::{RawSpec, RunSpec};
-use poplab::splitting::SplittingSettings;
 use serde_json::{Value, json};
-use std::fmt::Write as _;
 
 pub fn run(args: &RunArgs) -> Result<()> {
     let mut raw = args.target.raw("run")?;
     args.trials.apply(&mut raw);
     raw.faults = args.faults.clone();
     raw.trace_every = args.trace.as_ref().map(|_| args.trace_every.unwrap_or(u128::from(raw.n)));
-    if args.estimator == Some(EstimatorArg::Splitting) {
+    if args.splitting.splitting() {
         return splitting(args, raw);
     }
     let spec = RunSpec::resolve(&raw)?;
@@ -61,15 +59,11 @@ fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
     if let Some(path) = &args.out {
         files::check_output_file(path)?;
     }
-    let defaults = SplittingSettings::default();
-    let settings = SplittingSettings {
-        replicas: args.replicas.map_or(defaults.replicas, |r| r as usize),
-        cycles: args.cycles.unwrap_or(defaults.cycles),
-        ..defaults
-    };
+    let progress = Progress::counting(spec.settings.trials, &spec.protocol, "repetitions");
     let started = std::time::Instant::now();
-    let estimate = spec.estimate(&settings, args.score.as_deref())?;
+    let estimate = spec.estimate(&args.splitting.settings(), args.splitting.score.as_deref(), &|| progress.inc())?;
     let seconds = started.elapsed().as_secs_f64();
+    drop(progress);
     let text = if args.json {
         let document = json!({
             "protocol": spec.protocol,
@@ -86,42 +80,16 @@ fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
         });
         serde_json::to_string_pretty(&document)? + "\n"
     } else {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{} measure=holding estimator=splitting score={}",
+        format!(
+            "{} measure=holding estimator=splitting score={}\nseed={} repetitions={} replicas={} cycles={}\n{}",
             crate::output::what_ran(&spec),
-            estimate.score
-        );
-        let _ = writeln!(
-            out,
-            "seed={} repetitions={} replicas={} cycles={}",
-            spec.settings.seed, estimate.repetitions, estimate.replicas, estimate.cycles
-        );
-        let _ = writeln!(
-            out,
-            "expected holding time  {:.6e} steps  95% CI [{:.6e}, {:.6e}]  (10^{:.3}; parallel time {:.6e})",
-            estimate.mean_steps,
-            estimate.ci95[0],
-            estimate.ci95[1],
-            estimate.log10_mean_steps,
-            estimate.mean_steps / spec.n as f64
-        );
-        let _ = writeln!(
-            out,
-            "mean cycle {:.4} steps  P(break before return) {:.6e}  gAMS levels {:.1} per repetition (max score {})",
-            estimate.mean_cycle_steps,
-            estimate.break_probability,
-            estimate.levels.mean_iterations,
-            estimate.levels.max_level
-        );
-        let _ = writeln!(
-            out,
-            "interactions simulated {}  in {:.2} s; direct simulation would need about {:.3e} for this precision \
-             (speed-up {:.3e})",
-            estimate.interactions_simulated, seconds, estimate.direct_equivalent_interactions, estimate.speedup
-        );
-        out
+            estimate.score,
+            spec.settings.seed,
+            estimate.repetitions,
+            estimate.replicas,
+            estimate.cycles,
+            output::holding_estimate(&estimate, spec.n, seconds)
+        )
     };
     output::write_text(args.out.as_deref(), &text)
 }

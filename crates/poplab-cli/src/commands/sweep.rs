@@ -11,6 +11,9 @@ use poplab::sweep::{SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_i
 use std::path::PathBuf;
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
+    if args.splitting.splitting() {
+        return holding_curve(args);
+    }
     let (spec, dir) = match &args.resume {
         Some(dir) => (resumed(args, dir)?, dir.clone()),
         None => {
@@ -136,4 +139,39 @@ fn absolute_file(text: &str) -> Result<String> {
             Ok(format!("@{}", absolute.display()))
         }
     }
+}
+
+/// `--estimator splitting`: one holding estimate per cell, with the growth fitted along the swept
+/// axis (files described in `poplab::holding_sweep`).
+fn holding_curve(args: &SweepArgs) -> Result<()> {
+    if args.resume.is_some() {
+        return Err(InputError(
+            "--estimator splitting: run the same command with the same --out again to continue a holding sweep \
+             (--resume is for trial sweeps)"
+                .into(),
+        )
+        .into());
+    }
+    let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("sweep"));
+    let mut spec = spec_from_args(args)?;
+    if args.trials.trials.is_none() {
+        spec.trials = poplab::splitting::SplittingSettings::default().repetitions;
+    }
+    let progress = std::sync::OnceLock::new();
+    let curve = poplab::holding_sweep::run_in(
+        &spec,
+        &args.splitting.settings(),
+        args.splitting.score.as_deref(),
+        &dir,
+        &|left| drop(progress.set(Progress::counting(left, &spec.protocol, "repetitions"))),
+        &|| {
+            if let Some(p) = progress.get() {
+                p.inc()
+            }
+        },
+    )?;
+    drop(progress);
+    print!("{}", crate::output::holding_curve(&curve));
+    eprintln!("holding sweep of {} cells written to '{}'", curve.cells.len(), dir.display());
+    Ok(())
 }

@@ -256,16 +256,26 @@ impl Protocol for LsTimer {
         &["min_timer"]
     }
 
-    /// The timer deficit `s - min timer`: 0 exactly when every timer is `s`, which with one leader
-    /// (whose timer is always `s`, and which never moves before a break) is the safe start itself,
-    /// so excursions from it are independent cycles. A break needs a timeout, two timers at 0, so
-    /// the deficit `s` first; it grows by at most one per interaction.
-    fn holding_score(&self, agents: &[LsState]) -> Option<u64> {
-        Some(u64::from(self.s - agents.iter().map(|a| a.timer).min().unwrap_or(self.s)))
+    /// Two scores, both 0 exactly when every timer is `s`, which with one leader (whose timer is
+    /// always `s`, and which never moves before a break) is the safe start itself, so excursions
+    /// from it are independent cycles:
+    /// - `timer-deficit` (the default), `s - min timer`: a break needs a timeout, two timers at
+    ///   0, so the deficit `s` first; it grows by at most one per interaction. Its `s` levels are
+    ///   coarse (each a large drop in probability), so long timers need many replicas;
+    /// - `total-deficit`, the sum of `s - timer` over the agents: a break needs it at `2 s` at
+    ///   least, and it climbs there in many small levels, which keeps gAMS's binomial variance
+    ///   low for long timers; at small `n` its repetitions are more skewed (see `tests/splitting_holding.rs`).
+    fn holding_scores(&self) -> &'static [&'static str] {
+        &["timer-deficit", "total-deficit"]
     }
 
-    fn holding_score_name(&self) -> &'static str {
-        "timer-deficit"
+    fn holding_score(&self, score: usize, agents: &[LsState]) -> Option<u64> {
+        let deficits = agents.iter().map(|a| u64::from(self.s - a.timer));
+        match score {
+            0 => Some(deficits.max().unwrap_or(0)),
+            1 => Some(deficits.sum()),
+            _ => None,
+        }
     }
 
     fn trace_values(&self, agents: &[LsState]) -> Vec<f64> {

@@ -451,12 +451,12 @@ impl Protocol for Ppl {
     /// leader is not seen by it (the estimator counts any break as the top level). The
     /// individual timers and viruses are not reset with it, so score 0 is a set, not one
     /// configuration: the renewal step is the flux approximation there (see [`crate::splitting`]).
-    fn holding_score(&self, agents: &[PplState]) -> Option<u64> {
-        Some(u64::from(self.t_max - agents.iter().map(|a| a.timer_l).min().unwrap_or(self.t_max)))
+    fn holding_scores(&self) -> &'static [&'static str] {
+        &["timer-deficit"]
     }
 
-    fn holding_score_name(&self) -> &'static str {
-        "timer-deficit"
+    fn holding_score(&self, score: usize, agents: &[PplState]) -> Option<u64> {
+        (score == 0).then(|| u64::from(self.t_max - agents.iter().map(|a| a.timer_l).min().unwrap_or(self.t_max)))
     }
 
     fn trace_values(&self, agents: &[PplState]) -> Vec<f64> {
