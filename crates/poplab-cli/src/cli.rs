@@ -185,11 +185,11 @@ pub struct RunArgs {
 pub struct SplittingArgs {
     /// How the holding time is measured: direct simulation (trials until a break), or the
     /// splitting estimator (renewal decomposition + gAMS, with a 95% interval; --measure holding
-    /// only; --trials are then its independent repetitions [default: 20]) [default: direct].
+    /// only; --trials are then its independent repetitions [default: 100]) [default: direct].
     #[arg(long, value_enum)]
     pub estimator: Option<EstimatorArg>,
 
-    /// Splitting: gAMS replicas per repetition [default: 100].
+    /// Splitting: gAMS replicas per repetition [default: 200].
     #[arg(long, value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
     pub replicas: Option<u64>,
 

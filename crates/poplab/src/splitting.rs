@@ -108,8 +108,8 @@ pub struct SplittingSettings {
 impl Default for SplittingSettings {
     fn default() -> Self {
         Self {
-            replicas: 100,
-            repetitions: 20,
+            replicas: 200,
+            repetitions: 100,
             cycles: 1000,
             seed: 0,
             threads: None,

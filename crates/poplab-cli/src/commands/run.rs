@@ -53,7 +53,7 @@ fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
         .into());
     }
     if args.trials.trials.is_none() {
-        raw.trials = 20;
+        raw.trials = poplab::splitting::SplittingSettings::default().repetitions;
     }
     let spec = RunSpec::resolve(&raw)?;
     if let Some(path) = &args.out {
