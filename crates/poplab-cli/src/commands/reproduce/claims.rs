@@ -6,6 +6,7 @@
 
 use poplab::engine::{Measure, Outcome};
 use poplab::fit::Form;
+use poplab::splitting::SplittingSettings;
 use poplab::sweep::SweepSpec;
 
 /// How large the experiments are.
@@ -42,8 +43,12 @@ pub enum Rule {
     ExactMean { curve: &'static str, expected: fn(f64) -> f64 },
     /// The mean grows at most like the form (rule `verdict::growth_at_most`).
     GrowthAtMost(Form),
-    /// The measured value grows with x (rule `verdict::increasing`).
-    Increasing,
+    /// The logarithm of the mean grows at least at `rate` per unit of x, i.e. `Omega(e^(rate x))`
+    /// (rule `verdict::exponential_at_least`).
+    ExponentialAtLeast { rate: f64 },
+    /// The experiment does not meet the claim's hypotheses (`reason`): the growth rate of the
+    /// mean is reported and the verdict is inconclusive (rule `verdict::rate_only`).
+    RateOnly { reason: &'static str },
     /// Every trial of sweep `i` ends with outcome `i` (rule `verdict::all_trials`).
     Outcomes(Vec<(Outcome, &'static str)>),
 }
@@ -59,6 +64,16 @@ pub struct Claim {
     pub x: XVar,
     pub y: YVar,
     pub rule: Rule,
+    /// Holding times estimated by the splitting estimator (one estimate per cell, its
+    /// repetitions being the sweep's trials) instead of observed breaks.
+    pub estimator: Option<Estimator>,
+}
+
+/// The splitting estimator's settings for a claim, and the holding score it uses.
+#[derive(Clone, Copy, Debug)]
+pub struct Estimator {
+    pub settings: SplittingSettings,
+    pub score: &'static str,
 }
 
 fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, seed: u64) -> SweepSpec {
@@ -97,6 +112,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             x: XVar::N,
             y: YVar::Steps,
             rule: Rule::ExactMean { curve: "(n-1)^2", expected: |n| (n - 1.0).powi(2) },
+            estimator: None,
         },
         Claim {
             id: "threshold-correct",
@@ -118,6 +134,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                 (Outcome::Censored, "below the threshold (f < k): no agent output yes before the horizon"),
                 (Outcome::Converged, "at or above the threshold (f >= k): every agent ended at yes"),
             ]),
+            estimator: None,
         },
         Claim {
             id: "ls-timer-convergence",
@@ -139,27 +156,31 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::XLogX),
+            estimator: None,
         },
         Claim {
             id: "ls-timer-holding",
-            title: "ls-timer: holding time grows with N",
+            title: "ls-timer: holding time against N, with the paper's timer",
             source: "000 (Sudo, tutorial) section 4",
-            statement: "From a safe configuration the unique leader is kept for Omega(e^N) expected parallel time. Measured with a short timer (timer_factor = 1, s = N) and N = n, where breaks are observable.",
+            statement: "From a safe configuration the unique leader is kept for Omega(e^N) expected parallel time (s = 96 N). Measured with the paper's timer s = 96 N and N = n by the splitting estimator (holding times of 10^250 steps and more: no break could be observed directly); the rate of ln E[holding] in N must be at least 1.",
             sweeps: vec![with(
-                spec(
-                    "ls-timer",
-                    if quick { &[4, 5, 6, 7, 8] } else { &[4, 5, 6, 7, 8, 9, 10] },
-                    &[("timer_factor", &["1"])],
-                    pick(20, 100),
-                    seed,
-                ),
+                spec("ls-timer", if quick { &[4, 5, 6] } else { &[4, 5, 6, 7, 8] }, &[], pick(4, 10), seed),
                 "safe",
                 Measure::Holding,
-                pick(10_000_000, 1_000_000_000),
+                1_000_000_000_000,
             )],
             x: XVar::N,
             y: YVar::ParallelTime,
-            rule: Rule::Increasing,
+            rule: Rule::ExponentialAtLeast { rate: 1.0 },
+            // Few replicas in quick mode: the estimates are skewed (the report's evidence shows
+            // it), but the measured rate is two orders of magnitude above the claimed one.
+            estimator: Some(Estimator {
+                settings: SplittingSettings {
+                    replicas: if quick { 300 } else { 3000 },
+                    ..SplittingSettings::default()
+                },
+                score: "total-deficit",
+            }),
         },
         Claim {
             id: "ppl-convergence",
@@ -181,10 +202,11 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log3),
+            estimator: None,
         },
         Claim {
             id: "ppl-holding",
-            title: "P_PL: holding time grows with c",
+            title: "P_PL: holding time against c, shortened timers",
             source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 23",
             statement: "From a safe configuration the unique leader is kept for Omega(c n^{10c}) expected parallel time. Measured at n = N = 30 with small constants (virus_factor = 0.5, emit_factor = 0.75: t_virus = 2, t_max = t_emit = 6c), where breaks are observable.",
             sweeps: vec![with(
@@ -201,7 +223,12 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             )],
             x: XVar::Param("c"),
             y: YVar::ParallelTime,
-            rule: Rule::Increasing,
+            rule: Rule::RateOnly {
+                reason: "the claim's exponent 10c comes from the paper's constants, and these runs use shortened timers so \
+                         that breaks can be observed; the splitting estimator's score for P_PL follows timeouts only, not \
+                         the viruses that can also kill the leader, so it cannot yet measure the paper's constants",
+            },
+            estimator: None,
         },
         Claim {
             id: "pll-stabilisation",
@@ -210,14 +237,19 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             statement: "P_LL elects a unique leader within O(log n) expected parallel time (m = ceil(lg n)).",
             sweeps: vec![spec(
                 "pll",
-                if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                if quick {
+                    &[100, 1000, 10_000, 100_000, 1_000_000]
+                } else {
+                    &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
+                },
                 &[],
-                pick(40, 100),
+                pick(20, 100),
                 seed,
             )],
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log),
+            estimator: None,
         },
         Claim {
             id: "pll-states",
@@ -228,15 +260,20 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                 census: true,
                 ..spec(
                     "pll",
-                    if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                    if quick {
+                        &[100, 1000, 10_000, 100_000, 1_000_000]
+                    } else {
+                        &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
+                    },
                     &[],
-                    pick(40, 100),
+                    pick(10, 40),
                     seed,
                 )
             }],
             x: XVar::N,
             y: YVar::DistinctStates,
             rule: Rule::GrowthAtMost(Form::Log),
+            estimator: None,
         },
         Claim {
             id: "pll-as-printed",
@@ -245,14 +282,19 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             statement: "The same O(log n) claim, for the literal text, in which followers never carry Tournament nonces.",
             sweeps: vec![spec(
                 "pll-as-printed",
-                if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                if quick {
+                    &[100, 1000, 10_000, 100_000, 1_000_000]
+                } else {
+                    &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
+                },
                 &[],
-                pick(40, 100),
+                pick(20, 100),
                 seed,
             )],
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log),
+            estimator: None,
         },
         Claim {
             id: "pll-sym",
@@ -261,14 +303,19 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             statement: "The symmetric variant (T(p, q) = (p', q') implies T(q, p) = (q', p')) keeps P_LL's O(log n) expected parallel time.",
             sweeps: vec![spec(
                 "pll-sym",
-                if quick { &[100, 1000, 10_000] } else { &[100, 1000, 10_000, 100_000] },
+                if quick {
+                    &[100, 1000, 10_000, 100_000, 1_000_000]
+                } else {
+                    &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
+                },
                 &[],
-                pick(40, 100),
+                pick(20, 100),
                 seed,
             )],
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log),
+            estimator: None,
         },
         Claim {
             id: "prl-n",
@@ -290,6 +337,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             x: XVar::N,
             y: YVar::Steps,
             rule: Rule::GrowthAtMost(Form::Square),
+            estimator: None,
         },
         Claim {
             id: "prl-big-n",
@@ -305,6 +353,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             x: XVar::Param("N"),
             y: YVar::Steps,
             rule: Rule::GrowthAtMost(Form::Linear),
+            estimator: None,
         },
     ];
     if mode == Mode::Tiny {

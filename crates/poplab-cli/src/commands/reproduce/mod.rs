@@ -16,7 +16,7 @@ use poplab::engine::Outcome;
 use poplab::fit::{FormFit, PowerFit, fit_form, fit_power};
 use poplab::stats::CensoredSummary;
 use poplab::sweep::run_in;
-use poplab::verdict::{self, Judgement, Point};
+use poplab::verdict::{self, Judgement, LogPoint, Point};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
@@ -29,6 +29,8 @@ pub struct Row {
     pub mean: Option<f64>,
     pub ci95: Option<[f64; 2]>,
     pub median: Option<f64>,
+    /// A splitting estimate instead of trials: log10 of the mean and of its interval's ends.
+    pub log10_estimate: Option<(f64, [f64; 2])>,
 }
 
 /// What the report says about one claim.
@@ -99,10 +101,11 @@ fn sweep_dir(out: &Path, claim: &str, i: usize) -> std::path::PathBuf {
 }
 
 /// Runs one shard of every claim's sweeps into `out` (no analysis: `--merge` joins the shards and
-/// writes the report).
+/// writes the report). Claims measured by the splitting estimator are not sharded: the merging
+/// run estimates them.
 fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads: Option<usize>) -> Result<()> {
     let started = Instant::now();
-    for claim in claims {
+    for claim in claims.iter().filter(|c| c.estimator.is_none()) {
         for (i, spec) in claim.sweeps.iter().enumerate() {
             let spec = poplab::sweep::SweepSpec { threads, shard: Some(shard), ..spec.clone() };
             run_in(&spec, &sweep_dir(out, claim.id, i), &|_| {}, &|| {})?;
@@ -122,7 +125,7 @@ fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads:
 /// merge is checked before any is written.
 fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> Result<()> {
     let mut plans = Vec::new();
-    for claim in claims {
+    for claim in claims.iter().filter(|c| c.estimator.is_none()) {
         for i in 0..claim.sweeps.len() {
             let shards: Vec<_> = parts.iter().map(|part| sweep_dir(part, claim.id, i)).collect();
             plans.push(poplab::sweep::plan_merge(&sweep_dir(out, claim.id, i), &shards)?);
@@ -135,6 +138,9 @@ fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> R
 }
 
 fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<ClaimResult> {
+    if claim.estimator.is_some() {
+        return run_estimate_claim(claim, out, threads);
+    }
     let started = Instant::now();
     let mut by_x: BTreeMap<u64, Vec<(usize, f64, Outcome, u64)>> = BTreeMap::new();
     let mut outcomes_by_sweep = Vec::new();
@@ -189,7 +195,14 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
             let horizon = trials.iter().map(|t| f64::from_bits(t.3)).fold(0.0, f64::max);
             let summary = CensoredSummary::of(&values, censored);
             let point = Point { x: f64::from_bits(x), values, censored, horizon };
-            Row { trials: trials.len(), mean: summary.mean, ci95: summary.ci95, median: summary.median, point }
+            Row {
+                trials: trials.len(),
+                mean: summary.mean,
+                ci95: summary.ci95,
+                median: summary.median,
+                point,
+                log10_estimate: None,
+            }
         })
         .collect();
     rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
@@ -197,7 +210,14 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     let judgement = match &claim.rule {
         Rule::ExactMean { expected, .. } => verdict::exact_mean(&points, expected),
         Rule::GrowthAtMost(form) => verdict::growth_at_most(&points, *form),
-        Rule::Increasing => verdict::increasing(&points),
+        Rule::ExponentialAtLeast { rate } => match verdict::log_points(&points) {
+            Some(points) => verdict::exponential_at_least(&points, *rate),
+            None => censored_judgement(),
+        },
+        Rule::RateOnly { reason } => match verdict::log_points(&points) {
+            Some(points) => verdict::rate_only(&points, reason),
+            None => censored_judgement(),
+        },
         Rule::Outcomes(expected) => outcome_judgement(expected, &outcomes_by_sweep),
     };
     let means: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.mean.map(|m| (r.point.x, m))).collect();
@@ -211,6 +231,74 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     let trials_reused = trials_all.saturating_sub(trials_run);
     let result =
         ClaimResult { claim, rows, judgement, power, form_fit, engines, trials_run, trials_reused, seconds: 0.0 };
+    plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
+    Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
+}
+
+fn censored_judgement() -> Judgement {
+    Judgement {
+        verdict: verdict::Verdict::Inconclusive,
+        evidence: "some trials were censored (or too few ended): no mean to fit".into(),
+    }
+}
+
+/// A claim measured by the splitting estimator: one holding estimate per cell
+/// ([`poplab::holding_sweep`]), judged on the logarithms of the estimates in parallel time.
+fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<ClaimResult> {
+    let started = Instant::now();
+    let estimator = claim.estimator.expect("an estimator claim");
+    let repetitions_run = std::sync::atomic::AtomicU64::new(0);
+    let (mut rows, mut points, mut repetitions_all) = (Vec::new(), Vec::new(), 0);
+    for (i, spec) in claim.sweeps.iter_mut().enumerate() {
+        spec.threads = threads;
+        let dir = sweep_dir(out, claim.id, i);
+        let curve =
+            poplab::holding_sweep::run_in(spec, &estimator.settings, Some(estimator.score), &dir, &|_| {}, &|| {
+                repetitions_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })?;
+        for (cell, result) in spec.cells()?.iter().zip(&curve.cells) {
+            let x = match claim.x {
+                XVar::N => cell.n as f64,
+                XVar::Param(name) => {
+                    cell.params.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse().ok()).unwrap_or(f64::NAN)
+                }
+            };
+            let e = &result.estimate;
+            let shift = (cell.n as f64).log10();
+            repetitions_all += e.repetitions;
+            let ln10 = std::f64::consts::LN_10;
+            points.push(LogPoint {
+                x,
+                ln_mean: (e.log10_mean_steps - shift) * ln10,
+                se: e.log10_standard_error * ln10,
+            });
+            rows.push(Row {
+                point: Point { x, values: Vec::new(), censored: 0, horizon: f64::INFINITY },
+                trials: e.repetitions as usize,
+                mean: None,
+                ci95: None,
+                median: None,
+                log10_estimate: Some((e.log10_mean_steps - shift, [e.log10_ci95[0] - shift, e.log10_ci95[1] - shift])),
+            });
+        }
+    }
+    rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
+    let judgement = match &claim.rule {
+        Rule::ExponentialAtLeast { rate } => verdict::exponential_at_least(&points, *rate),
+        _ => verdict::rate_only(&points, "the claim's rule does not apply to estimates"),
+    };
+    let trials_run = repetitions_run.into_inner();
+    let result = ClaimResult {
+        claim,
+        rows,
+        judgement,
+        power: None,
+        form_fit: None,
+        engines: vec!["agents (splitting estimator)".into()],
+        trials_run,
+        trials_reused: repetitions_all.saturating_sub(trials_run),
+        seconds: 0.0,
+    };
     plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }

@@ -28,13 +28,16 @@ enum Block {
 /// The plot of one claim.
 pub fn figure(result: &ClaimResult) -> Figure {
     let claim = &result.claim;
-    let medians = matches!(claim.rule, Rule::Increasing);
+    let estimates = claim.estimator.is_some();
     let marks = result
         .rows
         .iter()
-        .map(|row| match (medians, row.mean) {
-            (false, Some(mean)) => Mark { x: row.point.x, y: mean, interval: row.ci95, lower_bound: false },
-            _ => {
+        .map(|row| match (row.log10_estimate, row.mean) {
+            (Some((log10, interval)), _) => {
+                Mark { x: row.point.x, y: log10, interval: Some(interval), lower_bound: false }
+            }
+            (None, Some(mean)) => Mark { x: row.point.x, y: mean, interval: row.ci95, lower_bound: false },
+            (None, None) => {
                 let (y, lower_bound) = median_or_bound(&row.point);
                 Mark { x: row.point.x, y, interval: None, lower_bound }
             }
@@ -64,8 +67,16 @@ pub fn figure(result: &ClaimResult) -> Figure {
     Figure {
         title: format!("{}: {}", claim.id, claim.title),
         x_label: x_name(claim.x).to_string(),
-        y_label: y_name(claim.y).to_string(),
-        marks_label: if medians { "median (hollow: lower bound)".into() } else { "mean with 95% CI".into() },
+        y_label: if estimates {
+            format!("log10 of the expected {}", y_name(claim.y))
+        } else {
+            y_name(claim.y).to_string()
+        },
+        marks_label: if estimates {
+            "splitting estimate with 95% CI".into()
+        } else {
+            "mean with 95% CI (hollow: median, a lower bound)".into()
+        },
         marks,
         curves,
     }
@@ -124,13 +135,19 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
         ),
         Block::Heading(2, "How verdicts are decided".into()),
         Block::Paragraph(
-            "Exact expectations: per point a z-test of the sample mean against the claimed value at family-wise level 0.001 \
-             (Bonferroni); any rejection is inconsistent. Upper bounds O(f): the growth exponent of the measured values is fitted \
-             on log-log axes over all trials with its 95% interval and compared with the local exponent of f over the same range \
-             plus 0.1 for lower-order terms: interval above is inconsistent, below is consistent, straddling is inconclusive; any \
-             censored trial makes it inconclusive. Certainties: every trial must end as claimed. Growth with a parameter: medians \
-             (a censored median counts as its horizon) non-decreasing with the last at least twice the first is consistent, the \
-             last below half the first is inconsistent, anything else inconclusive."
+            "Every rule fits the mean, the quantity the claims are about, with standard errors from a bootstrap over the \
+             trials (2000 resamples), so heavy tails and mixtures of fast and slow runs count. Exact expectations: per point a \
+             z-test of the sample mean against the claimed value at family-wise level 0.001 (Bonferroni); any rejection is \
+             inconsistent. Upper bounds O(f): the means are fitted by weighted least squares with a + b h(x) for each form h \
+             of the ladder log x < log^2 x < log^3 x < x < x log x < x^2 up to f, and with the next forms up, f log x and f \
+             x^0.1; a fit is acceptable below the 0.999 quantile of chi-square. If no allowed form fits but a faster one does, \
+             or a faster one fits better by more than the 0.999 quantile of chi-square(1), the claim is inconsistent. If a \
+             faster form fits acceptably too and no worse than the best allowed one by that bound, this range cannot tell \
+             them apart: inconclusive, naming the forms. Otherwise consistent. Any censored trial makes it inconclusive. \
+             Certainties: every trial must end as claimed. Lower bounds Omega(e^(r x)): the slope of ln E against x, fitted \
+             with the points' errors (interval widened when they scatter more than their errors), must have its 95% interval \
+             at or above r (consistent); an interval below r is inconsistent, one straddling r inconclusive. Experiments that \
+             do not meet their claim's hypotheses (shortened constants) report their rate and are inconclusive."
                 .into(),
         ),
     ];
@@ -148,8 +165,15 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     ];
     for (i, spec) in claim.sweeps.iter().enumerate() {
         let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k} in {{{}}}", v.join(", "))).collect();
+        let trials = match &claim.estimator {
+            None => format!("{} trials per cell", spec.trials),
+            Some(e) => format!(
+                "splitting estimator (score {}, {} independent repetitions of {} replicas and {} cycles per cell)",
+                e.score, spec.trials, e.settings.replicas, e.settings.cycles
+            ),
+        };
         blocks.push(Block::Paragraph(format!(
-            "Experiment {}: protocol {}, n in {{{}}}{}{}, init {}, measure {}, {} trials per cell, master seed {}, horizon {} steps, \
+            "Experiment {}: protocol {}, n in {{{}}}{}{}, init {}, measure {}, {trials}, master seed {}, horizon {} steps, \
              engine {}; data in data/{}/sweep-{i}/.",
             i + 1,
             spec.protocol,
@@ -158,7 +182,6 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             params.join(", "),
             spec.init_name(),
             spec.measure.name(),
-            spec.trials,
             spec.seed,
             spec.max_steps,
             result.engines.get(i).map_or("-", String::as_str),
@@ -220,6 +243,18 @@ fn reused(trials: u64) -> String {
 
 fn row_cells(row: &Row) -> Vec<String> {
     let opt = |v: Option<f64>| v.map(number).unwrap_or_else(|| "-".into());
+    if let Some((log10, [lo, hi])) = row.log10_estimate {
+        let power = |v: f64| format!("10^{v:.2}");
+        return vec![
+            number(row.point.x),
+            format!("{} repetitions", row.trials),
+            "-".into(),
+            "-".into(),
+            power(log10),
+            format!("[{}, {}]", power(lo), power(hi)),
+            "-".into(),
+        ];
+    }
     vec![
         number(row.point.x),
         row.trials.to_string(),
