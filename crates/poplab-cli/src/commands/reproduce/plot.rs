@@ -58,13 +58,15 @@ pub fn write(figure: &Figure, stem: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The range of a log axis: the values with some room, widened to whole decades when they span
+/// less than one (a log axis labels only its decades and their multiples).
 fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) =
         values.filter(|v| v.is_finite() && *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     if lo > hi {
         (1.0, 10.0)
-    } else if lo == hi {
-        (lo / 2.0, hi * 2.0)
+    } else if hi / lo < 10.0 {
+        (10f64.powf(lo.log10().floor()), 10f64.powf((hi * 1.0001).log10().ceil()))
     } else {
         (lo / 1.5, hi * 1.5)
     }
