@@ -26,8 +26,9 @@
 //! - [`rate_only`]: an experiment that does not meet its claim's hypotheses (shortened
 //!   constants): the rate is reported, the verdict is inconclusive.
 //!
-//! The rules' error rates on synthetic data, measured by `tests::rates` (`cargo test -p poplab
-//! --lib verdict -- --ignored --nocapture`), are in the closing note of issue 23.
+//! The rules' error rates on synthetic data (the counterexamples of a too-lenient rule, and data
+//! drawn from the claimed forms) are measured by the ignored test `verdict::tests::rates`:
+//! `cargo test -p poplab --lib verdict -- --ignored --nocapture`.
 
 use crate::fit::{Form, WeightedLine, fit_weighted_line};
 use crate::rng::{PopRng, below_u64};
@@ -116,7 +117,7 @@ pub fn exact_mean(points: &[Point], expected: impl Fn(f64) -> f64) -> Judgement 
 }
 
 /// Resamples of [`bootstrap_mean`].
-const RESAMPLES: usize = 2000;
+pub const RESAMPLES: usize = 2000;
 
 /// The mean of `values` and its bootstrap standard error ([`RESAMPLES`] resamples with
 /// replacement, from a generator seeded by `seed`: the same values give the same error); `None`
