@@ -215,7 +215,7 @@ fn d09_the_report_names_engines_and_reused_trials() {
     assert!(!report.contains("engine agents (agent array)"));
     poplab().args(args).arg(&out).assert().success();
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("for the 0 trials run now; 8 trials read back from data/"), "{report}");
+    assert!(report.contains("for the 0 trials run now; 16 trials read back from data/"), "{report}");
 }
 
 /// Defect 10: Every number accepts 10^k and 1ek; 2^128 is named too large with the limit.

@@ -24,11 +24,14 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{id}: not an SVG document");
         let png = std::fs::read(out.join("plots").join(format!("{id}.png"))).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{id}: not a PNG file");
-        assert!(html.contains(&format!("<h2>{}", id)), "{id} missing from index.html");
+        assert!(html.contains(&format!("\">{id}: ")), "{id} missing from index.html");
         let section = report.split(&format!("## {heading}")).nth(1).unwrap();
         let verdict =
             section.lines().find(|l| l.starts_with("Verdict: **")).unwrap_or_else(|| panic!("{id}: no verdict"));
         assert!(["consistent", "inconsistent", "inconclusive"].iter().any(|v| verdict.contains(&format!("**{v}**"))));
     }
     assert!(html.contains("<svg") && html.starts_with("<!DOCTYPE html>"));
+    // The contents list links every claim's heading, and verdict cells are coloured.
+    assert!(html.contains("<nav><h2>Contents</h2>") && html.contains("<a href=\"#verdicts\">"));
+    assert!(html.contains("<td class=\"consistent\">consistent</td>"));
 }

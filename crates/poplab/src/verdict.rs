@@ -23,6 +23,9 @@
 //!   of `ln E` against `x` with its 95% interval ([`fit_weighted_line`]): interval at or above `r`:
 //!   consistent; below it: inconsistent; straddling it: inconclusive. The rate is reported.
 //! - [`power_at_least`]: a claimed lower bound `Omega(x^e)`: the same on `ln x`.
+//! - [`slower_than`]: a claim that one variant is slower: the ratio of means per `x` with its
+//!   bootstrap interval (family-wise level 0.001); some above 1 and none below: consistent; the
+//!   reverse: inconsistent; else inconclusive.
 //! - [`rate_only`]: an experiment that does not meet its claim's hypotheses (shortened
 //!   constants): the rate is reported, the verdict is inconclusive.
 //!
@@ -444,6 +447,72 @@ pub fn power_at_least(points: &[LogPoint], exponent: f64) -> Judgement {
     at_least(fit_weighted_line(&xs, &ys, &ses), exponent, "ln E grows with exponent", "ln x")
 }
 
+/// The ratio of two means, `mean(slow) / mean(fast)`, with its interval `ratio * exp(+-z sd)`
+/// (`z = 3.29`: 99.9%), `sd` the bootstrap standard deviation of the logarithm of the ratio
+/// ([`RESAMPLES`] resamples, from a generator seeded by `seed`). Samples of equal length are
+/// taken as paired (value `i` of each from trial `i`, run from the same seed) and resampled
+/// together, so what the variants share cancels; others are resampled apart. `None` with fewer
+/// than two values on either side or a mean that is not positive.
+pub fn ratio_of_means(slow: &[f64], fast: &[f64], z: f64, seed: u64) -> Option<(f64, [f64; 2])> {
+    if slow.len() < 2 || fast.len() < 2 {
+        return None;
+    }
+    let ratio = stats::mean(slow) / stats::mean(fast);
+    if !(ratio.is_finite() && ratio > 0.0) {
+        return None;
+    }
+    let mut rng = PopRng::seed_from_u64(seed);
+    let mut draw = |k: usize| -> Vec<usize> { (0..k).map(|_| below_u64(&mut rng, k as u64) as usize).collect() };
+    let sum = |values: &[f64], at: &[usize]| at.iter().map(|&i| values[i]).sum::<f64>() / at.len() as f64;
+    let logs: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            let on_slow = draw(slow.len());
+            let on_fast = if slow.len() == fast.len() { on_slow.clone() } else { draw(fast.len()) };
+            (sum(slow, &on_slow) / sum(fast, &on_fast)).ln()
+        })
+        .collect();
+    let half = z * stats::std_dev(&logs);
+    Some((ratio, [ratio * (-half).exp(), ratio * half.exp()]))
+}
+
+/// Rule for a claim that one variant is slower than another: per `x`, the ratio of the slow
+/// variant's mean to the fast one's with its interval ([`ratio_of_means`]) at family-wise level
+/// 0.001 (Bonferroni over the `x`). Some interval above 1 and none below: consistent; some below
+/// and none above: inconsistent; otherwise inconclusive. Any censored trial: inconclusive.
+pub fn slower_than(slow: &[Point], fast: &[Point]) -> Judgement {
+    if slow.iter().chain(fast).any(|p| p.censored > 0) {
+        return judgement(Verdict::Inconclusive, "some trials were censored: no mean to compare");
+    }
+    let pairs: Vec<(&Point, &Point)> =
+        slow.iter().filter_map(|s| fast.iter().find(|f| f.x == s.x).map(|f| (s, f))).collect();
+    let z = Normal::standard().inverse_cdf(1.0 - 0.0005 / pairs.len().max(1) as f64);
+    let ratios: Vec<(f64, f64, [f64; 2])> = pairs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (s, f))| {
+            ratio_of_means(&s.values, &f.values, z, 0x5EED ^ i as u64).map(|(r, ci)| (s.x, r, ci))
+        })
+        .collect();
+    if ratios.is_empty() {
+        return judgement(Verdict::Inconclusive, "no x with both variants measured");
+    }
+    let text = ratios
+        .iter()
+        .map(|(x, r, [lo, hi])| format!("x = {x}: {r:.3} [{lo:.3}, {hi:.3}]"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let (above, below) = (ratios.iter().any(|r| r.2[0] > 1.0), ratios.iter().any(|r| r.2[1] < 1.0));
+    let verdict = match (above, below) {
+        (true, false) => Verdict::Consistent,
+        (false, true) => Verdict::Inconsistent,
+        _ => Verdict::Inconclusive,
+    };
+    judgement(
+        verdict,
+        format!("ratio of means (bootstrap intervals at family-wise level 0.001, paired by trial): {text}"),
+    )
+}
+
 /// For an experiment that does not meet its claim's hypotheses: the rate of `ln E` against `x`
 /// as evidence, after `reason`, and the verdict inconclusive.
 pub fn rate_only(points: &[LogPoint], reason: &str) -> Judgement {
@@ -566,6 +635,17 @@ mod tests {
         for (case, j) in claimed_forms(&mut rng) {
             assert_eq!(j.verdict, Verdict::Consistent, "{case}: {}", j.evidence);
         }
+    }
+
+    #[test]
+    fn slower_than_sees_a_gap_and_no_gap() {
+        let mut rng = PopRng::seed_from_u64(25);
+        let fast = points(&PLL_RANGE, 40, &mut rng, |n| n.ln(), 0.3);
+        let slow = points(&PLL_RANGE, 40, &mut rng, |n| 1.5 * n.ln(), 0.3);
+        let same = points(&PLL_RANGE, 40, &mut rng, |n| n.ln(), 0.3);
+        assert_eq!(slower_than(&slow, &fast).verdict, Verdict::Consistent);
+        assert_eq!(slower_than(&fast, &slow).verdict, Verdict::Inconsistent);
+        assert_eq!(slower_than(&same, &fast).verdict, Verdict::Inconclusive);
     }
 
     #[test]

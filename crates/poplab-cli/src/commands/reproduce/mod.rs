@@ -31,6 +31,9 @@ pub struct Row {
     pub median: Option<f64>,
     /// A splitting estimate instead of trials: log10 of the mean and of its interval's ends.
     pub log10_estimate: Option<(f64, [f64; 2])>,
+    /// For a claim comparing sweeps: the sweep's protocol, and how many of its trials BackUp
+    /// ended (the census's last demotion).
+    pub variant: Option<(String, usize)>,
 }
 
 /// What the report says about one claim.
@@ -137,12 +140,18 @@ fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> R
     Ok(())
 }
 
+/// One trial as a claim sees it: value, outcome, horizon (as bits), whether BackUp ended it.
+type TrialPoint = (f64, Outcome, u64, bool);
+
 fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<ClaimResult> {
     if claim.estimator.is_some() {
         return run_estimate_claim(claim, out, threads);
     }
     let started = Instant::now();
-    let mut by_x: BTreeMap<u64, Vec<(usize, f64, Outcome, u64)>> = BTreeMap::new();
+    // Trials by (variant, x): a claim comparing sweeps keeps each sweep apart, the others merge
+    // their sweeps per x. Each trial: value, outcome, horizon bits, whether BackUp ended it.
+    let compare = matches!(claim.rule, Rule::SlowerThan);
+    let mut by_x: BTreeMap<(usize, u64), Vec<TrialPoint>> = BTreeMap::new();
     let mut outcomes_by_sweep = Vec::new();
     let mut engines = Vec::new();
     let trials_run = std::sync::atomic::AtomicU64::new(0);
@@ -182,20 +191,26 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
                 }
                 YVar::DistinctStates => (row.record.distinct_states.unwrap_or(0) as f64, f64::INFINITY),
             };
-            by_x.entry(x.to_bits()).or_default().push((i, value, row.record.outcome, horizon.to_bits()));
+            let backup = row.record.last_demotion.as_deref() == Some("backup");
+            let key = (if compare { i } else { 0 }, x.to_bits());
+            by_x.entry(key).or_default().push((value, row.record.outcome, horizon.to_bits(), backup));
             outcomes.push(row.record.outcome);
         }
         outcomes_by_sweep.push(outcomes);
     }
     let mut rows: Vec<Row> = by_x
         .into_iter()
-        .map(|(x, trials)| {
-            let values: Vec<f64> = trials.iter().filter(|t| t.2 != Outcome::Censored).map(|t| t.1).collect();
+        .map(|((variant, x), trials)| {
+            let values: Vec<f64> = trials.iter().filter(|t| t.1 != Outcome::Censored).map(|t| t.0).collect();
             let censored = trials.len() - values.len();
-            let horizon = trials.iter().map(|t| f64::from_bits(t.3)).fold(0.0, f64::max);
+            let horizon = trials.iter().map(|t| f64::from_bits(t.2)).fold(0.0, f64::max);
             let summary = CensoredSummary::of(&values, censored);
             let point = Point { x: f64::from_bits(x), values, censored, horizon };
             Row {
+                variant: compare.then(|| {
+                    let backup = trials.iter().filter(|t| t.3).count();
+                    (claim.sweeps[variant].protocol.clone(), backup)
+                }),
                 trials: trials.len(),
                 mean: summary.mean,
                 ci95: summary.ci95,
@@ -218,11 +233,13 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
             Some(points) => verdict::rate_only(&points, reason),
             None => censored_judgement(),
         },
+        Rule::SlowerThan => slower_judgement(&claim, &rows),
         Rule::Outcomes(expected) => outcome_judgement(expected, &outcomes_by_sweep),
     };
     let means: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.mean.map(|m| (r.point.x, m))).collect();
     let (xs, ys): (Vec<f64>, Vec<f64>) = means.into_iter().unzip();
-    let power = fit_power(&xs, &ys);
+    // A comparison's rows hold two variants per x: no single power law.
+    let power = if compare { None } else { fit_power(&xs, &ys) };
     let form_fit = match claim.rule {
         Rule::GrowthAtMost(form) => fit_form(form, &xs, &ys),
         _ => None,
@@ -233,6 +250,33 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
         ClaimResult { claim, rows, judgement, power, form_fit, engines, trials_run, trials_reused, seconds: 0.0 };
     plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
+}
+
+/// Sweep 1 slower than sweep 0 ([`verdict::slower_than`]), with the share of runs BackUp ended.
+fn slower_judgement(claim: &Claim, rows: &[Row]) -> Judgement {
+    let of = |variant: &str| -> Vec<&Row> {
+        rows.iter().filter(|r| r.variant.as_ref().is_some_and(|(p, _)| p == variant)).collect()
+    };
+    let (fast, slow) = (of(&claim.sweeps[0].protocol), of(&claim.sweeps[1].protocol));
+    let points = |rows: &[&Row]| rows.iter().map(|r| r.point.clone()).collect::<Vec<_>>();
+    let judgement = verdict::slower_than(&points(&slow), &points(&fast));
+    let shares = |rows: &[&Row]| {
+        rows.iter()
+            .map(|r| format!("{}/{} at x = {}", r.variant.as_ref().map_or(0, |v| v.1), r.trials, r.point.x))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Judgement {
+        evidence: format!(
+            "{}; runs whose last leader BackUp demoted: {} {}; {} {}",
+            judgement.evidence,
+            claim.sweeps[0].protocol,
+            shares(&fast),
+            claim.sweeps[1].protocol,
+            shares(&slow)
+        ),
+        ..judgement
+    }
 }
 
 fn censored_judgement() -> Judgement {
@@ -279,6 +323,7 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> R
                 ci95: None,
                 median: None,
                 log10_estimate: Some((e.log10_mean_steps - shift, [e.log10_ci95[0] - shift, e.log10_ci95[1] - shift])),
+                variant: None,
             });
         }
     }

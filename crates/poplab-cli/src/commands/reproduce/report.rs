@@ -146,8 +146,10 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
              them apart: inconclusive, naming the forms. Otherwise consistent. Any censored trial makes it inconclusive. \
              Certainties: every trial must end as claimed. Lower bounds Omega(e^(r x)): the slope of ln E against x, fitted \
              with the points' errors (interval widened when they scatter more than their errors), must have its 95% interval \
-             at or above r (consistent); an interval below r is inconsistent, one straddling r inconclusive. Experiments that \
-             do not meet their claim's hypotheses (shortened constants) report their rate and are inconclusive."
+             at or above r (consistent); an interval below r is inconsistent, one straddling r inconclusive. Comparisons (an \
+             erratum): the ratio of the two variants' means per n, with bootstrap intervals paired by trial at family-wise \
+             level 0.001: some above 1 and none below consistent, the reverse inconsistent, else inconclusive. Experiments that do not meet their claim's hypotheses \
+             (shortened constants) report their rate and are inconclusive."
                 .into(),
         ),
     ];
@@ -255,8 +257,12 @@ fn row_cells(row: &Row) -> Vec<String> {
             "-".into(),
         ];
     }
+    let x = match &row.variant {
+        Some((protocol, _)) => format!("{} ({protocol})", number(row.point.x)),
+        None => number(row.point.x),
+    };
     vec![
-        number(row.point.x),
+        x,
         row.trials.to_string(),
         row.point.values.len().to_string(),
         row.point.censored.to_string(),
@@ -307,11 +313,24 @@ fn html(blocks: &[Block]) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>poplab reproduce</title>\n<style>\
          body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}\
          table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .5em;text-align:left}\
-         th{background:#eee}svg{max-width:100%;height:auto}</style></head><body>\n",
+         th{background:#eee}svg{max-width:100%;height:auto}\
+         td.consistent{background:#d5eed5}td.inconsistent{background:#f5cccc}td.inconclusive{background:#f5ebc4}\
+         nav li{margin:.1em 0}</style></head><body>\n",
     );
+    // The contents: every second-level heading, listed after the opening paragraph.
+    let contents: String = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading(2, text) => Some(format!("<li><a href=\"#{}\">{}</a></li>", anchor(text), escape(text))),
+            _ => None,
+        })
+        .collect();
+    let mut listed = false;
     for block in blocks {
         match block {
-            Block::Heading(level, text) => page += &format!("<h{level}>{}</h{level}>\n", escape(text)),
+            Block::Heading(level, text) => {
+                page += &format!("<h{level} id=\"{}\">{}</h{level}>\n", anchor(text), escape(text))
+            }
             Block::Paragraph(text) => {
                 let text = escape(text);
                 let bold: Vec<&str> = text.split("**").collect();
@@ -320,6 +339,10 @@ fn html(blocks: &[Block]) -> String {
                     html += &if i % 2 == 1 { format!("<strong>{part}</strong>") } else { part.to_string() };
                 }
                 page += &format!("<p>{html}</p>\n");
+                if !listed {
+                    page += &format!("<nav><h2>Contents</h2><ul>{contents}</ul></nav>\n");
+                    listed = true;
+                }
             }
             Block::Table(header, rows) => {
                 page += "<table><tr>";
@@ -330,7 +353,12 @@ fn html(blocks: &[Block]) -> String {
                 for row in rows {
                     page += "<tr>";
                     for cell in row {
-                        page += &format!("<td>{}</td>", escape(cell));
+                        // Verdict cells are coloured by verdict.
+                        let class = match cell.as_str() {
+                            "consistent" | "inconsistent" | "inconclusive" => format!(" class=\"{cell}\""),
+                            _ => String::new(),
+                        };
+                        page += &format!("<td{class}>{}</td>", escape(cell));
                     }
                     page += "</tr>\n";
                 }
@@ -343,6 +371,19 @@ fn html(blocks: &[Block]) -> String {
         }
     }
     page + "</body></html>\n"
+}
+
+/// The anchor of a heading: its lowercase letters and digits, other runs of characters as `-`.
+fn anchor(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
 }
 
 /// Writes `report.md` and `index.html` into `out`.
