@@ -26,10 +26,23 @@ pub enum Command {
     Merge(MergeArgs),
     /// Run the experiment of every claim of the four papers and write a report with plots and verdicts.
     Reproduce(ReproduceArgs),
+    /// Draw your own runs: leaders against time from a time series (run --trace), or the mean
+    /// against n from a sweep directory, as SVG or PNG.
+    Plot(PlotArgs),
     /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
     Exact(ExactArgs),
     /// Check closure, safety and convergence of a small population exhaustively.
     Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// A time series written by `run --trace`, or a directory written by `sweep --out`.
+    pub input: PathBuf,
+
+    /// The figure to write: FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -166,3 +166,38 @@ fn holding_starts_from_safe_and_refuses_unsafe_starts() {
         "give a safe start with --init",
     );
 }
+
+/// `poplab plot`: a time series and a sweep directory drawn as SVG and PNG; other inputs and
+/// formats refused with one line.
+#[test]
+fn plot_draws_time_series_and_sweeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.csv");
+    let sweep = dir.path().join("sweep");
+    poplab()
+        .args(["run", "angluin", "--n", "200", "--trials", "2", "--trace"])
+        .arg(&trace)
+        .args(["--trace-every", "50"])
+        .assert()
+        .success();
+    poplab().args(["sweep", "angluin", "--n", "10,100", "--trials", "4", "--out"]).arg(&sweep).assert().success();
+    for (input, out) in [(&trace, "trace.svg"), (&sweep, "sweep.png")] {
+        let out = dir.path().join(out);
+        poplab().arg("plot").arg(input).arg("--out").arg(&out).assert().success();
+        let bytes = std::fs::read(&out).unwrap();
+        if out.extension().unwrap() == "svg" {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(text.starts_with("<svg") && text.contains("trial 1"), "{text}");
+        } else {
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        }
+    }
+    let refused = poplab().arg("plot").arg(&sweep).arg("--out").arg(dir.path().join("f.pdf")).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("name an .svg or .png file"));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let refused = poplab().arg("plot").arg(&empty).arg("--out").arg(dir.path().join("f.svg")).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("holds neither summary.csv"));
+}

@@ -2,6 +2,7 @@
 
 mod exact;
 mod list;
+mod plot;
 mod reproduce;
 mod run;
 mod sweep;
@@ -16,6 +17,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Merge(args) => sweep::merge(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),
+        Command::Plot(args) => plot::plot(&args),
         Command::Exact(args) => exact::exact(&args),
         Command::Verify(args) => exact::verify(&args),
     }

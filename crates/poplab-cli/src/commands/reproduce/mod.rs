@@ -6,7 +6,6 @@
 //! and `DIR/index.html` with the same content (the HTML embeds its plots and opens offline).
 
 mod claims;
-mod plot;
 mod report;
 
 use crate::cli::ReproduceArgs;
@@ -248,7 +247,7 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     let trials_reused = trials_all.saturating_sub(trials_run);
     let result =
         ClaimResult { claim, rows, judgement, power, form_fit, engines, trials_run, trials_reused, seconds: 0.0 };
-    plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
+    crate::plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }
 
@@ -344,7 +343,7 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> R
         trials_reused: repetitions_all.saturating_sub(trials_run),
         seconds: 0.0,
     };
-    plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
+    crate::plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }
 

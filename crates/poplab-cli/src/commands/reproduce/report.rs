@@ -2,9 +2,9 @@
 //! (`index.html`, plots embedded).
 
 use super::claims::{Mode, Rule, XVar, YVar};
-use super::plot::{Curve, Figure, Mark};
 use super::{ClaimResult, Row};
 use crate::output::write_text;
+use crate::plot::{Curve, Figure, Mark};
 use anyhow::Result;
 use poplab::rng::RNG_NAME;
 use poplab::verdict::median_or_bound;

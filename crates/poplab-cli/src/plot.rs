@@ -1,5 +1,6 @@
-//! Plots of a claim: measured points with their intervals and fitted or exact curves, on
-//! log-log axes, written as SVG and PNG (text drawn with the bundled DejaVu Sans).
+//! Plots: measured points with their intervals and fitted, exact or traced curves, on log-log
+//! axes, written as SVG and PNG (text drawn with the bundled DejaVu Sans). The reproduction's
+//! claims and `poplab plot` draw through it.
 
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
@@ -40,12 +41,36 @@ static FONT: Once = Once::new();
 fn register_font() {
     FONT.call_once(|| {
         // The font file ships with the binary; registering it cannot fail for a valid TTF.
-        let _ = plotters::style::register_font(
-            "sans-serif",
-            FontStyle::Normal,
-            include_bytes!("../../../assets/DejaVuSans.ttf"),
-        );
+        let _ =
+            plotters::style::register_font("sans-serif", FontStyle::Normal, include_bytes!("../assets/DejaVuSans.ttf"));
     });
+}
+
+/// Whether `path` names an SVG or a PNG file (by its extension), or neither.
+pub fn format_of(path: &Path) -> Option<&'static str> {
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("svg") => Some("svg"),
+        Some("png") => Some("png"),
+        _ => None,
+    }
+}
+
+/// Writes `figure` to `path`, an SVG or PNG file by its extension, atomically: drawn into a
+/// temporary file next to it, then renamed.
+pub fn write_file(figure: &Figure, path: &Path) -> Result<()> {
+    register_font();
+    let format = format_of(path).ok_or_else(|| anyhow!("'{}' is neither an .svg nor a .png file", path.display()))?;
+    let partial = path.with_extension(format!("partial-{}.{format}", std::process::id()));
+    let drawn = match format {
+        "svg" => draw(&SVGBackend::new(&partial, (800, 520)).into_drawing_area(), figure),
+        _ => draw(&BitMapBackend::new(&partial, (800, 520)).into_drawing_area(), figure),
+    };
+    let renamed =
+        drawn.and_then(|()| std::fs::rename(&partial, path).map_err(|e| anyhow!("'{}': {e}", path.display())));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    renamed
 }
 
 /// Writes `figure` to `stem.svg` and `stem.png`.
@@ -120,14 +145,16 @@ where
                 .filter_map(|m| m.interval.map(|[lo, hi]| PathElement::new(vec![(m.x, lo.max(y0)), (m.x, hi)], blue))),
         )
         .map_err(fail)?;
-    chart
-        .draw_series(figure.marks.iter().map(|m| {
-            let style = if m.lower_bound { blue.stroke_width(2) } else { blue.filled() };
-            Circle::new((m.x, m.y), 5, style)
-        }))
-        .map_err(fail)?
-        .label(figure.marks_label.clone())
-        .legend(move |(x, y)| Circle::new((x + 10, y), 5, blue.filled()));
+    if !figure.marks.is_empty() {
+        chart
+            .draw_series(figure.marks.iter().map(|m| {
+                let style = if m.lower_bound { blue.stroke_width(2) } else { blue.filled() };
+                Circle::new((m.x, m.y), 5, style)
+            }))
+            .map_err(fail)?
+            .label(figure.marks_label.clone())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 5, blue.filled()));
+    }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)

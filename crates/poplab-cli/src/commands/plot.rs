@@ -1,0 +1,149 @@
+//! `poplab plot`: a figure of the user's own runs, from a time series (`run --trace`) or a sweep
+//! directory (`sweep --out`), as SVG or PNG.
+//!
+//! - A time series (a CSV file whose header starts `trial,step,parallel_time,leaders`): the
+//!   number of leaders against parallel time, one curve per trial (the first ten), on log axes
+//!   (rows at time 0 or with no leader are left out: a log axis has no 0).
+//! - A trial sweep (a directory with `summary.csv`): the mean parallel time against `n` with its
+//!   95% interval, one mark per cell; a cell whose mean is only a lower bound (censored trials) is
+//!   drawn hollow at that bound.
+//! - A holding sweep (`estimates.csv`, from `sweep --estimator splitting`): log10 of the
+//!   estimated holding time (steps) against `n`, with its interval.
+
+use crate::cli::PlotArgs;
+use crate::input::InputError;
+use crate::plot::{Curve, Figure, Mark, format_of, write_file};
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Time series drawn at most.
+const MAX_TRIALS: usize = 10;
+
+pub fn plot(args: &PlotArgs) -> Result<()> {
+    if format_of(&args.out).is_none() {
+        return Err(InputError(format!("--out {}: name an .svg or .png file", args.out.display())).into());
+    }
+    poplab::files::check_output_file(&args.out)?;
+    let figure = if args.input.is_dir() {
+        sweep_figure(&args.input)?
+    } else if args.input.is_file() {
+        trace_figure(&args.input)?
+    } else {
+        return Err(InputError(format!(
+            "'{}': give a time series (run --trace FILE.csv) or a sweep directory (sweep --out DIR)",
+            args.input.display()
+        ))
+        .into());
+    };
+    write_file(&figure, &args.out)
+}
+
+/// The rows of a CSV file as maps from column name to text.
+fn rows(path: &Path) -> Result<Vec<BTreeMap<String, String>>> {
+    let mut reader = csv::Reader::from_path(path).with_context(|| format!("'{}'", path.display()))?;
+    let header: Vec<String> = reader.headers()?.iter().map(str::to_string).collect();
+    reader
+        .records()
+        .map(|record| {
+            let record = record.with_context(|| format!("'{}'", path.display()))?;
+            Ok(header.iter().cloned().zip(record.iter().map(str::to_string)).collect())
+        })
+        .collect()
+}
+
+fn number(row: &BTreeMap<String, String>, column: &str, path: &Path) -> Result<Option<f64>> {
+    match row.get(column).map(|v| v.trim()) {
+        None => Err(InputError(format!("'{}': no column {column}", path.display())).into()),
+        Some("") => Ok(None),
+        Some(text) => text
+            .parse()
+            .map(Some)
+            .map_err(|_| InputError(format!("'{}': {column} = '{text}' is not a number", path.display())).into()),
+    }
+}
+
+fn trace_figure(path: &Path) -> Result<Figure> {
+    let mut curves: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
+    for row in rows(path)? {
+        let (Some(trial), Some(time), Some(leaders)) =
+            (number(&row, "trial", path)?, number(&row, "parallel_time", path)?, number(&row, "leaders", path)?)
+        else {
+            continue;
+        };
+        if time > 0.0 && leaders > 0.0 && (curves.len() < MAX_TRIALS || curves.contains_key(&(trial as u64))) {
+            curves.entry(trial as u64).or_default().push((time, leaders));
+        }
+    }
+    if curves.is_empty() {
+        return Err(InputError(format!("'{}': no rows with time > 0 and a leader to draw", path.display())).into());
+    }
+    Ok(Figure {
+        title: format!("leaders against time: {}", name(path)),
+        x_label: "parallel time (steps / n)".into(),
+        y_label: "leaders".into(),
+        marks_label: String::new(),
+        marks: Vec::new(),
+        curves: curves.into_iter().map(|(trial, points)| Curve { label: format!("trial {trial}"), points }).collect(),
+    })
+}
+
+fn sweep_figure(dir: &Path) -> Result<Figure> {
+    let (summary, estimates) = (dir.join("summary.csv"), dir.join("estimates.csv"));
+    let mut marks = Vec::new();
+    if summary.is_file() {
+        for row in rows(&summary)? {
+            let n = number(&row, "n", &summary)?.unwrap_or(f64::NAN);
+            let interval = match (number(&row, "ci95_low", &summary)?, number(&row, "ci95_high", &summary)?) {
+                (Some(lo), Some(hi)) => Some([lo, hi]),
+                _ => None,
+            };
+            let mark = match number(&row, "mean_parallel_time", &summary)? {
+                Some(mean) => Mark { x: n, y: mean, interval, lower_bound: false },
+                None => {
+                    let steps = number(&row, "mean_steps_lower_bound", &summary)?.unwrap_or(f64::NAN);
+                    Mark { x: n, y: steps / n, interval: None, lower_bound: true }
+                }
+            };
+            marks.push(mark);
+        }
+        return Ok(Figure {
+            title: format!("mean parallel time against n: {}", name(dir)),
+            x_label: "n".into(),
+            y_label: "parallel time (steps / n)".into(),
+            marks_label: "mean with 95% CI (hollow: lower bound)".into(),
+            marks,
+            curves: Vec::new(),
+        });
+    }
+    if estimates.is_file() {
+        for row in rows(&estimates)? {
+            let n = number(&row, "n", &estimates)?.unwrap_or(f64::NAN);
+            let (Some(y), Some(lo), Some(hi)) = (
+                number(&row, "log10_mean_steps", &estimates)?,
+                number(&row, "log10_ci95_lo", &estimates)?,
+                number(&row, "log10_ci95_hi", &estimates)?,
+            ) else {
+                continue;
+            };
+            marks.push(Mark { x: n, y, interval: Some([lo, hi]), lower_bound: false });
+        }
+        return Ok(Figure {
+            title: format!("expected holding time against n: {}", name(dir)),
+            x_label: "n".into(),
+            y_label: "log10 of the expected holding time (steps)".into(),
+            marks_label: "splitting estimate with 95% CI".into(),
+            marks,
+            curves: Vec::new(),
+        });
+    }
+    Err(InputError(format!(
+        "'{}' holds neither summary.csv (poplab sweep) nor estimates.csv (sweep --estimator splitting)",
+        dir.display()
+    ))
+    .into())
+}
+
+fn name(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
