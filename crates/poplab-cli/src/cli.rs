@@ -29,10 +29,51 @@ pub enum Command {
     /// Draw your own runs: leaders against time from a time series (run --trace), or the mean
     /// against n from a sweep directory, as SVG or PNG.
     Plot(PlotArgs),
+    /// A space-time diagram of prl on its ring: one row per snapshot, one column per agent.
+    Spacetime(SpacetimeArgs),
     /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
     Exact(ExactArgs),
     /// Check closure, safety and convergence of a small population exhaustively.
     Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SpacetimeArgs {
+    /// The protocol: prl.
+    pub protocol: String,
+
+    /// Population size (the ring's length).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub n: u64,
+
+    /// A protocol parameter (repeatable), e.g. N=400.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+
+    /// The start: random, a named family (no-leader, all-leaders, safe, alternating, fig3), or
+    /// default.
+    #[arg(long, value_name = "SPEC", default_value = "random")]
+    pub init: String,
+
+    /// The master seed: the run is trial 0 of `poplab run prl --engine agents --seed S`.
+    #[arg(long, value_parser = parse_count, default_value = "0", allow_hyphen_values = true)]
+    pub seed: u64,
+
+    /// Snapshots (rows) at most.
+    #[arg(long, value_parser = parse_count, default_value = "400", allow_hyphen_values = true)]
+    pub rows: u64,
+
+    /// Steps between two rows [default: n].
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub every: Option<u64>,
+
+    /// Keep drawing after the run enters its safe set (default: stop there).
+    #[arg(long)]
+    pub past_safe: bool,
+
+    /// The figure to write: FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -38,7 +38,7 @@ pub struct Figure {
 
 static FONT: Once = Once::new();
 
-fn register_font() {
+pub fn register_font() {
     FONT.call_once(|| {
         // The font file ships with the binary; registering it cannot fail for a valid TTF.
         let _ =

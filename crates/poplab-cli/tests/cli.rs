@@ -201,3 +201,24 @@ fn plot_draws_time_series_and_sweeps() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("holds neither summary.csv"));
 }
+
+/// `poplab spacetime prl`: a diagram as SVG and PNG, ending at the safe set (its title says so);
+/// other protocols refused with one line.
+#[test]
+fn spacetime_draws_prl_on_its_ring() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("ring.svg");
+    poplab()
+        .args(["spacetime", "prl", "--n", "100", "--init", "fig3", "--seed", "1", "--out"])
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // Figure 3's run with seed 1 converges at step 28,090 (`poplab run prl --n 100 --init fig3
+    // --engine agents --seed 1`): 281 rows of 100 steps after the first.
+    assert!(text.starts_with("<svg") && text.contains("282 rows, ends in the safe set"), "{}", &text[..400]);
+    let png = dir.path().join("ring.png");
+    poplab().args(["spacetime", "prl", "--n", "50", "--rows", "20", "--out"]).arg(&png).assert().success();
+    assert_eq!(&std::fs::read(&png).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
+    fails_with(&["spacetime", "angluin", "--n", "10", "--out", "x.svg"], "spacetime draws prl");
+}

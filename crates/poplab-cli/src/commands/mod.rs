@@ -5,6 +5,7 @@ mod list;
 mod plot;
 mod reproduce;
 mod run;
+pub mod spacetime;
 mod sweep;
 
 use crate::cli::{Cli, Command};
@@ -18,6 +19,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Merge(args) => sweep::merge(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),
         Command::Plot(args) => plot::plot(&args),
+        Command::Spacetime(args) => spacetime::spacetime(&args),
         Command::Exact(args) => exact::exact(&args),
         Command::Verify(args) => exact::verify(&args),
     }

@@ -17,12 +17,14 @@ mod fenwick;
 mod live;
 mod observer;
 mod sampling;
+mod snapshots;
 
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive};
 pub use live::{LiveRun, SampleSteps};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
+pub use snapshots::snapshots;
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;

@@ -44,6 +44,8 @@ pub struct ClaimResult {
     pub form_fit: Option<FormFit>,
     /// Per sweep: the engines its cells ran on (`batched`, or `batched, agents` when auto picked several).
     pub engines: Vec<String>,
+    /// More pictures of the claim: (what it shows, its SVG file).
+    pub diagrams: Vec<(String, std::path::PathBuf)>,
     /// Trials run by this invocation, and trials read back from the data of an earlier one.
     pub trials_run: u64,
     pub trials_reused: u64,
@@ -87,7 +89,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
     let mut results = Vec::new();
     for claim in selected {
         eprintln!("reproduce: {} ...", claim.id);
-        let result = run_claim(claim, &args.out, args.threads)?;
+        let mut result = run_claim(claim, &args.out, args.threads)?;
+        if result.claim.id == "prl-n" {
+            result.diagrams = prl_diagrams(&args.out.join("plots"), args.seed)?;
+        }
         eprintln!("reproduce: {} -> {} ({:.1} s)", result.claim.id, result.judgement.verdict.word(), result.seconds);
         results.push(result);
     }
@@ -245,8 +250,18 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     };
     let trials_run = trials_run.into_inner();
     let trials_reused = trials_all.saturating_sub(trials_run);
-    let result =
-        ClaimResult { claim, rows, judgement, power, form_fit, engines, trials_run, trials_reused, seconds: 0.0 };
+    let result = ClaimResult {
+        claim,
+        rows,
+        judgement,
+        power,
+        form_fit,
+        engines,
+        diagrams: Vec::new(),
+        trials_run,
+        trials_reused,
+        seconds: 0.0,
+    };
     crate::plot::write(&report::figure(&result), &out.join("plots").join(result.claim.id))?;
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }
@@ -276,6 +291,28 @@ fn slower_judgement(claim: &Claim, rows: &[Row]) -> Judgement {
         ),
         ..judgement
     }
+}
+
+/// P_RL's space-time diagrams for the report: from Figure 3's configuration (n = N = 100) and
+/// from a random start (n = 200), each until the safe set or 300 rows of n steps.
+fn prl_diagrams(plots: &Path, seed: u64) -> Result<Vec<(String, std::path::PathBuf)>> {
+    let mut out = Vec::new();
+    for (n, init, what) in [
+        (100, "fig3", "from Figure 3's configuration (n = N = 100)"),
+        (200, "random", "from a uniformly random configuration (n = N = 200)"),
+    ] {
+        let prl = poplab::protocols::prl::Prl::new(n, &poplab::protocol::Params::default())?;
+        let diagram = crate::commands::spacetime::Diagram { init, seed, every: n as u64, rows: 300, until_safe: true };
+        let stem = plots.join(format!("prl-spacetime-{init}"));
+        for format in ["svg", "png"] {
+            diagram.write(&prl, &stem.with_extension(format))?;
+        }
+        out.push((
+            format!("P_RL space-time diagram {what}: one row per n steps, time running down"),
+            stem.with_extension("svg"),
+        ));
+    }
+    Ok(out)
 }
 
 fn censored_judgement() -> Judgement {
@@ -339,6 +376,7 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> R
         power: None,
         form_fit: None,
         engines: vec!["agents (splitting estimator)".into()],
+        diagrams: Vec::new(),
         trials_run,
         trials_reused: repetitions_all.saturating_sub(trials_run),
         seconds: 0.0,

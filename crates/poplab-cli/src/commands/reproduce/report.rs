@@ -192,6 +192,10 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     }
     let svg_path = out.join("plots").join(format!("{}.svg", claim.id));
     blocks.push(Block::Image { alt: claim.id.into(), svg: svg_path.to_string_lossy().into() });
+    for (what, svg) in &result.diagrams {
+        blocks.push(Block::Paragraph(format!("{what}.")));
+        blocks.push(Block::Image { alt: what.clone(), svg: svg.to_string_lossy().into() });
+    }
     let unit = y_name(claim.y);
     blocks.push(Block::Table(
         vec![
