@@ -55,22 +55,27 @@ pub fn format_of(path: &Path) -> Option<&'static str> {
     }
 }
 
-/// Writes `figure` to `path`, an SVG or PNG file by its extension, atomically: drawn into a
-/// temporary file next to it, then renamed.
+/// Writes `figure` to `path`, an SVG or PNG file by its extension, atomically ([`atomically`]).
 pub fn write_file(figure: &Figure, path: &Path) -> Result<()> {
     register_font();
+    atomically(path, |partial, format| match format {
+        "svg" => draw(&SVGBackend::new(partial, (800, 520)).into_drawing_area(), figure),
+        _ => draw(&BitMapBackend::new(partial, (800, 520)).into_drawing_area(), figure),
+    })
+}
+
+/// Calls `draw` with a temporary path next to `path` and the format (`svg` or `png`, from
+/// `path`'s extension), then renames the drawn file into place; a failed drawing leaves `path`
+/// as it was.
+pub fn atomically(path: &Path, draw: impl FnOnce(&Path, &str) -> Result<()>) -> Result<()> {
     let format = format_of(path).ok_or_else(|| anyhow!("'{}' is neither an .svg nor a .png file", path.display()))?;
     let partial = path.with_extension(format!("partial-{}.{format}", std::process::id()));
-    let drawn = match format {
-        "svg" => draw(&SVGBackend::new(&partial, (800, 520)).into_drawing_area(), figure),
-        _ => draw(&BitMapBackend::new(&partial, (800, 520)).into_drawing_area(), figure),
-    };
-    let renamed =
-        drawn.and_then(|()| std::fs::rename(&partial, path).map_err(|e| anyhow!("'{}': {e}", path.display())));
-    if renamed.is_err() {
+    let done = draw(&partial, format)
+        .and_then(|()| std::fs::rename(&partial, path).map_err(|e| anyhow!("'{}': {e}", path.display())));
+    if done.is_err() {
         let _ = std::fs::remove_file(&partial);
     }
-    renamed
+    done
 }
 
 /// Writes `figure` to `stem.svg` and `stem.png`.

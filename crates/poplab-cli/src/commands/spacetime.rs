@@ -55,16 +55,8 @@ pub struct Diagram<'a> {
 impl Diagram<'_> {
     /// Runs `prl` and writes the diagram to `path` (SVG or PNG by its extension), atomically.
     pub fn write(&self, prl: &Prl, path: &Path) -> Result<()> {
-        let format = crate::plot::format_of(path).ok_or_else(|| anyhow!("'{}': not .svg or .png", path.display()))?;
-        let rows = snapshots(
-            prl,
-            &Graph::DirectedRing,
-            &InitSpec::from_name(self.init),
-            self.seed,
-            self.every,
-            self.rows,
-            self.until_safe,
-        )?;
+        let init = InitSpec::from_name(self.init);
+        let rows = snapshots(prl, &Graph::DirectedRing, &init, self.seed, self.every, self.rows, self.until_safe)?;
         let n = prl.n();
         let cell = (WIDTH / n).max(1);
         let (width, height) = ((n * cell) as u32, (HEADER + rows.len() * cell) as u32);
@@ -77,17 +69,10 @@ impl Diagram<'_> {
             rows.len(),
             if rows.len() < self.rows { ", ends in the safe set" } else { "" }
         );
-        let partial = path.with_extension(format!("partial-{}.{format}", std::process::id()));
-        let drawn = match format {
-            "svg" => draw(SVGBackend::new(&partial, (width, height)).into_drawing_area(), &rows, cell, &title),
-            _ => draw(BitMapBackend::new(&partial, (width, height)).into_drawing_area(), &rows, cell, &title),
-        };
-        let done =
-            drawn.and_then(|()| std::fs::rename(&partial, path).map_err(|e| anyhow!("'{}': {e}", path.display())));
-        if done.is_err() {
-            let _ = std::fs::remove_file(&partial);
-        }
-        done
+        crate::plot::atomically(path, |partial, format| match format {
+            "svg" => draw(SVGBackend::new(partial, (width, height)).into_drawing_area(), &rows, cell, &title),
+            _ => draw(BitMapBackend::new(partial, (width, height)).into_drawing_area(), &rows, cell, &title),
+        })
     }
 }
 
