@@ -366,6 +366,7 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> R
     rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
     let judgement = match &claim.rule {
         Rule::ExponentialAtLeast { rate } => verdict::exponential_at_least(&points, *rate),
+        Rule::RateOnly { reason } => verdict::rate_only(&points, reason),
         _ => verdict::rate_only(&points, "the claim's rule does not apply to estimates"),
     };
     let trials_run = repetitions_run.into_inner();
