@@ -55,6 +55,15 @@ pub fn format_of(path: &Path) -> Option<&'static str> {
     }
 }
 
+/// Checks before any work that `path` names a writable `.svg` or `.png` file (an input error
+/// otherwise).
+pub fn check_out(path: &Path) -> Result<()> {
+    if format_of(path).is_none() {
+        return Err(crate::input::InputError(format!("--out {}: name an .svg or .png file", path.display())).into());
+    }
+    Ok(poplab::files::check_output_file(path)?)
+}
+
 /// Writes `figure` to `path`, an SVG or PNG file by its extension, atomically ([`atomically`]).
 pub fn write_file(figure: &Figure, path: &Path) -> Result<()> {
     register_font();

@@ -131,10 +131,23 @@ pub fn bootstrap_mean(values: &[f64], seed: u64) -> Option<(f64, f64)> {
         return None;
     }
     let mut rng = PopRng::seed_from_u64(seed);
-    let means: Vec<f64> = (0..RESAMPLES)
-        .map(|_| (0..k).map(|_| values[below_u64(&mut rng, k as u64) as usize]).sum::<f64>() / k as f64)
-        .collect();
+    let means: Vec<f64> = (0..RESAMPLES).map(|_| mean_at(values, &resample(&mut rng, k))).collect();
     Some((stats::mean(values), stats::std_dev(&means)))
+}
+
+/// A resample with replacement of `k` values: `k` indices drawn uniformly below `k`.
+fn resample(rng: &mut PopRng, k: usize) -> Vec<usize> {
+    (0..k).map(|_| below_u64(rng, k as u64) as usize).collect()
+}
+
+/// The mean of `values` at the indices `at`.
+fn mean_at(values: &[f64], at: &[usize]) -> f64 {
+    at.iter().map(|&i| values[i]).sum::<f64>() / at.len() as f64
+}
+
+/// The mean and bootstrap error of point number `index` of a rule's points (its own seed).
+fn point_mean(index: usize, point: &Point) -> Option<(f64, f64)> {
+    bootstrap_mean(&point.values, 0x5EED ^ index as u64)
 }
 
 /// The 0.999 quantile of chi-square with `dof` degrees of freedom (0 for none).
@@ -249,7 +262,7 @@ pub fn growth_at_most(points: &[Point], form: Form) -> Judgement {
     let mut ys = Vec::new();
     let mut ws = Vec::new();
     for (i, p) in points.iter().enumerate() {
-        match bootstrap_mean(&p.values, 0x5EED ^ i as u64) {
+        match point_mean(i, p) {
             Some((mean, se)) if se > 0.0 => {
                 xs.push(p.x);
                 ys.push(mean);
@@ -409,7 +422,7 @@ pub fn log_points(points: &[Point]) -> Option<Vec<LogPoint>> {
             if p.censored > 0 {
                 return None;
             }
-            let (mean, se) = bootstrap_mean(&p.values, 0x5EED ^ i as u64)?;
+            let (mean, se) = point_mean(i, p)?;
             (mean > 0.0 && se > 0.0).then(|| LogPoint { x: p.x, ln_mean: mean.ln(), se: se / mean })
         })
         .collect()
@@ -462,13 +475,11 @@ pub fn ratio_of_means(slow: &[f64], fast: &[f64], z: f64, seed: u64) -> Option<(
         return None;
     }
     let mut rng = PopRng::seed_from_u64(seed);
-    let mut draw = |k: usize| -> Vec<usize> { (0..k).map(|_| below_u64(&mut rng, k as u64) as usize).collect() };
-    let sum = |values: &[f64], at: &[usize]| at.iter().map(|&i| values[i]).sum::<f64>() / at.len() as f64;
     let logs: Vec<f64> = (0..RESAMPLES)
         .map(|_| {
-            let on_slow = draw(slow.len());
-            let on_fast = if slow.len() == fast.len() { on_slow.clone() } else { draw(fast.len()) };
-            (sum(slow, &on_slow) / sum(fast, &on_fast)).ln()
+            let on_slow = resample(&mut rng, slow.len());
+            let on_fast = if slow.len() == fast.len() { on_slow.clone() } else { resample(&mut rng, fast.len()) };
+            (mean_at(slow, &on_slow) / mean_at(fast, &on_fast)).ln()
         })
         .collect();
     let half = z * stats::std_dev(&logs);

@@ -12,7 +12,7 @@
 
 use crate::cli::PlotArgs;
 use crate::input::InputError;
-use crate::plot::{Curve, Figure, Mark, format_of, write_file};
+use crate::plot::{Curve, Figure, Mark, write_file};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,10 +21,7 @@ use std::path::Path;
 const MAX_TRIALS: usize = 10;
 
 pub fn plot(args: &PlotArgs) -> Result<()> {
-    if format_of(&args.out).is_none() {
-        return Err(InputError(format!("--out {}: name an .svg or .png file", args.out.display())).into());
-    }
-    poplab::files::check_output_file(&args.out)?;
+    crate::plot::check_out(&args.out)?;
     let figure = if args.input.is_dir() {
         sweep_figure(&args.input)?
     } else if args.input.is_file() {

@@ -28,9 +28,7 @@ pub fn spacetime(args: &SpacetimeArgs) -> Result<()> {
         ))
         .into());
     }
-    crate::plot::format_of(&args.out)
-        .ok_or_else(|| InputError(format!("--out {}: name an .svg or .png file", args.out.display())))?;
-    poplab::files::check_output_file(&args.out)?;
+    crate::plot::check_out(&args.out)?;
     let n = usize::try_from(args.n).map_err(|_| InputError(format!("--n {}: too large", args.n)))?;
     let prl = Prl::new(n, &Params::parse(&args.set)?)?;
     let diagram = Diagram {

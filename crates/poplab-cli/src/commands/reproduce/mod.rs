@@ -177,16 +177,7 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
         engines.push(names.join(", "));
         let mut outcomes = Vec::new();
         for row in results.rows.values() {
-            let x = match claim.x {
-                XVar::N => row.cell.n as f64,
-                XVar::Param(name) => row
-                    .cell
-                    .params
-                    .iter()
-                    .find(|(k, _)| k == name)
-                    .and_then(|(_, v)| v.parse().ok())
-                    .unwrap_or(f64::NAN),
-            };
+            let x = x_value(claim.x, &row.cell);
             let (value, horizon) = match claim.y {
                 YVar::Steps => (row.record.steps.0 as f64, spec.max_steps as f64),
                 YVar::ParallelTime => {
@@ -315,6 +306,16 @@ fn prl_diagrams(plots: &Path, seed: u64) -> Result<Vec<(String, std::path::PathB
     Ok(out)
 }
 
+/// A cell's value of the claim's x axis (`NaN` for a parameter that is not a number).
+fn x_value(x: XVar, cell: &poplab::sweep::Cell) -> f64 {
+    match x {
+        XVar::N => cell.n as f64,
+        XVar::Param(name) => {
+            cell.params.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse().ok()).unwrap_or(f64::NAN)
+        }
+    }
+}
+
 fn censored_judgement() -> Judgement {
     Judgement {
         verdict: verdict::Verdict::Inconclusive,
@@ -337,12 +338,7 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> R
                 repetitions_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             })?;
         for (cell, result) in spec.cells()?.iter().zip(&curve.cells) {
-            let x = match claim.x {
-                XVar::N => cell.n as f64,
-                XVar::Param(name) => {
-                    cell.params.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse().ok()).unwrap_or(f64::NAN)
-                }
-            };
+            let x = x_value(claim.x, cell);
             let e = &result.estimate;
             let shift = (cell.n as f64).log10();
             repetitions_all += e.repetitions;
