@@ -18,9 +18,25 @@ pub struct Mark {
     pub lower_bound: bool,
 }
 
-/// A curve drawn over the points.
+/// A curve drawn over the points: in colour with its label in the legend, or `tagged`: thin and
+/// grey with its label written at its last point (for families of curves such as one per n).
 #[derive(Clone, Debug)]
 pub struct Curve {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+    pub tagged: bool,
+}
+
+impl Curve {
+    /// A curve in colour, named in the legend.
+    pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Curve { label: label.into(), points, tagged: false }
+    }
+}
+
+/// Points drawn as dots in the group's own colour, named in the legend.
+#[derive(Clone, Debug)]
+pub struct Group {
     pub label: String,
     pub points: Vec<(f64, f64)>,
 }
@@ -34,6 +50,7 @@ pub struct Figure {
     pub marks_label: String,
     pub marks: Vec<Mark>,
     pub curves: Vec<Curve>,
+    pub groups: Vec<Group>,
 }
 
 static FONT: Once = Once::new();
@@ -89,11 +106,27 @@ pub fn atomically(path: &Path, draw: impl FnOnce(&Path, &str) -> Result<()>) -> 
 
 /// Writes `figure` to `stem.svg` and `stem.png`.
 pub fn write(figure: &Figure, stem: &Path) -> Result<()> {
+    write_grid(std::slice::from_ref(figure), 1, stem)
+}
+
+/// Writes `figures` as panels of one picture, `columns` to a row, to `stem.svg` and `stem.png`.
+pub fn write_grid(figures: &[Figure], columns: usize, stem: &Path) -> Result<()> {
     register_font();
-    let svg = stem.with_extension("svg");
-    draw(&SVGBackend::new(&svg, (800, 520)).into_drawing_area(), figure)?;
-    let png = stem.with_extension("png");
-    draw(&BitMapBackend::new(&png, (800, 520)).into_drawing_area(), figure)?;
+    let columns = columns.clamp(1, figures.len().max(1));
+    let rows = figures.len().div_ceil(columns).max(1);
+    let size = (800 * columns as u32, 520 * rows as u32);
+    panels(&SVGBackend::new(&stem.with_extension("svg"), size).into_drawing_area(), figures, (rows, columns))?;
+    panels(&BitMapBackend::new(&stem.with_extension("png"), size).into_drawing_area(), figures, (rows, columns))
+}
+
+fn panels<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figures: &[Figure], shape: (usize, usize)) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|e| anyhow!("drawing a grid of figures: {e:?}"))?;
+    for (figure, area) in figures.iter().zip(root.split_evenly(shape)) {
+        draw(&area, figure)?;
+    }
     Ok(())
 }
 
@@ -105,7 +138,8 @@ fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     if lo > hi {
         (1.0, 10.0)
     } else if hi / lo < 10.0 {
-        (10f64.powf(lo.log10().floor()), 10f64.powf((hi * 1.0001).log10().ceil()))
+        let (low, high) = (10f64.powf(lo.log10().floor()), 10f64.powf(hi.log10().ceil()));
+        (low, if high > low { high } else { high * 10.0 })
     } else {
         (lo / 1.5, hi * 1.5)
     }
@@ -117,12 +151,13 @@ where
 {
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
     root.fill(&WHITE).map_err(fail)?;
-    let xs = figure.marks.iter().map(|m| m.x).chain(figure.curves.iter().flat_map(|c| c.points.iter().map(|p| p.0)));
+    let points = || figure.curves.iter().flat_map(|c| &c.points).chain(figure.groups.iter().flat_map(|g| &g.points));
+    let xs = figure.marks.iter().map(|m| m.x).chain(points().map(|p| p.0));
     let ys = figure
         .marks
         .iter()
         .flat_map(|m| [Some(m.y), m.interval.map(|i| i[0]), m.interval.map(|i| i[1])].into_iter().flatten())
-        .chain(figure.curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)));
+        .chain(points().map(|p| p.1));
     let (x0, x1) = bounds(xs);
     let (y0, y1) = bounds(ys);
     let mut chart = ChartBuilder::on(root)
@@ -142,13 +177,32 @@ where
         .draw()
         .map_err(fail)?;
     let palette = [RGBColor(200, 60, 40), RGBColor(40, 120, 60), RGBColor(120, 60, 180), RGBColor(200, 140, 0)];
-    for (i, curve) in figure.curves.iter().enumerate() {
+    let grey = RGBColor(150, 150, 150);
+    let in_range = |(x, y): (f64, f64)| x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite();
+    for (i, curve) in figure.curves.iter().filter(|c| !c.tagged).enumerate() {
         let color = palette[i % palette.len()];
         chart
-            .draw_series(LineSeries::new(curve.points.iter().copied(), color.stroke_width(2)))
+            .draw_series(LineSeries::new(curve.points.iter().copied().filter(|p| in_range(*p)), color.stroke_width(2)))
             .map_err(fail)?
             .label(curve.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
+    for curve in figure.curves.iter().filter(|c| c.tagged) {
+        let points: Vec<(f64, f64)> = curve.points.iter().copied().filter(|p| in_range(*p)).collect();
+        chart.draw_series(LineSeries::new(points.iter().copied(), grey.stroke_width(1))).map_err(fail)?;
+        if let Some(&end) = points.last() {
+            let style = ("sans-serif", 12).into_font().color(&BLACK);
+            chart.draw_series(std::iter::once(Text::new(curve.label.clone(), end, style))).map_err(fail)?;
+        }
+    }
+    let group_palette = [RGBColor(0, 150, 60), RGBColor(230, 120, 0), RGBColor(210, 30, 30), RGBColor(120, 60, 180)];
+    for (i, group) in figure.groups.iter().enumerate() {
+        let color = group_palette[i % group_palette.len()];
+        chart
+            .draw_series(group.points.iter().filter(|p| in_range(**p)).map(|&p| Circle::new(p, 4, color.filled())))
+            .map_err(fail)?
+            .label(group.label.clone())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
     }
     let blue = RGBColor(30, 80, 200);
     chart
@@ -171,7 +225,7 @@ where
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(legend_corner(figure, (x0, x1), (y0, y1)))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
@@ -179,6 +233,35 @@ where
         .map_err(fail)?;
     root.present().map_err(fail)?;
     Ok(())
+}
+
+/// The corner of the plot where the legend hides the fewest points (upper left on ties): the
+/// quarter of the log-scaled area each corner's legend covers.
+fn legend_corner(figure: &Figure, (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> SeriesLabelPosition {
+    let fraction = |v: f64, lo: f64, hi: f64| (v.ln() - lo.ln()) / (hi.ln() - lo.ln());
+    let points = figure
+        .marks
+        .iter()
+        .map(|m| (m.x, m.y))
+        .chain(figure.curves.iter().flat_map(|c| c.points.iter().copied()))
+        .chain(figure.groups.iter().flat_map(|g| g.points.iter().copied()))
+        .map(|(x, y)| (fraction(x, x0, x1), fraction(y, y0, y1)));
+    let mut hidden = [0usize; 4];
+    for (x, y) in points {
+        let (left, right, top, bottom) = (x < 0.5, x > 0.5, y > 0.6, y < 0.4);
+        hidden[0] += usize::from(left && top);
+        hidden[1] += usize::from(right && top);
+        hidden[2] += usize::from(left && bottom);
+        hidden[3] += usize::from(right && bottom);
+    }
+    let corners = [
+        SeriesLabelPosition::UpperLeft,
+        SeriesLabelPosition::UpperRight,
+        SeriesLabelPosition::LowerLeft,
+        SeriesLabelPosition::LowerRight,
+    ];
+    let best = (0..4).min_by_key(|&i| hidden[i]).unwrap_or(0);
+    corners[best].clone()
 }
 
 /// Axis labels: `1e5` style for large and small values, plain otherwise.

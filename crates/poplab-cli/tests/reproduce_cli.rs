@@ -34,4 +34,35 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
     // The contents list links every claim's heading, and verdict cells are coloured.
     assert!(html.contains("<nav><h2>Contents</h2>") && html.contains("<a href=\"#verdicts\">"));
     assert!(html.contains("<td class=\"consistent\">consistent</td>"));
+
+    // Every picture the report shows exists as SVG and PNG and is embedded in the page.
+    let images: Vec<&str> =
+        report.lines().filter_map(|l| l.strip_prefix("![")).filter_map(|l| l.split("](").nth(1)).collect();
+    for image in &images {
+        let svg = out.join(image.trim_end_matches(')'));
+        assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"), "{}", svg.display());
+        assert_eq!(&std::fs::read(svg.with_extension("png")).unwrap()[..4], b"\x89PNG");
+    }
+    assert_eq!(html.matches("<figure>").count(), images.len());
+    // The pictures besides each claim's plot: a summary per paper, leader traces, the P_LL census
+    // by module, the estimator against exact holding times, P_RL's space-time diagrams.
+    for paper in ["000", "001", "003", "004"] {
+        assert!(images.contains(&format!("plots/paper-{paper}.svg)").as_str()), "paper {paper}: {images:?}");
+    }
+    for picture in ["angluin-exact-leaders", "pll-stabilisation-modules", "ls-timer-holding-exact", "ppl-holding-exact"]
+    {
+        assert!(images.contains(&format!("plots/{picture}.svg)").as_str()), "{picture}: {images:?}");
+    }
+    assert!(images.iter().any(|i| i.contains("prl-spacetime-fig3")));
+    let modules = std::fs::read_to_string(out.join("plots/pll-stabilisation-modules.svg")).unwrap();
+    assert!(modules.contains("ended by"), "no module legend");
+    let exact =
+        report.lines().find(|l| l.starts_with("The estimator against exact values") && l.contains("ls-timer")).unwrap();
+    assert!(exact.contains("N = 3: exact 8.8572e4"), "{exact}");
+    // Identical sweeps run once: pll-states reads pll-stabilisation's trials.
+    assert!(
+        report
+            .contains("data in data/pll-stabilisation/sweep-0/ (claim pll-stabilisation's sweep: identical, run once)")
+    );
+    assert!(!out.join("data/pll-states").exists());
 }

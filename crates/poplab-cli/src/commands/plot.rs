@@ -81,7 +81,8 @@ fn trace_figure(path: &Path) -> Result<Figure> {
         y_label: "leaders".into(),
         marks_label: String::new(),
         marks: Vec::new(),
-        curves: curves.into_iter().map(|(trial, points)| Curve { label: format!("trial {trial}"), points }).collect(),
+        curves: curves.into_iter().map(|(trial, points)| Curve::new(format!("trial {trial}"), points)).collect(),
+        groups: Vec::new(),
     })
 }
 
@@ -111,6 +112,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             marks_label: "mean with 95% CI (hollow: lower bound)".into(),
             marks,
             curves: Vec::new(),
+            groups: Vec::new(),
         });
     }
     if estimates.is_file() {
@@ -132,6 +134,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             marks_label: "splitting estimate with 95% CI".into(),
             marks,
             curves: Vec::new(),
+            groups: Vec::new(),
         });
     }
     Err(InputError(format!(

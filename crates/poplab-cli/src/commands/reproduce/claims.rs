@@ -69,6 +69,31 @@ pub struct Claim {
     /// Holding times estimated by the splitting estimator (one estimate per cell, its
     /// repetitions being the sweep's trials) instead of observed breaks.
     pub estimator: Option<Estimator>,
+    /// Per sweep, its data directory relative to the reproduction's (set by [`claims`]).
+    pub data: Vec<String>,
+    /// More pictures for the claim's section.
+    pub pictures: Vec<Picture>,
+}
+
+/// A picture a claim's section shows besides its plot (drawn by `pictures::draw`).
+#[derive(Clone, Debug)]
+pub enum Picture {
+    /// P_RL's space-time diagram at n = N = `n` from `init` (`fig3` or `random`).
+    Spacetime { n: usize, init: &'static str },
+    /// Leaders against parallel time: `runs` runs of `protocol` at `n` from `init`, overlaid.
+    LeaderTraces { protocol: &'static str, n: u64, init: &'static str, runs: u64 },
+    /// Per n, the share of runs taking at least t against t, each run a dot coloured by the module
+    /// that demoted the last leader (the census of sweep `sweep`).
+    ModuleTails { sweep: usize },
+    /// Exact expected holding steps against splitting estimates at small sizes: `protocol` at `n`
+    /// (`None`: n equals the swept value) with `param` over `values` and the `fixed` settings.
+    ExactHolding {
+        protocol: &'static str,
+        n: Option<u64>,
+        param: &'static str,
+        values: &'static [&'static str],
+        fixed: &'static [&'static str],
+    },
 }
 
 /// The splitting estimator's settings for a claim, and the holding score it uses.
@@ -85,6 +110,18 @@ fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, see
         seed,
         ..SweepSpec::new(protocol, ns)
     }
+}
+
+/// The stabilisation sweep of a P_LL variant from n = 100 to 10^6 (10^7 in --full), with a
+/// census (distinct states, and which module demoted the last leader) if asked: the claims on
+/// P_LL's time and states share one such sweep.
+fn pll_sweep(protocol: &str, mode: Mode, trials: u64, census: bool, seed: u64) -> SweepSpec {
+    let ns: &[u64] = if mode == Mode::Full {
+        &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
+    } else {
+        &[100, 1000, 10_000, 100_000, 1_000_000]
+    };
+    SweepSpec { census, ..spec(protocol, ns, &[], trials, seed) }
 }
 
 fn with(mut spec: SweepSpec, init: &str, measure: Measure, max_steps: u64) -> SweepSpec {
@@ -133,6 +170,8 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             y: YVar::Steps,
             rule: Rule::ExactMean { curve: "(n-1)^2", expected: |n| (n - 1.0).powi(2) },
             estimator: None,
+            data: Vec::new(),
+            pictures: vec![Picture::LeaderTraces { protocol: "angluin", n: 1000, init: "all-leaders", runs: 4 }],
         },
         Claim {
             id: "threshold-correct",
@@ -155,6 +194,8 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                 (Outcome::Converged, "at or above the threshold (f >= k): every agent ended at yes"),
             ]),
             estimator: None,
+            data: Vec::new(),
+            pictures: Vec::new(),
         },
         Claim {
             id: "ls-timer-convergence",
@@ -177,6 +218,39 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::XLogX),
             estimator: None,
+            data: Vec::new(),
+            pictures: vec![Picture::LeaderTraces { protocol: "ls-timer", n: 64, init: "all-leaders", runs: 4 }],
+        },
+        Claim {
+            id: "ls-timer-big-n",
+            title: "ls-timer: convergence time against N at n = 16",
+            source: "000 (Sudo, tutorial) section 4",
+            statement: "The O(N log n) bound, in N: n = 16 fixed and N to 10^4 (10^5 in --full), from no-leader. With N and n tied (the claim above) the timer s = 96 N makes every step of N cost n times more steps; with n fixed the bound is O(N), and N reaches the scale of real bounds.",
+            sweeps: vec![with(
+                spec(
+                    "ls-timer",
+                    &[16],
+                    &[(
+                        "N",
+                        if quick {
+                            &["100", "300", "1000", "3000", "10000"]
+                        } else {
+                            &["100", "300", "1000", "3000", "10000", "30000", "100000"]
+                        },
+                    )],
+                    pick(20, 50),
+                    seed,
+                ),
+                "no-leader",
+                Measure::Convergence,
+                1_000_000_000_000,
+            )],
+            x: XVar::Param("N"),
+            y: YVar::ParallelTime,
+            rule: Rule::GrowthAtMost(Form::Linear),
+            estimator: None,
+            data: Vec::new(),
+            pictures: Vec::new(),
         },
         Claim {
             id: "ls-timer-holding",
@@ -201,6 +275,14 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                 },
                 score: "total-deficit",
             }),
+            data: Vec::new(),
+            pictures: vec![Picture::ExactHolding {
+                protocol: "ls-timer",
+                n: None,
+                param: "N",
+                values: if quick { &["3", "4", "5"] } else { &["3", "4", "5", "6"] },
+                fixed: &["timer_factor=3"],
+            }],
         },
         Claim {
             id: "ppl-convergence",
@@ -223,6 +305,8 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log3),
             estimator: None,
+            data: Vec::new(),
+            pictures: vec![Picture::LeaderTraces { protocol: "ppl", n: 100, init: "random", runs: 4 }],
         },
         Claim {
             id: "ppl-holding",
@@ -249,87 +333,73 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                          it cannot yet measure the paper's constants",
             },
             estimator: Some(Estimator { settings: SplittingSettings::default(), score: "timer-deficit" }),
+            data: Vec::new(),
+            pictures: vec![Picture::ExactHolding {
+                protocol: "ppl",
+                n: Some(3),
+                param: "c",
+                values: &["1", "1.5", "2", "2.5"],
+                fixed: &["virus_factor=1", "emit_factor=1"],
+            }],
         },
         Claim {
             id: "pll-stabilisation",
             title: "P_LL: stabilisation time",
             source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Theorem 1",
             statement: "P_LL elects a unique leader within O(log n) expected parallel time (m = ceil(lg n)).",
-            sweeps: vec![spec(
-                "pll",
-                if quick {
-                    &[100, 1000, 10_000, 100_000, 1_000_000]
-                } else {
-                    &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
-                },
-                &[],
-                pick(20, 100),
-                seed,
-            )],
+            sweeps: vec![pll_sweep("pll", mode, pick(20, 100), true, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log),
             estimator: None,
+            data: Vec::new(),
+            pictures: vec![
+                Picture::LeaderTraces { protocol: "pll", n: 10_000, init: "default", runs: 4 },
+                Picture::ModuleTails { sweep: 0 },
+            ],
         },
         Claim {
             id: "pll-states",
             title: "P_LL: distinct states used",
             source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Lemma 3",
             statement: "P_LL uses O(log n) states per agent (c_max = 41 m, m = ceil(lg n)). Measured: the number of distinct states agents held during each run, up to the first step with one leader; states visited are a lower bound on the state count |Q|, so this checks that runs stay within O(log n) states, not |Q| itself.",
-            sweeps: vec![SweepSpec {
-                census: true,
-                ..spec(
-                    "pll",
-                    if quick {
-                        &[100, 1000, 10_000, 100_000, 1_000_000]
-                    } else {
-                        &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
-                    },
-                    &[],
-                    pick(10, 40),
-                    seed,
-                )
-            }],
+            sweeps: vec![pll_sweep("pll", mode, pick(20, 100), true, seed)],
             x: XVar::N,
             y: YVar::DistinctStates,
             rule: Rule::GrowthAtMost(Form::Log),
             estimator: None,
+            data: Vec::new(),
+            pictures: Vec::new(),
         },
         Claim {
             id: "pll-as-printed",
             title: "P_LL as printed (uncorrected Tournament): stabilisation time",
             source: "003 section 3, Algorithm 4 line 12 taken literally (PROTOCOLS.md 2.5)",
             statement: "The same O(log n) claim, for the literal text, in which followers never carry Tournament nonces.",
-            sweeps: vec![spec(
-                "pll-as-printed",
-                if quick {
-                    &[100, 1000, 10_000, 100_000, 1_000_000]
-                } else {
-                    &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
-                },
-                &[],
-                pick(20, 100),
-                seed,
-            )],
+            sweeps: vec![pll_sweep("pll-as-printed", mode, pick(20, 100), false, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log),
             estimator: None,
+            data: Vec::new(),
+            pictures: Vec::new(),
         },
         Claim {
             id: "pll-errata",
             title: "The Tournament erratum: P_LL against the literal text",
             source: "003 section 3, Algorithm 4 line 12 (PROTOCOLS.md 2.5)",
             statement: "Taken literally, line 12 never gives followers Tournament nonces, so Tournament cannot separate the leaders it should and more runs fall through to BackUp: the literal text (pll-as-printed) is measurably slower than the corrected P_LL. Measured per n: each variant's mean parallel time, the ratio of the means with a bootstrap interval (paired by trial: both variants run from the same seeds), and how many runs BackUp ended (the census's last demotion).",
+            // The census costs a third more time and the literal text's BackUp runs are long: the
+            // comparison stops below the stabilisation sweeps' largest n.
             sweeps: ["pll", "pll-as-printed"]
                 .iter()
                 .map(|protocol| SweepSpec {
                     census: true,
                     ..spec(
                         protocol,
-                        if quick { &[1000, 10_000, 100_000] } else { &[1000, 10_000, 100_000, 1_000_000, 10_000_000] },
+                        if quick { &[1000, 10_000, 100_000] } else { &[1000, 10_000, 100_000, 1_000_000] },
                         &[],
-                        pick(20, 100),
+                        pick(20, 50),
                         seed,
                     )
                 })
@@ -338,27 +408,22 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             y: YVar::ParallelTime,
             rule: Rule::SlowerThan,
             estimator: None,
+            data: Vec::new(),
+            pictures: vec![Picture::ModuleTails { sweep: 1 }],
         },
         Claim {
             id: "pll-sym",
             title: "Symmetric P_LL: stabilisation time",
             source: "003 (Sudo et al., IEEE TPDS 2020) section 4, Algorithm 6",
             statement: "The symmetric variant (T(p, q) = (p', q') implies T(q, p) = (q', p')) keeps P_LL's O(log n) expected parallel time.",
-            sweeps: vec![spec(
-                "pll-sym",
-                if quick {
-                    &[100, 1000, 10_000, 100_000, 1_000_000]
-                } else {
-                    &[100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
-                },
-                &[],
-                pick(20, 100),
-                seed,
-            )],
+            // Fewer trials in quick mode: at n = 10^6 one run can take 2 10^9 steps.
+            sweeps: vec![pll_sweep("pll-sym", mode, pick(10, 100), false, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
             rule: Rule::GrowthAtMost(Form::Log),
             estimator: None,
+            data: Vec::new(),
+            pictures: vec![Picture::LeaderTraces { protocol: "pll-sym", n: 10_000, init: "default", runs: 4 }],
         },
         Claim {
             id: "prl-n",
@@ -381,6 +446,12 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             y: YVar::Steps,
             rule: Rule::GrowthAtMost(Form::Square),
             estimator: None,
+            data: Vec::new(),
+            pictures: vec![
+                Picture::Spacetime { n: 100, init: "fig3" },
+                Picture::Spacetime { n: 200, init: "random" },
+                Picture::LeaderTraces { protocol: "prl", n: 200, init: "random", runs: 4 },
+            ],
         },
         Claim {
             id: "prl-big-n",
@@ -397,6 +468,8 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             y: YVar::Steps,
             rule: Rule::GrowthAtMost(Form::Linear),
             estimator: None,
+            data: Vec::new(),
+            pictures: Vec::new(),
         },
     ];
     if mode == Mode::Tiny {
@@ -407,6 +480,38 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             }
             spec.trials = 4;
         }
+        for picture in claims.iter_mut().flat_map(|c| c.pictures.iter_mut()) {
+            match picture {
+                Picture::ExactHolding { values, .. } => *values = &values[..values.len().min(2)],
+                Picture::LeaderTraces { runs, .. } => *runs = 2,
+                Picture::Spacetime { .. } | Picture::ModuleTails { .. } => {}
+            }
+        }
     }
+    assign_data_dirs(&mut claims);
     claims
+}
+
+/// Gives every sweep its data directory, `data/CLAIM/sweep-I`; a trial sweep identical to an
+/// earlier claim's shares that claim's directory, so its trials run once and are read back.
+fn assign_data_dirs(claims: &mut [Claim]) {
+    let mut owners: Vec<(SweepSpec, String)> = Vec::new();
+    for claim in claims.iter_mut() {
+        claim.data = claim
+            .sweeps
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let own = format!("data/{}/sweep-{i}", claim.id);
+                if claim.estimator.is_some() {
+                    return own;
+                }
+                if let Some((_, dir)) = owners.iter().find(|(s, _)| s == spec) {
+                    return dir.clone();
+                }
+                owners.push((spec.clone(), own.clone()));
+                own
+            })
+            .collect();
+    }
 }

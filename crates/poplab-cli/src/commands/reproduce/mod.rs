@@ -6,6 +6,7 @@
 //! and `DIR/index.html` with the same content (the HTML embeds its plots and opens offline).
 
 mod claims;
+mod pictures;
 mod report;
 
 use crate::cli::ReproduceArgs;
@@ -89,22 +90,15 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
     let mut results = Vec::new();
     for claim in selected {
         eprintln!("reproduce: {} ...", claim.id);
-        let mut result = run_claim(claim, &args.out, args.threads)?;
-        if result.claim.id == "prl-n" {
-            result.diagrams = prl_diagrams(&args.out.join("plots"), args.seed)?;
-        }
+        let result = run_claim(claim, &args.out, args.seed, args.threads)?;
         eprintln!("reproduce: {} -> {} ({:.1} s)", result.claim.id, result.judgement.verdict.word(), result.seconds);
         results.push(result);
     }
-    let context = report::Context { mode, seed: args.seed, seconds: started.elapsed().as_secs_f64() };
+    let papers = pictures::paper_summaries(&results, &args.out.join("plots"))?;
+    let context = report::Context { mode, seed: args.seed, seconds: started.elapsed().as_secs_f64(), papers };
     report::write(&args.out, &context, &results)?;
     eprintln!("report written to '{}' ({:.0} s)", args.out.join("report.md").display(), context.seconds);
     Ok(())
-}
-
-/// The directory of sweep `i` of `claim` under the reproduction directory `out`.
-fn sweep_dir(out: &Path, claim: &str, i: usize) -> std::path::PathBuf {
-    out.join("data").join(claim).join(format!("sweep-{i}"))
 }
 
 /// Runs one shard of every claim's sweeps into `out` (no analysis: `--merge` joins the shards and
@@ -115,7 +109,7 @@ fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads:
     for claim in claims.iter().filter(|c| c.estimator.is_none()) {
         for (i, spec) in claim.sweeps.iter().enumerate() {
             let spec = poplab::sweep::SweepSpec { threads, shard: Some(shard), ..spec.clone() };
-            run_in(&spec, &sweep_dir(out, claim.id, i), &|_| {}, &|| {})?;
+            run_in(&spec, &out.join(&claim.data[i]), &|_| {}, &|| {})?;
         }
         eprintln!("reproduce: {} ({}) done", claim.id, shard.describe());
     }
@@ -131,12 +125,13 @@ fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads:
 /// Joins the shards of every claim's sweeps, stored under each of `parts`, into `out`: every
 /// merge is checked before any is written.
 fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> Result<()> {
+    let mut dirs: Vec<&String> = claims.iter().filter(|c| c.estimator.is_none()).flat_map(|c| &c.data).collect();
+    dirs.sort();
+    dirs.dedup();
     let mut plans = Vec::new();
-    for claim in claims.iter().filter(|c| c.estimator.is_none()) {
-        for i in 0..claim.sweeps.len() {
-            let shards: Vec<_> = parts.iter().map(|part| sweep_dir(part, claim.id, i)).collect();
-            plans.push(poplab::sweep::plan_merge(&sweep_dir(out, claim.id, i), &shards)?);
-        }
+    for dir in dirs {
+        let shards: Vec<_> = parts.iter().map(|part| part.join(dir)).collect();
+        plans.push(poplab::sweep::plan_merge(&out.join(dir), &shards)?);
     }
     for plan in plans {
         plan.write()?;
@@ -147,9 +142,9 @@ fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> R
 /// One trial as a claim sees it: value, outcome, horizon (as bits), whether BackUp ended it.
 type TrialPoint = (f64, Outcome, u64, bool);
 
-fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<ClaimResult> {
+fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) -> Result<ClaimResult> {
     if claim.estimator.is_some() {
-        return run_estimate_claim(claim, out, threads);
+        return run_estimate_claim(claim, out, seed, threads);
     }
     let started = Instant::now();
     // Trials by (variant, x): a claim comparing sweeps keeps each sweep apart, the others merge
@@ -157,12 +152,13 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     let compare = matches!(claim.rule, Rule::SlowerThan);
     let mut by_x: BTreeMap<(usize, u64), Vec<TrialPoint>> = BTreeMap::new();
     let mut outcomes_by_sweep = Vec::new();
+    let mut trials_by_sweep = Vec::new();
     let mut engines = Vec::new();
     let trials_run = std::sync::atomic::AtomicU64::new(0);
     let mut trials_all = 0;
     for (i, spec) in claim.sweeps.iter_mut().enumerate() {
         spec.threads = threads;
-        let dir = sweep_dir(out, claim.id, i);
+        let dir = out.join(&claim.data[i]);
         let results = run_in(spec, &dir, &|_| {}, &|| {
             trials_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         })?;
@@ -176,6 +172,7 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
         }
         engines.push(names.join(", "));
         let mut outcomes = Vec::new();
+        let mut trials = Vec::new();
         for row in results.rows.values() {
             let x = x_value(claim.x, &row.cell);
             let (value, horizon) = match claim.y {
@@ -190,8 +187,15 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
             let key = (if compare { i } else { 0 }, x.to_bits());
             by_x.entry(key).or_default().push((value, row.record.outcome, horizon.to_bits(), backup));
             outcomes.push(row.record.outcome);
+            trials.push(pictures::Trial {
+                n: row.cell.n,
+                parallel_time: row.record.steps.0 as f64 / row.cell.n as f64,
+                outcome: row.record.outcome,
+                last_demotion: row.record.last_demotion.clone(),
+            });
         }
         outcomes_by_sweep.push(outcomes);
+        trials_by_sweep.push(trials);
     }
     let mut rows: Vec<Row> = by_x
         .into_iter()
@@ -241,6 +245,7 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
     };
     let trials_run = trials_run.into_inner();
     let trials_reused = trials_all.saturating_sub(trials_run);
+    let diagrams = draw_pictures(&claim, &trials_by_sweep, out, seed, threads)?;
     let result = ClaimResult {
         claim,
         rows,
@@ -248,7 +253,7 @@ fn run_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<Cla
         power,
         form_fit,
         engines,
-        diagrams: Vec::new(),
+        diagrams,
         trials_run,
         trials_reused,
         seconds: 0.0,
@@ -284,26 +289,16 @@ fn slower_judgement(claim: &Claim, rows: &[Row]) -> Judgement {
     }
 }
 
-/// P_RL's space-time diagrams for the report: from Figure 3's configuration (n = N = 100) and
-/// from a random start (n = 200), each until the safe set or 300 rows of n steps.
-fn prl_diagrams(plots: &Path, seed: u64) -> Result<Vec<(String, std::path::PathBuf)>> {
-    let mut out = Vec::new();
-    for (n, init, what) in [
-        (100, "fig3", "from Figure 3's configuration (n = N = 100)"),
-        (200, "random", "from a uniformly random configuration (n = N = 200)"),
-    ] {
-        let prl = poplab::protocols::prl::Prl::new(n, &poplab::protocol::Params::default())?;
-        let diagram = crate::commands::spacetime::Diagram { init, seed, every: n as u64, rows: 300, until_safe: true };
-        let stem = plots.join(format!("prl-spacetime-{init}"));
-        for format in ["svg", "png"] {
-            diagram.write(&prl, &stem.with_extension(format))?;
-        }
-        out.push((
-            format!("P_RL space-time diagram {what}: one row per n steps, time running down"),
-            stem.with_extension("svg"),
-        ));
-    }
-    Ok(out)
+/// The claim's pictures ([`claims::Picture`]) in `out/plots`: (caption, SVG file) each.
+fn draw_pictures(
+    claim: &Claim,
+    trials: &[Vec<pictures::Trial>],
+    out: &Path,
+    seed: u64,
+    threads: Option<usize>,
+) -> Result<Vec<(String, std::path::PathBuf)>> {
+    let plots = out.join("plots");
+    claim.pictures.iter().map(|picture| pictures::draw(picture, claim.id, trials, &plots, seed, threads)).collect()
 }
 
 /// A cell's value of the claim's x axis (`NaN` for a parameter that is not a number).
@@ -325,14 +320,14 @@ fn censored_judgement() -> Judgement {
 
 /// A claim measured by the splitting estimator: one holding estimate per cell
 /// ([`poplab::holding_sweep`]), judged on the logarithms of the estimates in parallel time.
-fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> Result<ClaimResult> {
+fn run_estimate_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) -> Result<ClaimResult> {
     let started = Instant::now();
     let estimator = claim.estimator.expect("an estimator claim");
     let repetitions_run = std::sync::atomic::AtomicU64::new(0);
     let (mut rows, mut points, mut repetitions_all) = (Vec::new(), Vec::new(), 0);
     for (i, spec) in claim.sweeps.iter_mut().enumerate() {
         spec.threads = threads;
-        let dir = sweep_dir(out, claim.id, i);
+        let dir = out.join(&claim.data[i]);
         let curve =
             poplab::holding_sweep::run_in(spec, &estimator.settings, Some(estimator.score), &dir, &|_| {}, &|| {
                 repetitions_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -366,6 +361,7 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> R
         _ => verdict::rate_only(&points, "the claim's rule does not apply to estimates"),
     };
     let trials_run = repetitions_run.into_inner();
+    let diagrams = draw_pictures(&claim, &[], out, seed, threads)?;
     let result = ClaimResult {
         claim,
         rows,
@@ -373,7 +369,7 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, threads: Option<usize>) -> R
         power: None,
         form_fit: None,
         engines: vec!["agents (splitting estimator)".into()],
-        diagrams: Vec::new(),
+        diagrams,
         trials_run,
         trials_reused: repetitions_all.saturating_sub(trials_run),
         seconds: 0.0,

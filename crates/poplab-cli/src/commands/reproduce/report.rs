@@ -15,6 +15,8 @@ pub struct Context {
     pub mode: Mode,
     pub seed: u64,
     pub seconds: f64,
+    /// One summary figure per paper: (paper, SVG file).
+    pub papers: Vec<(String, std::path::PathBuf)>,
 }
 
 /// A piece of the report.
@@ -48,21 +50,15 @@ pub fn figure(result: &ClaimResult) -> Figure {
     let grid: Vec<f64> = (0..=60).map(|i| x0 * (x1 / x0).powf(i as f64 / 60.0)).collect();
     let mut curves = Vec::new();
     if let Rule::ExactMean { curve, expected } = &claim.rule {
-        curves.push(Curve {
-            label: format!("claimed {curve}"),
-            points: grid.iter().map(|&x| (x, expected(x))).collect(),
-        });
+        curves.push(Curve::new(format!("claimed {curve}"), grid.iter().map(|&x| (x, expected(x))).collect()));
     }
     if let (Rule::GrowthAtMost(form), Some(fit)) = (&claim.rule, &result.form_fit) {
         let points = grid.iter().map(|&x| (x, fit.a + fit.b * form.eval(x))).filter(|p| p.1 > 0.0).collect();
-        curves.push(Curve { label: format!("fit a + b {}", fit.form), points });
+        curves.push(Curve::new(format!("fit a + b {}", fit.form), points));
     }
     if let Some(power) = &result.power {
         let label = format!("fit c x^e, e = {:.2}", power.exponent);
-        curves.push(Curve {
-            label,
-            points: grid.iter().map(|&x| (x, power.coefficient * x.powf(power.exponent))).collect(),
-        });
+        curves.push(Curve::new(label, grid.iter().map(|&x| (x, power.coefficient * x.powf(power.exponent))).collect()));
     }
     Figure {
         title: format!("{}: {}", claim.id, claim.title),
@@ -79,6 +75,7 @@ pub fn figure(result: &ClaimResult) -> Figure {
         },
         marks,
         curves,
+        groups: Vec::new(),
     }
 }
 
@@ -130,9 +127,25 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
             ["claim", "source", "verdict", "evidence"].map(String::from).to_vec(),
             results
                 .iter()
-                .map(|r| vec![r.claim.id.into(), r.claim.source.into(), r.judgement.verdict.word().into(), r.judgement.evidence.clone()])
+                .map(|r| {
+                    vec![
+                        r.claim.id.into(),
+                        r.claim.source.into(),
+                        r.judgement.verdict.word().into(),
+                        r.judgement.evidence.clone(),
+                    ]
+                })
                 .collect(),
         ),
+        Block::Heading(2, "Summary by paper".into()),
+    ];
+    for (paper, svg) in &context.papers {
+        let claims: Vec<&str> =
+            results.iter().filter(|r| super::pictures::paper(r.claim.source) == paper).map(|r| r.claim.id).collect();
+        blocks.push(Block::Paragraph(format!("Paper {paper}: {}.", claims.join(", "))));
+        blocks.push(Block::Image { alt: format!("paper {paper}"), svg: svg.to_string_lossy().into() });
+    }
+    blocks.extend([
         Block::Heading(2, "How verdicts are decided".into()),
         Block::Paragraph(
             "Every rule fits the mean, the quantity the claims are about, with standard errors from a bootstrap over the \
@@ -152,7 +165,7 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
              (shortened constants) report their rate and are inconclusive."
                 .into(),
         ),
-    ];
+    ]);
     for result in results {
         blocks.extend(claim_blocks(result, out));
     }
@@ -176,7 +189,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         };
         blocks.push(Block::Paragraph(format!(
             "Experiment {}: protocol {}, n in {{{}}}{}{}, init {}, measure {}, {trials}, master seed {}, horizon {} steps, \
-             engine {}; data in data/{}/sweep-{i}/.",
+             engine {}; data in {}/{}.",
             i + 1,
             spec.protocol,
             spec.ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
@@ -187,7 +200,11 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             spec.seed,
             spec.max_steps,
             result.engines.get(i).map_or("-", String::as_str),
-            claim.id,
+            claim.data[i],
+            match claim.data[i].split('/').nth(1) {
+                Some(owner) if owner != claim.id => format!(" (claim {owner}'s sweep: identical, run once)"),
+                _ => String::new(),
+            },
         )));
     }
     let svg_path = out.join("plots").join(format!("{}.svg", claim.id));
@@ -242,9 +259,15 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     blocks
 }
 
-/// `; N trials read back from data/ of an earlier run` when some were.
+/// `; N trials read back from data/ ...` when some were.
 fn reused(trials: u64) -> String {
-    if trials == 0 { String::new() } else { format!("; {trials} trials read back from data/ of an earlier run") }
+    if trials == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {trials} trials read back from data/, run by an earlier reproduction or by a claim sharing the sweep"
+        )
+    }
 }
 
 fn row_cells(row: &Row) -> Vec<String> {
