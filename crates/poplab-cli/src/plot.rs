@@ -4,6 +4,7 @@
 
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
@@ -51,6 +52,8 @@ pub struct Figure {
     pub marks: Vec<Mark>,
     pub curves: Vec<Curve>,
     pub groups: Vec<Group>,
+    /// Whether the y axis is logarithmic (the x axis always is).
+    pub y_log: bool,
 }
 
 static FONT: Once = Once::new();
@@ -158,15 +161,36 @@ where
         .iter()
         .flat_map(|m| [Some(m.y), m.interval.map(|i| i[0]), m.interval.map(|i| i[1])].into_iter().flatten())
         .chain(points().map(|p| p.1));
-    let (x0, x1) = bounds(xs);
-    let (y0, y1) = bounds(ys);
-    let mut chart = ChartBuilder::on(root)
-        .caption(&figure.title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(75)
-        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
-        .map_err(fail)?;
+    let x = bounds(xs);
+    let mut builder = ChartBuilder::on(root);
+    builder.caption(&figure.title, ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
+    if figure.y_log {
+        let y = bounds(ys);
+        let chart = builder.build_cartesian_2d((x.0..x.1).log_scale(), (y.0..y.1).log_scale()).map_err(fail)?;
+        series(chart, figure, x, y, |v| v.ln())?;
+    } else {
+        let y = linear_bounds(ys);
+        let chart = builder.build_cartesian_2d((x.0..x.1).log_scale(), y.0..y.1).map_err(fail)?;
+        series(chart, figure, x, y, |v| v)?;
+    }
+    root.present().map_err(fail)?;
+    Ok(())
+}
+
+/// Draws the mesh, the figure's curves, groups and marks and the legend on `chart`, whose y axis
+/// runs over `y` and is straight in `scale(y)`.
+fn series<'a, DB: DrawingBackend + 'a, Y>(
+    mut chart: ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, Y>>,
+    figure: &Figure,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    scale: fn(f64) -> f64,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
     chart
         .configure_mesh()
         .x_desc(&figure.x_label)
@@ -178,7 +202,7 @@ where
         .map_err(fail)?;
     let palette = [RGBColor(200, 60, 40), RGBColor(40, 120, 60), RGBColor(120, 60, 180), RGBColor(200, 140, 0)];
     let grey = RGBColor(150, 150, 150);
-    let in_range = |(x, y): (f64, f64)| x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite();
+    let in_range = |(x, y): (f64, f64)| x > 0.0 && x.is_finite() && scale(y).is_finite();
     for (i, curve) in figure.curves.iter().filter(|c| !c.tagged).enumerate() {
         let color = palette[i % palette.len()];
         chart
@@ -225,27 +249,42 @@ where
     }
     chart
         .configure_series_labels()
-        .position(legend_corner(figure, (x0, x1), (y0, y1)))
+        .position(legend_corner(figure, (x0, x1), (y0, y1), scale))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
         .draw()
         .map_err(fail)?;
-    root.present().map_err(fail)?;
     Ok(())
 }
 
+/// The range of a linear axis: the values with a tenth of their span as room on either side.
+fn linear_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values.filter(|v| v.is_finite()).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    if lo > hi {
+        (0.0, 1.0)
+    } else {
+        let room = ((hi - lo) / 10.0).max(hi.abs().max(1.0) * 1e-3);
+        (lo - room, hi + room)
+    }
+}
+
 /// The corner of the plot where the legend hides the fewest points (upper left on ties): the
-/// quarter of the log-scaled area each corner's legend covers.
-fn legend_corner(figure: &Figure, (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> SeriesLabelPosition {
-    let fraction = |v: f64, lo: f64, hi: f64| (v.ln() - lo.ln()) / (hi.ln() - lo.ln());
+/// quarter of the plotted area (log x, y straight in `scale(y)`) each corner's legend covers.
+fn legend_corner(
+    figure: &Figure,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    scale: fn(f64) -> f64,
+) -> SeriesLabelPosition {
+    let fraction = |v: f64, lo: f64, hi: f64, f: fn(f64) -> f64| (f(v) - f(lo)) / (f(hi) - f(lo));
     let points = figure
         .marks
         .iter()
         .map(|m| (m.x, m.y))
         .chain(figure.curves.iter().flat_map(|c| c.points.iter().copied()))
         .chain(figure.groups.iter().flat_map(|g| g.points.iter().copied()))
-        .map(|(x, y)| (fraction(x, x0, x1), fraction(y, y0, y1)));
+        .map(|(x, y)| (fraction(x, x0, x1, f64::ln), fraction(y, y0, y1, scale)));
     let mut hidden = [0usize; 4];
     for (x, y) in points {
         let (left, right, top, bottom) = (x < 0.5, x > 0.5, y > 0.6, y < 0.4);

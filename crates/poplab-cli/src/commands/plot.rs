@@ -83,6 +83,7 @@ fn trace_figure(path: &Path) -> Result<Figure> {
         marks: Vec::new(),
         curves: curves.into_iter().map(|(trial, points)| Curve::new(format!("trial {trial}"), points)).collect(),
         groups: Vec::new(),
+        y_log: true,
     })
 }
 
@@ -113,6 +114,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             marks,
             curves: Vec::new(),
             groups: Vec::new(),
+            y_log: true,
         });
     }
     if estimates.is_file() {
@@ -135,6 +137,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             marks,
             curves: Vec::new(),
             groups: Vec::new(),
+            y_log: false,
         });
     }
     Err(InputError(format!(

@@ -116,6 +116,7 @@ fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threa
         marks: Vec::new(),
         curves,
         groups: Vec::new(),
+        y_log: true,
     })
 }
 
@@ -154,6 +155,7 @@ fn module_tails(id: &str, trials: &[Trial]) -> Figure {
         marks: Vec::new(),
         curves,
         groups,
+        y_log: true,
     }
 }
 
@@ -212,6 +214,7 @@ fn exact_holding(
         marks,
         curves: vec![Curve::new("exact (poplab exact --measure holding)", exact)],
         groups: Vec::new(),
+        y_log: true,
     };
     let caption = format!(
         "The estimator against exact values at small sizes: {protocol} with {}{setting}, {param} swept, the \

@@ -76,6 +76,7 @@ pub fn figure(result: &ClaimResult) -> Figure {
         marks,
         curves,
         groups: Vec::new(),
+        y_log: !estimates,
     }
 }
 
