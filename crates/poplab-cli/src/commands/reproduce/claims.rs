@@ -62,6 +62,8 @@ pub struct Claim {
     pub title: &'static str,
     pub source: &'static str,
     pub statement: &'static str,
+    /// Why the experiment's sizes are what they are.
+    pub sizes: &'static str,
     pub sweeps: Vec<SweepSpec>,
     pub x: XVar,
     pub y: YVar,
@@ -141,6 +143,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "2-state election: expected steps to one leader",
             source: "000 (Sudo, tutorial) section 3",
             statement: "The expected number of steps until one leader remains is sum_{i=2..n} n(n-1)/(i(i-1)) = (n-1)^2, i.e. O(n) parallel time. Measured to n = 10^8 (10^9 in --full) on the batched engine.",
+            sizes: "Many trials up to n = 1000 on the direct engines; 10^6 to 10^8 (10^9 in --full) on the batched engine, where a trial of (n-1)^2 = 10^16 steps takes about a second, with fewer trials, which the per-point z-test accounts for.",
             // Many trials where they are cheap; at 10^6 and beyond (10^12 to 10^18 steps, on the
             // batched engine) fewer, which the per-point z-test accounts for.
             sweeps: vec![
@@ -178,6 +181,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "Threshold predicate: every agent outputs yes iff f >= k",
             source: "000 (Sudo, tutorial) section 2",
             statement: "With k = 10, all agents eventually output yes if at least k agents start in state 1, and no agent ever outputs yes otherwise.",
+            sizes: "One n = 100 suffices: the claim is about every run, not a rate; below the threshold each run waits out a horizon of 10^6 steps (10^7 in --full).",
             sweeps: vec![
                 with(
                     spec("threshold", &[100], &[("k", &["10"]), ("f", &["1", "5", "9"])], pick(20, 100), seed),
@@ -202,6 +206,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "ls-timer: convergence time from the slowest start",
             source: "000 (Sudo, tutorial) section 4",
             statement: "From any configuration the population reaches the safe set (one leader, every timer >= s/2) within O(N log n) expected parallel time (s = 96 N). Measured with N = n from no-leader, the start that waits longest for a timeout.",
+            sizes: "N = n to 128 (512 in --full): a run from no-leader takes 100 to 120 N parallel time, so about 100 N n steps, 1.9 10^6 at 128 but 10^10 at N = n = 10^4 (about 20 s per run); the next claim takes N to 10^4 at fixed n instead.",
             sweeps: vec![with(
                 spec(
                     "ls-timer",
@@ -226,6 +231,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "ls-timer: convergence time against N at n = 16",
             source: "000 (Sudo, tutorial) section 4",
             statement: "The O(N log n) bound, in N: n = 16 fixed and N to 10^4 (10^5 in --full), from no-leader. With N and n tied (the claim above) the timer s = 96 N makes every step of N cost n times more steps; with n fixed the bound is O(N), and N reaches the scale of real bounds.",
+            sizes: "n = 16 keeps a run near 1.6 10^7 steps at N = 10^4 (0.06 s); --full goes to N = 10^5.",
             sweeps: vec![with(
                 spec(
                     "ls-timer",
@@ -257,6 +263,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "ls-timer: holding time against N, with the paper's timer",
             source: "000 (Sudo, tutorial) section 4",
             statement: "From a safe configuration the unique leader is kept for Omega(e^N) expected parallel time (s = 96 N). Measured with the paper's timer s = 96 N and N = n by the splitting estimator (holding times of 10^250 steps and more: no break could be observed directly); the rate of ln E[holding] in N must be at least 1.",
+            sizes: "N = n = 4..6 (to 8 in --full) with the paper's timer: holding times of 10^254 to 10^419 steps that only the estimator reaches; its cost grows with the 96 N levels of the score and the replicas they need (N = 8 took 437 s), so quick mode stops at 6 with 300 replicas.",
             sweeps: vec![with(
                 spec("ls-timer", if quick { &[4, 5, 6] } else { &[4, 5, 6, 7, 8] }, &[], pick(4, 10), seed),
                 "safe",
@@ -289,6 +296,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "P_PL: convergence time with the paper's constants",
             source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 23",
             statement: "From any configuration P_PL reaches the safe set within O(c log n log^2 N) expected parallel time. Measured with c = 1, N = n (so the bound is O(log^3 n)) from uniformly random configurations.",
+            sizes: "With the paper's constants a run from a random configuration takes about 4.4 10^6 steps at n = 100, 1.5 10^8 at 1000 (1.3 s) and 9 10^8 at 3000 (8 s): quick mode stops at 300, --full at 3000.",
             sweeps: vec![with(
                 spec(
                     "ppl",
@@ -313,6 +321,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "P_PL: holding time against c, shortened timers",
             source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 23",
             statement: "From a safe configuration the unique leader is kept for Omega(c n^{10c}) expected parallel time. Measured at n = N = 30 with small constants (virus_factor = 0.5, emit_factor = 0.75: t_virus = 2, t_max = t_emit = 6c) by the splitting estimator (score timer-deficit), so that the longer holding times need no horizon.",
+            sizes: "n = 30 and shortened timers, so that the estimator's score sees the only way to break it follows (timeouts); with the paper's constants the estimate needs about 5 10^4 replicas (docs/holding.md).",
             sweeps: vec![with(
                 spec(
                     "ppl",
@@ -347,6 +356,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "P_LL: stabilisation time",
             source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Theorem 1",
             statement: "P_LL elects a unique leader within O(log n) expected parallel time (m = ceil(lg n)).",
+            sizes: "To n = 10^6 (10^7 in --full) on the batched engine: most runs end in 20-30 parallel time, but a run BackUp ends takes 700-1800 parallel time, 10^9 steps and more at 10^6, and these dominate the cost.",
             sweeps: vec![pll_sweep("pll", mode, pick(20, 100), true, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
@@ -363,6 +373,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "P_LL: distinct states used",
             source: "003 (Sudo et al., IEEE TPDS 2020) section 3, Lemma 3",
             statement: "P_LL uses O(log n) states per agent (c_max = 41 m, m = ceil(lg n)). Measured: the number of distinct states agents held during each run, up to the first step with one leader; states visited are a lower bound on the state count |Q|, so this checks that runs stay within O(log n) states, not |Q| itself.",
+            sizes: "The stabilisation sweep's own runs (identical sweep, run once, with a census).",
             sweeps: vec![pll_sweep("pll", mode, pick(20, 100), true, seed)],
             x: XVar::N,
             y: YVar::DistinctStates,
@@ -376,6 +387,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "P_LL as printed (uncorrected Tournament): stabilisation time",
             source: "003 section 3, Algorithm 4 line 12 taken literally (PROTOCOLS.md 2.5)",
             statement: "The same O(log n) claim, for the literal text, in which followers never carry Tournament nonces.",
+            sizes: "As P_LL: to n = 10^6 (10^7 in --full); more of its runs fall to BackUp, so it costs more.",
             sweeps: vec![pll_sweep("pll-as-printed", mode, pick(20, 100), false, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
@@ -389,6 +401,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "The Tournament erratum: P_LL against the literal text",
             source: "003 section 3, Algorithm 4 line 12 (PROTOCOLS.md 2.5)",
             statement: "Taken literally, line 12 never gives followers Tournament nonces, so Tournament cannot separate the leaders it should and more runs fall through to BackUp: the literal text (pll-as-printed) is measurably slower than the corrected P_LL. Measured per n: each variant's mean parallel time, the ratio of the means with a bootstrap interval (paired by trial: both variants run from the same seeds), and how many runs BackUp ended (the census's last demotion).",
+            sizes: "n = 10^3 to 10^5 (10^6 in --full): both variants with a census, which costs about a third more time, and the literal text's BackUp runs are long.",
             // The census costs a third more time and the literal text's BackUp runs are long: the
             // comparison stops below the stabilisation sweeps' largest n.
             sweeps: ["pll", "pll-as-printed"]
@@ -416,6 +429,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "Symmetric P_LL: stabilisation time",
             source: "003 (Sudo et al., IEEE TPDS 2020) section 4, Algorithm 6",
             statement: "The symmetric variant (T(p, q) = (p', q') implies T(q, p) = (q', p')) keeps P_LL's O(log n) expected parallel time.",
+            sizes: "To n = 10^6 (10^7 in --full) with 10 trials in quick mode: at 10^6 a run can take 2 10^9 steps.",
             // Fewer trials in quick mode: at n = 10^6 one run can take 2 10^9 steps.
             sweeps: vec![pll_sweep("pll-sym", mode, pick(10, 100), false, seed)],
             x: XVar::N,
@@ -430,6 +444,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "P_RL: convergence steps on the directed ring, N = n",
             source: "004 (Yokota, Sudo, Masuzawa, IEICE 2021) section 4, Theorem 1",
             statement: "From any configuration P_RL reaches S_RL within O(nN) expected steps. Measured with N = n (so O(n^2)) from uniformly random configurations, at sizes where the lower-order terms have faded (below n = 128 the ratio steps / n^2 still rises).",
+            sizes: "n = N from 64 to 1024 (128 to 4096 in --full): O(n^2) steps per run, 5 10^6 at 1024.",
             sweeps: vec![with(
                 spec(
                     "prl",
@@ -457,9 +472,16 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             id: "prl-big-n",
             title: "P_RL: convergence steps against N at n = 100",
             source: "004 (Yokota, Sudo, Masuzawa, IEICE 2021) section 4, Theorem 1",
-            statement: "The O(nN) bound, in N: n = 100 fixed, N from 100 to 800, from no-leader (Lemma 10's slow case).",
+            statement: "The O(nN) bound, in N: n = 100 fixed, N from 100 to 6400, from no-leader (Lemma 10's slow case).",
+            sizes: "n = 100 with N to 800: N to 64 n: each doubling of N doubles the bound, and a run takes about 10^5 steps at N = 800, so N goes far past n at little cost.",
             sweeps: vec![with(
-                spec("prl", &[100], &[("N", &["100", "200", "400", "800"])], pick(20, 50), seed),
+                spec(
+                    "prl",
+                    &[100],
+                    &[("N", &["100", "200", "400", "800", "1600", "3200", "6400"])],
+                    pick(20, 50),
+                    seed,
+                ),
                 "no-leader",
                 Measure::Convergence,
                 1_000_000_000_000,

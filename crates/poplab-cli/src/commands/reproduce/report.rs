@@ -178,6 +178,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     let mut blocks = vec![
         Block::Heading(2, format!("{}: {}", claim.id, claim.title)),
         Block::Paragraph(format!("Claim ({}): {}", claim.source, claim.statement)),
+        Block::Paragraph(format!("Sizes: {}", claim.sizes)),
     ];
     for (i, spec) in claim.sweeps.iter().enumerate() {
         let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k} in {{{}}}", v.join(", "))).collect();
