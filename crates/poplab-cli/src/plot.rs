@@ -88,8 +88,10 @@ pub fn check_out(path: &Path) -> Result<()> {
 pub fn write_file(figure: &Figure, path: &Path) -> Result<()> {
     register_font();
     atomically(path, |partial, format| match format {
-        "svg" => draw(&SVGBackend::new(partial, (800, 520)).into_drawing_area(), figure),
-        _ => draw(&BitMapBackend::new(partial, (800, 520)).into_drawing_area(), figure),
+        "svg" => {
+            panels(&SVGBackend::new(partial, (800, 520)).into_drawing_area(), std::slice::from_ref(figure), (1, 1))
+        }
+        _ => panels(&BitMapBackend::new(partial, (800, 520)).into_drawing_area(), std::slice::from_ref(figure), (1, 1)),
     })
 }
 
@@ -122,15 +124,18 @@ pub fn write_grid(figures: &[Figure], columns: usize, stem: &Path) -> Result<()>
     panels(&BitMapBackend::new(&stem.with_extension("png"), size).into_drawing_area(), figures, (rows, columns))
 }
 
+/// Draws `figures` on `root` split into `shape` (rows, columns), then writes it.
 fn panels<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figures: &[Figure], shape: (usize, usize)) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(|e| anyhow!("drawing a grid of figures: {e:?}"))?;
+    let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing figures: {e:?}");
+    root.fill(&WHITE).map_err(fail)?;
     for (figure, area) in figures.iter().zip(root.split_evenly(shape)) {
         draw(&area, figure)?;
     }
-    Ok(())
+    // Once, for the whole picture: an SVG backend writes its file here and draws nothing after.
+    root.present().map_err(fail)
 }
 
 /// The range of a log axis: the values with some room, widened to whole decades when they span
@@ -173,7 +178,6 @@ where
         let chart = builder.build_cartesian_2d((x.0..x.1).log_scale(), y.0..y.1).map_err(fail)?;
         series(chart, figure, x, y, |v| v)?;
     }
-    root.present().map_err(fail)?;
     Ok(())
 }
 

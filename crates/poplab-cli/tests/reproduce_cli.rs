@@ -54,6 +54,11 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
         assert!(images.contains(&format!("plots/{picture}.svg)").as_str()), "{picture}: {images:?}");
     }
     assert!(images.iter().any(|i| i.contains("prl-spacetime-fig3")));
+    // A summary figure holds a panel per claim of its paper.
+    let paper = std::fs::read_to_string(out.join("plots/paper-003.svg")).unwrap();
+    for id in ["pll-stabilisation", "pll-states", "pll-as-printed", "pll-errata", "pll-sym"] {
+        assert!(paper.contains(&format!("{id}: ")), "paper 003 has no panel {id}");
+    }
     let modules = std::fs::read_to_string(out.join("plots/pll-stabilisation-modules.svg")).unwrap();
     assert!(modules.contains("ended by"), "no module legend");
     let exact =
