@@ -23,10 +23,13 @@ pub enum Form {
     Square,
     /// `f(x) = x ln x`
     XLogX,
+    /// `f(x) = ln x * ceil(ln x)^2`: `log n log^2 N` with `N = n` as P_PL's constants make it
+    /// (its timers grow with `ceil(ln N)^2`, a step at each integer `ln N`).
+    LogCeilLog2,
 }
 
 impl Form {
-    /// Every form, in the order reports list them.
+    /// The general forms, in the order reports list them (sweeps fit each).
     pub const ALL: [Form; 6] = [Form::Linear, Form::Log, Form::Log2, Form::Log3, Form::Square, Form::XLogX];
 
     /// The form as written in reports.
@@ -38,6 +41,7 @@ impl Form {
             Form::Log3 => "log^3 x",
             Form::Square => "x^2",
             Form::XLogX => "x log x",
+            Form::LogCeilLog2 => "log x ceil(log x)^2",
         }
     }
 
@@ -50,6 +54,7 @@ impl Form {
             Form::Log3 => x.ln().powi(3),
             Form::Square => x * x,
             Form::XLogX => x * x.ln(),
+            Form::LogCeilLog2 => x.ln() * x.ln().ceil().powi(2),
         }
     }
 }

@@ -237,6 +237,15 @@ fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
 /// The growth ladder, slowest first.
 const LADDER: [Form; 6] = [Form::Log, Form::Log2, Form::Log3, Form::Linear, Form::XLogX, Form::Square];
 
+/// The rung of the ladder a form grows like (a form off the ladder: the rung it equals up to
+/// constants).
+fn rung(form: Form) -> usize {
+    match form {
+        Form::LogCeilLog2 => 2,
+        _ => LADDER.iter().position(|f| *f == form).unwrap_or(LADDER.len() - 1),
+    }
+}
+
 fn term(form: Form) -> Term {
     (form.name().to_string(), Box::new(move |x| form.eval(x)))
 }
@@ -279,15 +288,22 @@ pub fn growth_at_most(points: &[Point], form: Form) -> Judgement {
     if xs.len() < 3 {
         return judgement(Verdict::Inconclusive, "fewer than three points: any two-parameter growth fits them");
     }
-    let rank = LADDER.iter().position(|f| *f == form).unwrap_or(LADDER.len() - 1);
+    let rank = rung(form);
     // Allowed: each form up to the claimed one, alone and with the next lower form as a
-    // correction. Faster: the claimed form times log x or x^0.1, alone and with the claimed
-    // form as a correction, and the forms above it on the ladder.
+    // correction (and the claimed form itself when it is off the ladder). Faster: the claimed
+    // form times log x or x^0.1, alone and with the claimed form as a correction, and the forms
+    // above it on the ladder.
     let mut allowed = Vec::new();
     for (i, &h) in LADDER[..=rank].iter().enumerate() {
         allowed.push(Model::of(term(h), None));
         if i > 0 {
             allowed.push(Model::of(term(h), Some(term(LADDER[i - 1]))));
+        }
+    }
+    if LADDER[rank] != form {
+        allowed.push(Model::of(term(form), None));
+        if rank > 0 {
+            allowed.push(Model::of(term(form), Some(term(LADDER[rank - 1]))));
         }
     }
     let faster_terms = || -> [Term; 2] {
@@ -588,6 +604,8 @@ mod tests {
     const PLL_RANGE: [f64; 3] = [100.0, 1000.0, 10_000.0];
     const WIDE_RANGE: [f64; 5] = [1e2, 1e3, 1e4, 1e5, 1e6];
     const N_RANGE: [f64; 5] = [4.0, 5.0, 6.0, 7.0, 8.0];
+    /// P_PL's range in --full mode.
+    const PPL_FULL_RANGE: [f64; 6] = [10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0];
 
     /// The counterexamples of issue 23: none may come out consistent.
     fn counterexamples(rng: &mut PopRng) -> Vec<(String, Judgement)> {
@@ -609,6 +627,8 @@ mod tests {
             .collect();
         out.push(("mixture vs O(log n)".into(), growth_at_most(&mixture, Form::Log)));
         let linear = log_points(&points(&N_RANGE, 20, rng, |n| 100.0 * n, 0.3)).unwrap();
+        let power = points(&PPL_FULL_RANGE, 50, rng, |n| 100.0 * n.powf(0.7), 0.3);
+        out.push(("n^0.7 vs O(log n ceil(log n)^2)".into(), growth_at_most(&power, Form::LogCeilLog2)));
         out.push(("linear vs Omega(e^N)".into(), exponential_at_least(&linear, 1.0)));
         let linear = log_points(&points(&PPL_RANGE, 20, rng, |n| 100.0 * n, 0.3)).unwrap();
         out.push(("linear vs Omega(n^10)".into(), power_at_least(&linear, 10.0)));
@@ -620,12 +640,17 @@ mod tests {
     fn claimed_forms(rng: &mut PopRng) -> Vec<(String, Judgement)> {
         let log = points(&WIDE_RANGE, 40, rng, |n| 20.0 * n.ln(), 0.3);
         let log3 = points(&[10.0, 100.0, 1e3, 1e4, 1e5], 40, rng, |n| 2.0 * n.ln().powi(3), 0.3);
+        let ceil = points(&PPL_FULL_RANGE, 50, rng, |n| 400.0 * Form::LogCeilLog2.eval(n), 0.3);
         let square = points(&[128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0], 50, rng, |n| 3.0 * n * n, 0.3);
         let exponential = log_points(&points(&N_RANGE, 20, rng, |n| (2.0 * n).exp(), 1.0)).unwrap();
         let power = log_points(&points(&PPL_RANGE, 20, rng, |n| n.powi(12), 1.0)).unwrap();
         vec![
             ("20 ln n vs O(log n), n = 10^2..10^6".into(), growth_at_most(&log, Form::Log)),
             ("2 ln^3 n vs O(log^3 n), n = 10..10^5".into(), growth_at_most(&log3, Form::Log3)),
+            (
+                "400 ln n ceil(ln n)^2 vs O(log n ceil(log n)^2), n = 10..3000".into(),
+                growth_at_most(&ceil, Form::LogCeilLog2),
+            ),
             ("3 n^2 vs O(n^2), n = 128..4096".into(), growth_at_most(&square, Form::Square)),
             ("e^(2N) vs Omega(e^N)".into(), exponential_at_least(&exponential, 1.0)),
             ("n^12 vs Omega(n^10)".into(), power_at_least(&power, 10.0)),
