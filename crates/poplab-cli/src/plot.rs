@@ -19,19 +19,19 @@ pub struct Mark {
     pub lower_bound: bool,
 }
 
-/// A curve drawn over the points: in colour with its label in the legend, or `tagged`: thin and
-/// grey with its label written at its last point (for families of curves such as one per n).
+/// A curve drawn over the points: in colour with its label in the legend, or with a `tag`: thin
+/// and grey with its label written at the tag's point (for families of curves such as one per n).
 #[derive(Clone, Debug)]
 pub struct Curve {
     pub label: String,
     pub points: Vec<(f64, f64)>,
-    pub tagged: bool,
+    pub tag: Option<(f64, f64)>,
 }
 
 impl Curve {
     /// A curve in colour, named in the legend.
     pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
-        Curve { label: label.into(), points, tagged: false }
+        Curve { label: label.into(), points, tag: None }
     }
 }
 
@@ -207,7 +207,7 @@ where
     let palette = [RGBColor(200, 60, 40), RGBColor(40, 120, 60), RGBColor(120, 60, 180), RGBColor(200, 140, 0)];
     let grey = RGBColor(150, 150, 150);
     let in_range = |(x, y): (f64, f64)| x > 0.0 && x.is_finite() && scale(y).is_finite();
-    for (i, curve) in figure.curves.iter().filter(|c| !c.tagged).enumerate() {
+    for (i, curve) in figure.curves.iter().filter(|c| c.tag.is_none()).enumerate() {
         let color = palette[i % palette.len()];
         chart
             .draw_series(LineSeries::new(curve.points.iter().copied().filter(|p| in_range(*p)), color.stroke_width(2)))
@@ -215,13 +215,12 @@ where
             .label(curve.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
     }
-    for curve in figure.curves.iter().filter(|c| c.tagged) {
-        let points: Vec<(f64, f64)> = curve.points.iter().copied().filter(|p| in_range(*p)).collect();
-        chart.draw_series(LineSeries::new(points.iter().copied(), grey.stroke_width(1))).map_err(fail)?;
-        if let Some(&end) = points.last() {
-            let style = ("sans-serif", 12).into_font().color(&BLACK);
-            chart.draw_series(std::iter::once(Text::new(curve.label.clone(), end, style))).map_err(fail)?;
-        }
+    for curve in &figure.curves {
+        let Some(tag) = curve.tag else { continue };
+        let points = curve.points.iter().copied().filter(|p| in_range(*p));
+        chart.draw_series(LineSeries::new(points, grey.stroke_width(1))).map_err(fail)?;
+        let style = ("sans-serif", 12).into_font().color(&BLACK);
+        chart.draw_series(std::iter::once(Text::new(curve.label.clone(), tag, style))).map_err(fail)?;
     }
     let group_palette = [RGBColor(0, 150, 60), RGBColor(230, 120, 0), RGBColor(210, 30, 30), RGBColor(120, 60, 180)];
     for (i, group) in figure.groups.iter().enumerate() {

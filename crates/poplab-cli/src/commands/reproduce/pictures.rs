@@ -120,7 +120,7 @@ fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threa
     })
 }
 
-/// Per n, the share of runs taking at least t against t (tagged staircases), and every run as a
+/// Per n, the share of runs taking at least t against t (labelled grey staircases), and every run as a
 /// dot coloured by the module that demoted its last leader.
 fn module_tails(id: &str, trials: &[Trial]) -> Figure {
     let mut by_n: BTreeMap<u64, Vec<&Trial>> = BTreeMap::new();
@@ -140,7 +140,11 @@ fn module_tails(id: &str, trials: &[Trial]) -> Figure {
             let module = run.last_demotion.clone().unwrap_or_else(|| "not recorded".into());
             groups.entry(module).or_default().push((run.parallel_time, share));
         }
-        curves.push(Curve { label: format!("n = {}", short_n(n)), points: staircase, tagged: true });
+        // Each curve's label sits where it crosses its own share level, lower for each larger n,
+        // so that labels of curves that end together stay apart.
+        let level = 0.9 * 0.75f64.powi(curves.len() as i32);
+        let tag = staircase.iter().copied().find(|p| p.1 <= level).or(staircase.last().copied());
+        curves.push(Curve { label: format!("n = {}", short_n(n)), points: staircase, tag });
     }
     // Colours in the order the modules first end a run: the fast ones first.
     let first = |points: &[(f64, f64)]| points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
@@ -275,7 +279,7 @@ mod tests {
         assert_eq!(figure.groups[0].points, [(10.0, 1.0), (20.0, 0.75), (12.0, 1.0)]);
         assert_eq!(figure.groups[2].points, [(300.0, 0.25)]);
         assert_eq!(figure.curves.len(), 2);
-        assert!(figure.curves.iter().all(|c| c.tagged));
+        assert!(figure.curves.iter().all(|c| c.tag.is_some()));
         assert_eq!(figure.curves[0].points.last(), Some(&(300.0, 0.25)));
         assert_eq!(figure.curves[1].label, "n = 1000");
     }
