@@ -157,7 +157,9 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
              x^0.1; a fit is acceptable below the 0.999 quantile of chi-square. If no allowed form fits but a faster one does, \
              or a faster one fits better by more than the 0.999 quantile of chi-square(1), the claim is inconsistent. If a \
              faster form fits acceptably too and no worse than the best allowed one by that bound, this range cannot tell \
-             them apart: inconclusive, naming the forms. Otherwise consistent. Any censored trial makes it inconclusive. \
+             them apart: inconclusive, naming the forms. Otherwise consistent. A bound that the protocol's constants \
+             turn into steps (P_PL's timers grow with ceil(ln N)^2) is fitted as those constants make it, ln n \
+             ceil(ln n)^2, on the log^3 rung. Any censored trial makes it inconclusive. \
              Certainties: every trial must end as claimed. Lower bounds Omega(e^(r x)): the slope of ln E against x, fitted \
              with the points' errors (interval widened when they scatter more than their errors), must have its 95% interval \
              at or above r (consistent); an interval below r is inconsistent, one straddling r inconclusive. Comparisons (an \
