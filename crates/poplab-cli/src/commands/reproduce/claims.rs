@@ -206,7 +206,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "ls-timer: convergence time from the slowest start",
             source: "000 (Sudo, tutorial) section 4",
             statement: "From any configuration the population reaches the safe set (one leader, every timer >= s/2) within O(N log n) expected parallel time (s = 96 N). Measured with N = n from no-leader, the start that waits longest for a timeout.",
-            sizes: "N = n to 128 (512 in --full): a run from no-leader takes 100 to 120 N parallel time, so about 100 N n steps, 1.9 10^6 at 128 but 10^10 at N = n = 10^4 (about 20 s per run); the next claim takes N to 10^4 at fixed n instead.",
+            sizes: "N = n to 128 (512 in --full): a run from no-leader takes 100 to 120 N parallel time, so about 100 N n steps, 1.9 10^6 at 128 but 1.2 10^10 at N = n = 10^4 (a minute and more per run on 2 cores); the next claim takes N to 10^4 at fixed n instead.",
             sweeps: vec![with(
                 spec(
                     "ls-timer",
