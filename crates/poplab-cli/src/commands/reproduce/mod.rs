@@ -151,7 +151,6 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
     // their sweeps per x. Each trial: value, outcome, horizon bits, whether BackUp ended it.
     let compare = matches!(claim.rule, Rule::SlowerThan);
     let mut by_x: BTreeMap<(usize, u64), Vec<TrialPoint>> = BTreeMap::new();
-    let mut outcomes_by_sweep = Vec::new();
     let mut trials_by_sweep = Vec::new();
     let mut engines = Vec::new();
     let trials_run = std::sync::atomic::AtomicU64::new(0);
@@ -171,7 +170,6 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
             }
         }
         engines.push(names.join(", "));
-        let mut outcomes = Vec::new();
         let mut trials = Vec::new();
         for row in results.rows.values() {
             let x = x_value(claim.x, &row.cell);
@@ -186,7 +184,6 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
             let backup = row.record.last_demotion.as_deref() == Some("backup");
             let key = (if compare { i } else { 0 }, x.to_bits());
             by_x.entry(key).or_default().push((value, row.record.outcome, horizon.to_bits(), backup));
-            outcomes.push(row.record.outcome);
             trials.push(pictures::Trial {
                 n: row.cell.n,
                 parallel_time: row.record.steps.0 as f64 / row.cell.n as f64,
@@ -194,7 +191,6 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
                 last_demotion: row.record.last_demotion.clone(),
             });
         }
-        outcomes_by_sweep.push(outcomes);
         trials_by_sweep.push(trials);
     }
     let mut rows: Vec<Row> = by_x
@@ -233,7 +229,7 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
             None => censored_judgement(),
         },
         Rule::SlowerThan => slower_judgement(&claim, &rows),
-        Rule::Outcomes(expected) => outcome_judgement(expected, &outcomes_by_sweep),
+        Rule::Outcomes(expected) => outcome_judgement(expected, &trials_by_sweep),
     };
     let means: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.mean.map(|m| (r.point.x, m))).collect();
     let (xs, ys): (Vec<f64>, Vec<f64>) = means.into_iter().unzip();
@@ -378,12 +374,16 @@ fn run_estimate_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<u
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }
 
-fn outcome_judgement(expected: &[(Outcome, &str)], outcomes_by_sweep: &[Vec<Outcome>]) -> Judgement {
+fn outcome_judgement(expected: &[(Outcome, &str)], trials_by_sweep: &[Vec<pictures::Trial>]) -> Judgement {
     let judgements: Vec<Judgement> = expected
         .iter()
-        .zip(outcomes_by_sweep)
-        .map(|((outcome, what), outcomes)| {
-            verdict::all_trials(outcomes.iter().filter(|o| *o == outcome).count() as u64, outcomes.len() as u64, what)
+        .zip(trials_by_sweep)
+        .map(|((outcome, what), trials)| {
+            verdict::all_trials(
+                trials.iter().filter(|t| t.outcome == *outcome).count() as u64,
+                trials.len() as u64,
+                what,
+            )
         })
         .collect();
     let worst = judgements.iter().map(|j| j.verdict).max_by_key(|v| match v {

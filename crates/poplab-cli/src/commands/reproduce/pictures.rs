@@ -11,7 +11,7 @@ use poplab::splitting::SplittingSettings;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// One trial of a claim's sweep, as the pictures see it.
+/// One trial of a claim's sweep, as the pictures and the outcome rule see it.
 #[derive(Clone, Debug)]
 pub struct Trial {
     pub n: u64,
