@@ -314,3 +314,43 @@ fn short(v: f64) -> String {
         format!("{}", (v * 100.0).round() / 100.0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_log_ranges_widen_to_whole_decades_and_a_decade_edge_stays_the_edge() {
+        assert_eq!(bounds([0.25, 1.0].into_iter()), (0.1, 1.0));
+        assert_eq!(bounds([2.0, 5.0].into_iter()), (1.0, 10.0));
+        assert_eq!(bounds([10.0, 10.0].into_iter()), (10.0, 100.0));
+        // Wide ranges get half a step of room instead.
+        assert_eq!(bounds([3.0, 3000.0].into_iter()), (2.0, 4500.0));
+    }
+
+    #[test]
+    fn linear_ranges_get_a_tenth_of_their_span_on_each_side() {
+        let (lo, hi) = linear_bounds([250.0, 420.0].into_iter());
+        assert!((lo - 233.0).abs() < 1e-9 && (hi - 437.0).abs() < 1e-9, "{lo} {hi}");
+        assert_eq!(linear_bounds(std::iter::empty()), (0.0, 1.0));
+    }
+
+    #[test]
+    fn the_legend_goes_where_it_hides_no_point() {
+        let figure = |points: Vec<(f64, f64)>| Figure {
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            marks_label: String::new(),
+            marks: Vec::new(),
+            curves: vec![Curve::new("c", points)],
+            groups: Vec::new(),
+            y_log: true,
+        };
+        let corner = |points| format!("{:?}", legend_corner(&figure(points), (1.0, 100.0), (1.0, 100.0), f64::ln));
+        // A rising line crosses the lower left and upper right: the legend goes upper left.
+        assert_eq!(corner(vec![(1.0, 1.0), (100.0, 100.0)]), "UpperLeft");
+        // A falling one: upper right.
+        assert_eq!(corner(vec![(1.0, 90.0), (2.0, 90.0), (100.0, 1.0)]), "UpperRight");
+    }
+}
