@@ -49,9 +49,9 @@ pub fn draw(
             let stem = plots.join(format!("{id}-modules"));
             let empty = Vec::new();
             write(&module_tails(id, trials.get(*sweep).unwrap_or(&empty)), &stem)?;
-            let caption = "Stabilisation time per n: for each n (grey staircase, labelled at its end) the share of runs \
-                           that took at least t, against t in parallel time; each run is a dot coloured by the module \
-                           that demoted the last leader (from the census)";
+            let caption = "Stabilisation time per n: for each n a grey staircase (labelled on its way down) of the \
+                           share of runs that took at least t, against t in parallel time; each run is a dot coloured by \
+                           the module that demoted the last leader (from the census)";
             Ok((caption.into(), stem.with_extension("svg")))
         }
         Picture::ExactHolding { protocol, n, param, values, fixed } => {
