@@ -35,11 +35,13 @@ impl Curve {
     }
 }
 
-/// Points drawn as dots in the group's own colour, named in the legend.
+/// Points drawn as dots in the group's own colour (`color`, an index into the group palette, so
+/// that a category keeps its colour across figures), named in the legend.
 #[derive(Clone, Debug)]
 pub struct Group {
     pub label: String,
     pub points: Vec<(f64, f64)>,
+    pub color: usize,
 }
 
 /// Everything one plot shows.
@@ -222,9 +224,15 @@ where
         let style = ("sans-serif", 12).into_font().color(&BLACK);
         chart.draw_series(std::iter::once(Text::new(curve.label.clone(), tag, style))).map_err(fail)?;
     }
-    let group_palette = [RGBColor(0, 150, 60), RGBColor(230, 120, 0), RGBColor(210, 30, 30), RGBColor(120, 60, 180)];
-    for (i, group) in figure.groups.iter().enumerate() {
-        let color = group_palette[i % group_palette.len()];
+    let group_palette = [
+        RGBColor(0, 150, 60),
+        RGBColor(230, 120, 0),
+        RGBColor(210, 30, 30),
+        RGBColor(120, 60, 180),
+        RGBColor(90, 90, 90),
+    ];
+    for group in &figure.groups {
+        let color = group_palette[group.color % group_palette.len()];
         chart
             .draw_series(group.points.iter().filter(|p| in_range(**p)).map(|&p| Circle::new(p, 4, color.filled())))
             .map_err(fail)?

@@ -6,6 +6,7 @@ use super::claims::Picture;
 use crate::plot::{Curve, Figure, Group, Mark, write, write_grid};
 use anyhow::Result;
 use poplab::engine::{Measure, Outcome};
+use poplab::protocols::pll::Module;
 use poplab::spec::{RawSpec, RunSpec};
 use poplab::splitting::SplittingSettings;
 use std::collections::BTreeMap;
@@ -146,11 +147,14 @@ fn module_tails(id: &str, trials: &[Trial]) -> Figure {
         let tag = staircase.iter().copied().find(|p| p.1 <= level).or(staircase.last().copied());
         curves.push(Curve { label: format!("n = {}", short_n(n)), points: staircase, tag });
     }
-    // Colours in the order the modules first end a run: the fast ones first.
-    let first = |points: &[(f64, f64)]| points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
-    let mut groups: Vec<Group> =
-        groups.into_iter().map(|(module, points)| Group { label: format!("ended by {module}"), points }).collect();
-    groups.sort_by(|a, b| first(&a.points).total_cmp(&first(&b.points)));
+    // A module keeps its colour in every figure: quick elimination green, tournament orange,
+    // BackUp red (the order of P_LL's modules after status assignment); anything else grey.
+    let rank = |module: &str| Module::ALL.iter().skip(1).position(|m| m.name() == module).unwrap_or(Module::ALL.len());
+    let mut groups: Vec<Group> = groups
+        .into_iter()
+        .map(|(module, points)| Group { label: format!("ended by {module}"), color: rank(&module), points })
+        .collect();
+    groups.sort_by_key(|g| g.color);
     Figure {
         title: format!("{id}: stabilisation time by module"),
         x_label: "parallel time (steps / n)".into(),
@@ -275,6 +279,7 @@ mod tests {
         let figure = module_tails("pll", &trials);
         let labels: Vec<&str> = figure.groups.iter().map(|g| g.label.as_str()).collect();
         assert_eq!(labels, ["ended by quick-elimination", "ended by tournament", "ended by backup"]);
+        assert_eq!(figure.groups.iter().map(|g| g.color).collect::<Vec<_>>(), [0, 1, 2]);
         // n = 100: four runs, the slowest took at least 300 alone (share 1/4); censored runs left out.
         assert_eq!(figure.groups[0].points, [(10.0, 1.0), (20.0, 0.75), (12.0, 1.0)]);
         assert_eq!(figure.groups[2].points, [(300.0, 0.25)]);
@@ -282,5 +287,9 @@ mod tests {
         assert!(figure.curves.iter().all(|c| c.tag.is_some()));
         assert_eq!(figure.curves[0].points.last(), Some(&(300.0, 0.25)));
         assert_eq!(figure.curves[1].label, "n = 1000");
+        // Without a tournament run, BackUp keeps its colour.
+        let figure =
+            module_tails("pll-as-printed", &[trial(100, 10.0, "quick-elimination"), trial(100, 900.0, "backup")]);
+        assert_eq!(figure.groups.iter().map(|g| g.color).collect::<Vec<_>>(), [0, 2]);
     }
 }

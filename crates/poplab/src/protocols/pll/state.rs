@@ -159,6 +159,10 @@ pub enum Module {
 }
 
 impl Module {
+    /// Every module, in the order the algorithm runs them.
+    pub const ALL: [Module; 4] =
+        [Module::StatusAssignment, Module::QuickElimination, Module::Tournament, Module::BackUp];
+
     /// The module's name as written in outputs.
     pub fn name(self) -> &'static str {
         match self {
