@@ -88,13 +88,7 @@ pub fn check_out(path: &Path) -> Result<()> {
 
 /// Writes `figure` to `path`, an SVG or PNG file by its extension, atomically ([`atomically`]).
 pub fn write_file(figure: &Figure, path: &Path) -> Result<()> {
-    register_font();
-    atomically(path, |partial, format| match format {
-        "svg" => {
-            panels(&SVGBackend::new(partial, (800, 520)).into_drawing_area(), std::slice::from_ref(figure), (1, 1))
-        }
-        _ => panels(&BitMapBackend::new(partial, (800, 520)).into_drawing_area(), std::slice::from_ref(figure), (1, 1)),
-    })
+    render(std::slice::from_ref(figure), (1, 1), path)
 }
 
 /// Calls `draw` with a temporary path next to `path` and the format (`svg` or `png`, from
@@ -118,12 +112,21 @@ pub fn write(figure: &Figure, stem: &Path) -> Result<()> {
 
 /// Writes `figures` as panels of one picture, `columns` to a row, to `stem.svg` and `stem.png`.
 pub fn write_grid(figures: &[Figure], columns: usize, stem: &Path) -> Result<()> {
-    register_font();
     let columns = columns.clamp(1, figures.len().max(1));
-    let rows = figures.len().div_ceil(columns).max(1);
-    let size = (800 * columns as u32, 520 * rows as u32);
-    panels(&SVGBackend::new(&stem.with_extension("svg"), size).into_drawing_area(), figures, (rows, columns))?;
-    panels(&BitMapBackend::new(&stem.with_extension("png"), size).into_drawing_area(), figures, (rows, columns))
+    let shape = (figures.len().div_ceil(columns).max(1), columns);
+    render(figures, shape, &stem.with_extension("svg"))?;
+    render(figures, shape, &stem.with_extension("png"))
+}
+
+/// Draws `figures` as a grid of `shape` (rows, columns) panels of 800 x 520 pixels into `path`,
+/// an SVG or PNG file by its extension, atomically.
+fn render(figures: &[Figure], shape: (usize, usize), path: &Path) -> Result<()> {
+    register_font();
+    let size = (800 * shape.1 as u32, 520 * shape.0 as u32);
+    atomically(path, |partial, format| match format {
+        "svg" => panels(&SVGBackend::new(partial, size).into_drawing_area(), figures, shape),
+        _ => panels(&BitMapBackend::new(partial, size).into_drawing_area(), figures, shape),
+    })
 }
 
 /// Draws `figures` on `root` split into `shape` (rows, columns), then writes it.

@@ -198,7 +198,7 @@ fn exact_holding(
             ..RawSpec::new(protocol, n.unwrap_or(x as u64))
         };
         let spec = RunSpec::resolve(&raw)?;
-        let truth = spec.exact(2_000_000)?.expected_steps;
+        let truth = spec.exact(poplab::exact::DEFAULT_MAX_CONFIGS)?.expected_steps;
         let estimate = spec.estimate(&SplittingSettings::default(), None, &|| {})?;
         let (Some(mean), Some(interval)) = (estimate.mean_steps, estimate.ci95) else {
             anyhow::bail!("{protocol} {param} = {value}: the estimate is beyond 10^300 steps");
