@@ -19,6 +19,26 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Turns a run's results into the text of one output format.
+///
+/// ```
+/// use poplab::export::{Csv, Exporter, Json, Trace};
+/// use poplab::spec::{RawSpec, RunSpec};
+///
+/// let raw = RawSpec { trials: 3, seed: 1, trace_every: Some(50), ..RawSpec::new("angluin", 10) };
+/// let result = RunSpec::resolve(&raw)?.run(&|| {})?;
+/// // poplab run ... --csv: a header, then a row per trial with the run's settings.
+/// let csv = Csv.export(&result)?;
+/// assert_eq!(csv.lines().count(), 4);
+/// assert!(csv.starts_with("protocol,n,params,graph,init,measure,engine,rng,master_seed,trial,"));
+/// // poplab run ... --json
+/// let json: serde_json::Value = serde_json::from_str(&Json.export(&result)?)?;
+/// assert_eq!(json["trials"][2]["outcome"], "converged");
+/// assert_eq!(json["rng"], "Xoshiro256PlusPlus");
+/// // poplab run ... --trace FILE: the time series of every trial.
+/// let trace = Trace.export(&result)?;
+/// assert!(trace.starts_with("trial,step,parallel_time,leaders\n0,0,0,10\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Exporter {
     /// The whole output for `result`.
     fn export(&self, result: &RunResult) -> Result<String>;

@@ -5,6 +5,24 @@
 //! `y = c x^e` fitted on log-log axes, whose exponent comes with a 95% interval. The verdict rules
 //! of the report compare that exponent with the *local exponent* of the claimed form over the same
 //! range ([`local_exponent`]), which is how an `O(log n)` claim can be checked on a finite range.
+//!
+//! ```
+//! use poplab::fit::{Form, fit_form, fit_power, local_exponent};
+//!
+//! let xs = [100.0, 1000.0, 10_000.0, 100_000.0];
+//! // y = 3 x^2: the power law finds the exponent and the coefficient.
+//! let ys: Vec<f64> = xs.iter().map(|x| 3.0 * x * x).collect();
+//! let power = fit_power(&xs, &ys).unwrap();
+//! assert!((power.exponent - 2.0).abs() < 1e-9 && (power.coefficient / 3.0 - 1.0).abs() < 1e-9);
+//! // y = 5 + 2 ln x: the form `log x` fits it exactly.
+//! let ys: Vec<f64> = xs.iter().map(|x| 5.0 + 2.0 * x.ln()).collect();
+//! let log = fit_form(Form::Log, &xs, &ys).unwrap();
+//! assert!((log.a - 5.0).abs() < 1e-9 && (log.b - 2.0).abs() < 1e-9 && log.r2 > 1.0 - 1e-12);
+//! // On this range ln x grows about like x^0.13: the exponent a power law fitted to an
+//! // O(log n) quantity shows.
+//! let exponent = local_exponent(Form::Log, &xs).unwrap();
+//! assert!(exponent > 0.1 && exponent < 0.2);
+//! ```
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 

@@ -10,6 +10,27 @@ use crate::rng::{Below32, PopRng};
 use rand_core::Rng;
 
 /// The interaction graph: which ordered pairs (initiator, responder) can meet.
+///
+/// ```
+/// use poplab::graph::{Graph, Scheduler};
+/// use poplab::rng::TrialStreams;
+///
+/// let ring: Graph = "ring".parse()?;
+/// assert_eq!(ring, Graph::DirectedRing);
+/// // On the directed ring the initiator's right neighbour responds.
+/// let mut scheduler = ring.scheduler(5)?;
+/// let mut rng = TrialStreams::new(1).schedule;
+/// for _ in 0..100 {
+///     let (u, v) = scheduler.next_pair(&mut rng);
+///     assert_eq!(v, (u + 1) % 5);
+/// }
+/// // An arc list (`--graph @FILE`) must connect every agent.
+/// let star = Graph::parse_arcs("0 1\n0 2\n0 3  # a star\n")?;
+/// assert!(star.validate(4).is_ok());
+/// let apart = Graph::parse_arcs("0 1\n2 3\n")?;
+/// assert!(apart.validate(4).unwrap_err().to_string().contains("2 groups"));
+/// # Ok::<(), poplab::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Graph {
     /// Every ordered pair `(u, v)`, `u != v`, with probability `1 / (n (n - 1))`.
@@ -292,6 +313,24 @@ impl Scheduler for RandomScheduler {
 }
 
 /// Plays a fixed list of (initiator, responder) pairs, then stops the run.
+///
+/// ```
+/// use poplab::engine::{AgentRun, Watch};
+/// use poplab::graph::{Graph, Replay};
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::angluin::Angluin;
+/// use poplab::rng::TrialStreams;
+///
+/// // Three leaders: agent 0 meets agent 1, then agent 2 meets agent 0.
+/// let protocol = Angluin::new(3, &Params::default())?;
+/// let graph = Graph::Complete;
+/// let replay = Replay::new(vec![(0, 1), (2, 0)], 3)?;
+/// let agents = protocol.initial_configuration();
+/// let mut run = AgentRun::new(&protocol, &graph, agents, replay, TrialStreams::new(0).schedule);
+/// assert!(run.advance(2, Watch::SafeSet)); // one leader after exactly 2 steps
+/// assert_eq!(run.agents(), [false, false, true]); // each responder became a follower
+/// # Ok::<(), poplab::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Replay {
     pairs: Vec<(u32, u32)>,

@@ -40,19 +40,46 @@
 //!   shared by every front end.
 //!
 //! ## A first run
+//! Everything the command line does goes through a spec: what the user typed
+//! ([`RawSpec`](spec::RawSpec)), resolved once ([`RunSpec`](spec::RunSpec)), then run, analysed
+//! exactly or exported. A sweep ([`SweepSpec`](sweep::SweepSpec)) runs one spec per cell and
+//! fits the means. angluin's election, whose expected time to one leader is exactly `(n - 1)^2`
+//! steps, from end to end:
 //! ```
+//! use poplab::exact::DEFAULT_MAX_CONFIGS;
 //! use poplab::export::{Exporter, Json};
+//! use poplab::fit::fit_power;
 //! use poplab::spec::{RawSpec, RunSpec};
+//! use poplab::sweep::{SweepSpec, run_in};
 //!
-//! // What `poplab run angluin --n 20 --trials 200 --seed 1 --json` does.
+//! // poplab run angluin --n 20 --trials 200 --seed 1 --json
 //! let raw = RawSpec { trials: 200, seed: 1, ..RawSpec::new("angluin", 20) };
 //! let spec = RunSpec::resolve(&raw)?;
 //! let result = spec.run(&|| {})?;
-//! // The exact expectation is (n - 1)^2 = 361 steps.
-//! assert!((result.summary.mean_steps.unwrap() - 361.0).abs() < 60.0);
+//! assert_eq!(result.summary.converged, 200);
 //! assert!(Json.export(&result)?.contains("\"engine\": \"batched\""));
-//! # Ok::<(), poplab::Error>(())
+//!
+//! // poplab exact angluin --n 20: (n - 1)^2 = 361 steps, which the mean of the trials
+//! // matches within three standard errors.
+//! let exact = spec.exact(DEFAULT_MAX_CONFIGS)?.expected_steps;
+//! assert!((exact - 361.0).abs() < 1e-9);
+//! let steps: Vec<f64> = result.records.iter().map(|r| r.steps.0 as f64).collect();
+//! let standard_error = poplab::stats::std_dev(&steps) / (steps.len() as f64).sqrt();
+//! assert!((result.summary.mean_steps.unwrap() - exact).abs() < 3.0 * standard_error);
+//!
+//! // poplab sweep angluin --n 10,20,40,80 --trials 100 --seed 1 --out DIR: the parallel time
+//! // (n - 1)^2 / n grows like n, so a power law through the means has an exponent near 1.
+//! let dir = tempfile::tempdir()?;
+//! let sweep = SweepSpec { trials: 100, seed: 1, ..SweepSpec::new("angluin", &[10, 20, 40, 80]) };
+//! let results = run_in(&sweep, dir.path(), &|_| {}, &|| {})?;
+//! let ns: Vec<f64> = results.summaries.iter().map(|(cell, _)| cell.n as f64).collect();
+//! let means: Vec<f64> = results.summaries.iter().map(|(_, s)| s.mean_parallel_time.unwrap()).collect();
+//! let power = fit_power(&ns, &means).unwrap();
+//! assert!((power.exponent - 1.0).abs() < 0.15, "{power:?}");
+//! assert!(dir.path().join("summary.csv").exists());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//! The modules and their main types and functions have examples of their own.
 //!
 //! ## Your own protocol
 //! A protocol outside the registry can be run in two ways.

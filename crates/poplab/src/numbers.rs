@@ -65,6 +65,17 @@ pub fn parse_u64(text: &str) -> std::result::Result<u64, String> {
 
 /// A list of values: `a,b,c`, or an integer range `START..END` (inclusive) stepping by `+D`
 /// (default `+1`) or multiplying by `*F`, e.g. `8..64*2` or `10^2..10^5*10`.
+///
+/// ```
+/// use poplab::numbers::parse_list;
+///
+/// assert_eq!(parse_list("8..64*2")?, ["8", "16", "32", "64"]);
+/// assert_eq!(parse_list("10..30+10")?, ["10", "20", "30"]);
+/// assert_eq!(parse_list("10^2..10^4*10")?, ["100", "1000", "10000"]);
+/// assert_eq!(parse_list("0.5,0.6")?, ["0.5", "0.6"]); // lists take any values
+/// assert!(parse_list("1,,2").is_err());
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub fn parse_list(text: &str) -> Result<Vec<String>> {
     let bad = |why: String| Error::Setting(format!("'{text}': {why}; write a,b,c or START..END[*F|+D]"));
     let Some((start, rest)) = text.split_once("..") else {

@@ -7,6 +7,25 @@
 //! scheduler's, the one that draws random initial configurations, the one faults draw from, and
 //! the one randomized transitions draw their results from ([`outcome_stream`]). Keeping them apart
 //! means that adding a fault or a trace never changes which pairs interact.
+//!
+//! ```
+//! use poplab::rng::{TrialStreams, trial_seed};
+//! use poplab::spec::{RawSpec, RunSpec};
+//! use rand_core::Rng;
+//!
+//! // Trial i of a run with master seed S is seeded by trial_seed(S, i), whatever thread runs it.
+//! let raw = RawSpec { trials: 4, seed: 42, threads: Some(2), ..RawSpec::new("angluin", 30) };
+//! let two_threads = RunSpec::resolve(&raw)?.run(&|| {})?;
+//! let one_thread = RunSpec::resolve(&RawSpec { threads: Some(1), ..raw })?.run(&|| {})?;
+//! for (i, (a, b)) in two_threads.records.iter().zip(&one_thread.records).enumerate() {
+//!     assert_eq!(a.seed, trial_seed(42, i as u64));
+//!     assert_eq!(a.steps, b.steps);
+//! }
+//! // Each trial has four streams, 2^128 draws apart.
+//! let mut streams = TrialStreams::new(trial_seed(42, 0));
+//! assert_ne!(streams.schedule.next_u64(), streams.init.next_u64());
+//! # Ok::<(), poplab::Error>(())
+//! ```
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -37,6 +37,34 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// An experiment as the user gave it: names, `@FILE` references and numbers, not yet checked.
+///
+/// Fields are what the command line takes; start from [`RawSpec::new`] and set what differs.
+/// ```
+/// use poplab::spec::{RawSpec, RunSpec};
+///
+/// // poplab run threshold --n 500 --set k=10 --set f=12 --trials 50 --seed 1
+/// let params = vec!["k=10".into(), "f=12".into()];
+/// let raw = RawSpec { params, trials: 50, seed: 1, ..RawSpec::new("threshold", 500) };
+/// let result = RunSpec::resolve(&raw)?.run(&|| {})?;
+/// assert_eq!(result.summary.converged, 50); // all 500 agents answer yes: 12 >= 10
+///
+/// // poplab run angluin --n 100 --fault 5000:10:all-leaders --trials 20: ten agents become
+/// // leaders again after 5000 steps, and every trial elects one leader afresh.
+/// let faults = vec!["5000:10:all-leaders".into()];
+/// let raw = RawSpec { faults, trials: 20, ..RawSpec::new("angluin", 100) };
+/// let spec = RunSpec::resolve(&raw)?;
+/// assert_eq!(spec.settings.engine.name(), "agents"); // faults hit agents by position
+/// let result = spec.run(&|| {})?;
+/// assert_eq!(result.summary.converged, 20);
+/// assert!(result.records.iter().all(|r| r.steps.0 > 5000 && r.recovery_steps.is_some()));
+///
+/// // Input errors are refused before anything runs, with a message that names the fix.
+/// let typo = RawSpec { params: vec!["kk=3".into()], ..RawSpec::new("threshold", 500) };
+/// assert!(RunSpec::resolve(&typo).unwrap_err().to_string().contains("kk"));
+/// let too_many = RawSpec { params: vec!["f=600".into()], ..RawSpec::new("threshold", 500) };
+/// assert!(RunSpec::resolve(&too_many).is_err());
+/// # Ok::<(), poplab::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawSpec {
     /// A protocol of the registry (`poplab list`).
@@ -161,6 +189,24 @@ impl RunSpec {
     }
 
     /// Trial `index`, its time series (if any) into `trace`.
+    ///
+    /// ```
+    /// use poplab::engine::TracePoint;
+    /// use poplab::spec::{RawSpec, RunSpec};
+    ///
+    /// // Trial 3 of `poplab run angluin --n 100 --trace-every 1000 --seed 1`.
+    /// let raw = RawSpec { trace_every: Some(1000), seed: 1, ..RawSpec::new("angluin", 100) };
+    /// let spec = RunSpec::resolve(&raw)?;
+    /// let mut series: Vec<TracePoint> = Vec::new();
+    /// let record = spec.trial(3, &mut series)?;
+    /// assert_eq!(record.seed, poplab::rng::trial_seed(1, 3));
+    /// // From 100 leaders at step 0 down to one at the trial's last step.
+    /// assert_eq!((series[0].step, series[0].leaders), (0, 100));
+    /// let last = series.last().unwrap();
+    /// assert_eq!((last.step, last.leaders), (record.steps.0, 1));
+    /// assert!(series.windows(2).all(|w| w[0].leaders >= w[1].leaders));
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
     pub fn trial(&self, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
         self.runner.trial(&self.settings, index, trace)
     }
@@ -202,6 +248,21 @@ impl RunSpec {
     /// configurations: to the safe set ([`Measure::Convergence`]), or until an output changes from
     /// a safe start ([`Measure::Holding`], [`exact::expected_holding_steps`]), as the spec's measure
     /// says; states of a trap come back as JSON objects.
+    ///
+    /// ```
+    /// use poplab::engine::Measure;
+    /// use poplab::exact::DEFAULT_MAX_CONFIGS;
+    /// use poplab::spec::{RawSpec, RunSpec};
+    ///
+    /// // poplab exact angluin --n 30: (n - 1)^2 = 841 steps.
+    /// let report = RunSpec::resolve(&RawSpec::new("angluin", 30))?.exact(DEFAULT_MAX_CONFIGS)?;
+    /// assert!((report.expected_steps - 841.0).abs() < 1e-9);
+    /// // poplab exact ls-timer --n 4 --set s=8 --measure holding (from the safe family)
+    /// let holding = RawSpec { params: vec!["s=8".into()], measure: Measure::Holding, ..RawSpec::new("ls-timer", 4) };
+    /// let report = RunSpec::resolve(&holding)?.exact(DEFAULT_MAX_CONFIGS)?;
+    /// assert!((report.expected_steps - 64_431.72).abs() < 0.01);
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
     pub fn exact(&self, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {
         if self.settings.init == InitSpec::Random {
             return Err(Error::Init(
@@ -216,6 +277,19 @@ impl RunSpec {
 
     /// Checks closure, safety and convergence from the initial configuration, or from every
     /// configuration (`from_all`), exploring at most `max_configs` configurations.
+    ///
+    /// ```
+    /// use poplab::exact::DEFAULT_MAX_CONFIGS;
+    /// use poplab::spec::{RawSpec, RunSpec};
+    ///
+    /// // poplab verify prl --n 3 --from all: self-stabilizing, so from every configuration.
+    /// let verification = RunSpec::resolve(&RawSpec::new("prl", 3))?.verify(true, DEFAULT_MAX_CONFIGS)?;
+    /// assert!(verification.passed());
+    /// // angluin is not: from no leader at all it never elects one.
+    /// let angluin = RunSpec::resolve(&RawSpec::new("angluin", 5))?.verify(true, DEFAULT_MAX_CONFIGS)?;
+    /// assert!(!angluin.convergence.passed);
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
     pub fn verify(&self, from_all: bool, max_configs: usize) -> Result<Verification<Map<String, Value>>> {
         if !from_all && self.settings.init == InitSpec::Random {
             return Err(Error::Init(

@@ -6,6 +6,27 @@
 //! steps or more, direct simulation sees no break. This module estimates it instead from many
 //! short pieces of simulation, with a 95% confidence interval.
 //!
+//! ```
+//! use poplab::engine::Measure;
+//! use poplab::exact::DEFAULT_MAX_CONFIGS;
+//! use poplab::spec::{RawSpec, RunSpec};
+//! use poplab::splitting::SplittingSettings;
+//!
+//! // poplab run ls-timer --n 4 --set s=8 --measure holding --estimator splitting
+//! //     --trials 20 --replicas 50 --cycles 200 --seed 1
+//! let params = vec!["s=8".into()];
+//! let raw = RawSpec { params, measure: Measure::Holding, trials: 20, seed: 1, ..RawSpec::new("ls-timer", 4) };
+//! let spec = RunSpec::resolve(&raw)?;
+//! let settings = SplittingSettings { replicas: 50, cycles: 200, ..SplittingSettings::default() };
+//! let estimate = spec.estimate(&settings, None, &|| {})?;
+//! // The exact value is 64,431.72 steps (poplab exact, the same spec).
+//! let exact = spec.exact(DEFAULT_MAX_CONFIGS)?.expected_steps;
+//! let [low, high] = estimate.ci95.unwrap();
+//! assert!(low < exact && exact < high, "{low} {exact} {high}");
+//! assert!((estimate.mean_steps.unwrap() / exact - 1.0).abs() < 0.2);
+//! # Ok::<(), poplab::Error>(())
+//! ```
+//!
 //! # The method
 //!
 //! The protocol supplies integer scores ([`Protocol::holding_scores`]), 0 at `x0` and larger

@@ -1,6 +1,24 @@
 //! Statistics of trial results: means with Student-t intervals, medians and quantiles under a
 //! common horizon (censoring), and the Kolmogorov-Smirnov tests used to compare engines with
 //! closed forms and with each other.
+//!
+//! ```
+//! use poplab::stats::{CensoredSummary, ks_critical, ks_two_sample, mean, mean_ci95, std_dev};
+//!
+//! let values = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+//! assert_eq!(mean(&values), 5.0);
+//! assert!((std_dev(&values) - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+//! let [low, high] = mean_ci95(&values).unwrap();
+//! assert!(low < 5.0 && 5.0 < high);
+//! // Two more trials were censored (known only to exceed every observed value): no mean, but
+//! // the median, which falls on observed values.
+//! let summary = CensoredSummary::of(&values, 2);
+//! assert_eq!((summary.mean, summary.median), (None, Some(5.0)));
+//! // Kolmogorov-Smirnov: two grids on [0, 1] are close to one law.
+//! let a: Vec<f64> = (0..1000).map(|i| (i as f64 + 0.5) / 1000.0).collect();
+//! let b: Vec<f64> = (0..500).map(|i| (i as f64 + 0.25) / 500.0).collect();
+//! assert!(ks_two_sample(&a, &b) < ks_critical(0.01, 1000, Some(500)));
+//! ```
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 

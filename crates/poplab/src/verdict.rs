@@ -29,6 +29,27 @@
 //! - [`rate_only`]: an experiment that does not meet its claim's hypotheses (shortened
 //!   constants): the rate is reported, the verdict is inconclusive.
 //!
+//! ```
+//! use poplab::spec::{RawSpec, RunSpec};
+//! use poplab::verdict::{Point, Verdict, all_trials, exact_mean};
+//!
+//! // angluin's claim: exactly (n - 1)^2 expected steps. 200 trials at n = 10, 20 and 40.
+//! let mut points = Vec::new();
+//! for n in [10, 20, 40] {
+//!     let raw = RawSpec { trials: 200, seed: n, ..RawSpec::new("angluin", n) };
+//!     let result = RunSpec::resolve(&raw)?.run(&|| {})?;
+//!     let values = result.records.iter().map(|r| r.steps.0 as f64).collect();
+//!     points.push(Point { x: n as f64, values, censored: 0, horizon: f64::INFINITY });
+//! }
+//! let judgement = exact_mean(&points, |n| (n - 1.0).powi(2));
+//! assert_eq!(judgement.verdict, Verdict::Consistent, "{}", judgement.evidence);
+//! // A claim of twice as many steps is refuted by the same data.
+//! assert_eq!(exact_mean(&points, |n| 2.0 * (n - 1.0).powi(2)).verdict, Verdict::Inconsistent);
+//! // A certainty: every trial must end as claimed.
+//! assert_eq!(all_trials(199, 200, "elected one leader").verdict, Verdict::Inconsistent);
+//! # Ok::<(), poplab::Error>(())
+//! ```
+//!
 //! The rules' error rates on synthetic data (the counterexamples of a too-lenient rule, and data
 //! drawn from the claimed forms) are measured by the ignored test `verdict::tests::rates`:
 //! `cargo test -p poplab --lib verdict -- --ignored --nocapture`.
@@ -259,6 +280,24 @@ fn best_of(fits: &[(Model, Option<f64>)], parameters: usize) -> Option<(&Model, 
 }
 
 /// Rule for a claimed upper bound `O(form(x))` (see the module docs).
+///
+/// ```
+/// use poplab::fit::Form;
+/// use poplab::verdict::{Point, Verdict, growth_at_most};
+///
+/// // Means growing like 10 x, each measured by four trials that scatter a little.
+/// let points: Vec<Point> = [100.0, 300.0, 1000.0, 3000.0, 10_000.0]
+///     .into_iter()
+///     .map(|x: f64| Point {
+///         x,
+///         values: vec![10.0 * x - 2.0, 10.0 * x - 1.0, 10.0 * x + 1.0, 10.0 * x + 2.0],
+///         censored: 0,
+///         horizon: f64::INFINITY,
+///     })
+///     .collect();
+/// assert_eq!(growth_at_most(&points, Form::Linear).verdict, Verdict::Consistent);
+/// assert_eq!(growth_at_most(&points, Form::Log2).verdict, Verdict::Inconsistent);
+/// ```
 pub fn growth_at_most(points: &[Point], form: Form) -> Judgement {
     let censored: usize = points.iter().map(|p| p.censored).sum();
     if censored > 0 {

@@ -22,6 +22,29 @@ const BLOCK: usize = 64;
 const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
 /// A run in progress on the agent-array engine.
+///
+/// ```
+/// use poplab::engine::{AgentRun, Watch};
+/// use poplab::graph::Graph;
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::angluin::Angluin;
+/// use poplab::rng::TrialStreams;
+///
+/// let protocol = Angluin::new(100, &Params::default())?;
+/// let graph = Graph::Complete;
+/// let agents = protocol.initial_configuration(); // 100 leaders
+/// let schedule = TrialStreams::new(7).schedule;
+/// let mut run = AgentRun::new(&protocol, &graph, agents, graph.scheduler(100)?, schedule);
+/// // 1000 steps, watching nothing: some leaders are gone.
+/// assert!(!run.advance(1_000, Watch::Nothing));
+/// assert_eq!(run.step(), 1_000);
+/// let leaders = run.agents().iter().filter(|&&leader| leader).count();
+/// assert!(leaders < 100 && leaders == run.monitor().leaders());
+/// // On to the first step with one leader.
+/// assert!(run.advance(1 << 40, Watch::SafeSet));
+/// assert_eq!(run.agents().iter().filter(|&&leader| leader).count(), 1);
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     protocol: &'p P,
     graph: &'p Graph,

@@ -15,6 +15,30 @@ use crate::protocols::custom::RuleFailure;
 use crate::rng::{PopRng, TrialStreams};
 
 /// One trial of `P` on an engine, advanced by the caller. It owns its protocol and graph.
+///
+/// ```
+/// use poplab::engine::{LiveRun, SampleSteps};
+/// use poplab::graph::Graph;
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
+///
+/// let protocol = ApproxMajority::new(10_000, &Params::parse(&["a=0.6"])?)?;
+/// let counts = protocol.initial_counts();
+/// // The count engine with batches (agents: false, batched: true), trial seed 7.
+/// let mut run = LiveRun::new(protocol, Graph::Complete, &counts, false, true, 7)?;
+/// // 5 units of parallel time (50,000 steps), sampled every 10,000 steps.
+/// let mut every = SampleSteps::new((1..).map(|k| k * 10_000));
+/// let mut samples = Vec::new();
+/// run.advance(50_000, false, &mut every, &mut |step, counts| samples.push((step, counts)))?;
+/// assert_eq!(run.step(), 50_000);
+/// let steps: Vec<u128> = samples.iter().map(|s| s.0).collect();
+/// assert_eq!(steps, [10_000, 20_000, 30_000, 40_000, 50_000]);
+/// assert!(samples.iter().all(|(_, c)| c.iter().map(|s| s.1).sum::<u64>() == 10_000));
+/// // Later: on to consensus, looking no more.
+/// assert!(run.advance(1 << 40, true, &mut SampleSteps::none(), &mut |_, _| {})?);
+/// assert_eq!(run.counts(), vec![(Opinion::A, 10_000)]);
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub struct LiveRun<P: Protocol + 'static> {
     // Declared first, so dropped first: it borrows `protocol` and `graph`.
     run: Run<P>,

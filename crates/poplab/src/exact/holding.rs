@@ -68,6 +68,21 @@ const EPS: f64 = f64::EPSILON / 2.0;
 /// steps until the first interaction that changes some agent's output, and its variance (see the
 /// module docs of `holding.rs` for the chain, the solver and the certified error bound). An
 /// unsafe start is an input error.
+///
+/// ```
+/// use poplab::exact::{ExploreSettings, expected_holding_steps};
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::ls_timer::LsTimer;
+/// use poplab::rng::TrialStreams;
+///
+/// // ls-timer with 4 agents and timers of length s = 8, from one leader and full timers.
+/// let protocol = LsTimer::new(4, &Params::parse(&["s=8"])?)?;
+/// let safe = protocol.family_configuration("safe", &mut TrialStreams::new(0).init).unwrap();
+/// let report = expected_holding_steps(&protocol, &safe, &ExploreSettings::default())?;
+/// assert!((report.expected_steps - 64_431.72).abs() < 0.01);
+/// assert_eq!(report.configurations, 109);
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub fn expected_holding_steps<P: Protocol>(
     protocol: &P,
     start: &[P::State],

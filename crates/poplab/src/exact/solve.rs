@@ -352,6 +352,20 @@ impl<S> ExactReport<S> {
 
 /// Explores from `start` (the safe set absorbing) and solves for the expected steps to the safe set
 /// and their variance.
+///
+/// ```
+/// use poplab::exact::{ExploreSettings, expected_steps};
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::angluin::Angluin;
+///
+/// // angluin from 30 leaders: exactly (n - 1)^2 = 841 expected steps.
+/// let protocol = Angluin::new(30, &Params::default())?;
+/// let report = expected_steps(&protocol, &protocol.initial_configuration(), &ExploreSettings::default())?;
+/// assert!((report.expected_steps - 841.0).abs() < 1e-9);
+/// assert!(report.relative_error_bound < 1e-12);
+/// assert_eq!(report.configurations, 30); // multisets with 30, 29, ..., 1 leaders
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub fn expected_steps<P: Protocol>(
     protocol: &P,
     start: &[P::State],

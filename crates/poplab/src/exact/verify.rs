@@ -128,6 +128,24 @@ impl<S> Verification<S> {
 /// configuration of an agent-vector space above `settings.max_configs` (and at most
 /// [`super::DENSE_LIMIT`]) it uses the dense mode, which reports no transition count and no
 /// component count.
+///
+/// ```
+/// use poplab::exact::{ExploreSettings, Starts, verify};
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::angluin::Angluin;
+///
+/// let protocol = Angluin::new(6, &Params::default())?;
+/// let settings = ExploreSettings::default();
+/// // From 6 leaders: one leader with probability 1, and it stays.
+/// let start = Starts::Configurations(vec![protocol.initial_configuration()]);
+/// assert!(verify(&protocol, &start, &settings)?.passed());
+/// // From every configuration: the one without a leader never gets one.
+/// let every = verify(&protocol, &Starts::Every(vec![true, false]), &settings)?;
+/// assert!(every.closure.passed && every.safety.passed && !every.convergence.passed);
+/// let counterexample = every.convergence.counterexample.unwrap();
+/// assert!(counterexample.end.iter().all(|&leader| !leader));
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub fn verify<P: Protocol>(
     protocol: &P,
     starts: &Starts<P::State>,

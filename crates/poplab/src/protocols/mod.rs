@@ -65,7 +65,30 @@ pub fn initial_configurations_json(info: &ProtocolInfo) -> Vec<serde_json::Value
     all
 }
 
-/// Code that is generic over the protocol type.
+/// Code that is generic over the protocol type: [`with_protocol`] builds a protocol by name and
+/// hands it to [`ProtocolVisitor::visit`] with its concrete type.
+///
+/// ```
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::{ProtocolVisitor, with_protocol};
+///
+/// /// The size of a protocol's state space, where it lists one.
+/// struct StateCount;
+///
+/// impl ProtocolVisitor for StateCount {
+///     type Output = Option<usize>;
+///     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Option<usize> {
+///         protocol.state_space().map(|states| states.len())
+///     }
+/// }
+///
+/// assert_eq!(with_protocol("angluin", 10, &Params::default(), StateCount)?, Some(2));
+/// let k4 = Params::parse(&["k=4"])?;
+/// assert_eq!(with_protocol("threshold", 10, &k4, StateCount)?, Some(5)); // values 0..=k
+/// let k4 = Params::parse(&["k=4"])?; // a key nobody reads is refused: angluin takes no k
+/// assert!(with_protocol("angluin", 10, &k4, StateCount).is_err());
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub trait ProtocolVisitor {
     /// What the visit returns.
     type Output;

@@ -74,6 +74,32 @@
 //! pairs non-null), when a batch aims at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
 //! Every choice depends only on the current configuration and on counts of agents, never on
 //! states drawn inside the batch, so mixing batches and single steps keeps the law exact.
+//!
+//! **Use.** [`CountRun::batch`](super::CountRun::batch) turns batching on for a count run.
+//! angluin from `10^4` leaders, whose expected steps to one leader are exactly `(n - 1)^2`:
+//! ```
+//! use poplab::engine::{CountRun, Watch};
+//! use poplab::protocol::{Params, Protocol};
+//! use poplab::protocols::angluin::Angluin;
+//! use poplab::rng::TrialStreams;
+//!
+//! let n = 10_000;
+//! let protocol = Angluin::new(n, &Params::default())?;
+//! let mut total = 0.0;
+//! for seed in 0..200 {
+//!     let schedule = TrialStreams::new(seed).schedule;
+//!     let mut run = CountRun::from_counts(&protocol, &protocol.initial_counts(), schedule)?;
+//!     run.batch();
+//!     assert!(run.advance(1 << 60, Watch::SafeSet));
+//!     assert_eq!(run.counts(), vec![(true, 1), (false, n as u64 - 1)]);
+//!     assert!(run.steps_in_batches() > 0);
+//!     total += run.step() as f64;
+//! }
+//! // 200 runs: the standard error of the mean is about 7%.
+//! let expected = ((n - 1) * (n - 1)) as f64;
+//! assert!((total / 200.0 / expected - 1.0).abs() < 0.25);
+//! # Ok::<(), poplab::Error>(())
+//! ```
 
 use super::counts::{Configuration, Effect};
 use super::fenwick::Fenwick;

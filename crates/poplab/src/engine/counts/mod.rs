@@ -50,6 +50,21 @@ pub const SKIP_MAX_STATES: usize = 64;
 pub const MAX_AGENTS: u64 = 1 << 62;
 
 /// A run in progress on the count engine (complete graph only).
+///
+/// ```
+/// use poplab::engine::{CountRun, Watch};
+/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
+/// use poplab::rng::TrialStreams;
+///
+/// // Approximate majority among 10^5 agents, 60% in A: counts, no agent array.
+/// let protocol = ApproxMajority::new(100_000, &Params::parse(&["a=0.6"])?)?;
+/// let schedule = TrialStreams::new(1).schedule;
+/// let mut run = CountRun::from_counts(&protocol, &protocol.initial_counts(), schedule)?;
+/// assert!(run.advance(1 << 40, Watch::SafeSet)); // consensus
+/// assert_eq!(run.counts(), vec![(Opinion::A, 100_000)]);
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub struct CountRun<'p, P: Protocol> {
     configuration: Configuration<'p, P>,
     rng: PopRng,

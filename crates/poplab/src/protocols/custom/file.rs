@@ -45,6 +45,20 @@ pub fn read(path: &str) -> Result<Definition> {
 }
 
 /// A protocol definition from the text of a protocol file named `path` (for messages).
+///
+/// ```
+/// use poplab::protocols::custom::{StopRule, file::parse};
+///
+/// let text = "name = \"p\"\n[states]\nA = \"yes\"\nB = \"no\"\n[rules]\n\"A,B\" = \"A,A\"\n\
+///             [init]\nA = 0.5\nB = 0.5\n[stop]\nsafe = \"all-yes\"\n";
+/// let definition = parse(text, "p.toml")?;
+/// assert_eq!((definition.states.len(), definition.rules.len()), (2, 1));
+/// assert_eq!(definition.stop, StopRule::AllYes);
+/// // Errors name the file, the line and the fix.
+/// let error = parse(&text.replace("\"A,B\"", "\"A,C\""), "p.toml").unwrap_err().to_string();
+/// assert!(error.contains("'p.toml', line 6") && error.contains("state C is not in [states]"), "{error}");
+/// # Ok::<(), poplab::Error>(())
+/// ```
 pub fn parse(text: &str, path: &str) -> Result<Definition> {
     let fail = |line: Option<usize>, reason: String| Error::ProtocolFile { path: path.to_string(), line, reason };
     let table: Table = text.parse().map_err(|e: toml::de::Error| {

@@ -129,6 +129,33 @@ fn info_for(name: &str, source: &str) -> &'static ProtocolInfo {
 impl Custom {
     /// The table protocol of `definition`, for `n` agents. Refuses unknown states in rules or the
     /// initial configuration, laws whose probabilities exceed 1, and initial amounts beyond `n`.
+    ///
+    /// ```
+    /// use poplab::exact::{ExploreSettings, expected_steps};
+    /// use poplab::protocol::{Output, Protocol};
+    /// use poplab::protocols::custom::{Amount, Custom, Definition, StopRule};
+    ///
+    /// // angluin's election as a table: (L, L) -> (L, F), every other pair null.
+    /// let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    /// let definition = Definition {
+    ///     name: "election".into(),
+    ///     source: "an example".into(),
+    ///     states: vec![("L".into(), Output::Leader), ("F".into(), Output::Follower)],
+    ///     rules: vec![(pair("L", "L"), vec![(pair("L", "F"), 1.0)])],
+    ///     init: vec![("L".into(), Amount::Fraction(1.0)), ("F".into(), Amount::Count(0))],
+    ///     stop: StopRule::OneLeader,
+    /// };
+    /// let protocol = Custom::new(&definition, 10)?;
+    /// // Exactly (n - 1)^2 = 81 expected steps, as the built-in angluin.
+    /// let start = protocol.initial_configuration();
+    /// let report = expected_steps(&protocol, &start, &ExploreSettings::default())?;
+    /// assert!((report.expected_steps - 81.0).abs() < 1e-9);
+    /// // A rule naming a state that is not listed is refused.
+    /// let rules = vec![(pair("L", "X"), vec![(pair("L", "L"), 1.0)])];
+    /// let error = Custom::new(&Definition { rules, ..definition }, 10).unwrap_err();
+    /// assert!(error.to_string().contains("unknown state X"), "{error}");
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
     pub fn new(definition: &Definition, n: usize) -> Result<Self> {
         let bad = |reason: String| Error::Rule { protocol: definition.name.clone(), reason };
         if definition.states.is_empty() {
@@ -177,6 +204,38 @@ impl Custom {
     /// meets, `output` the output of a state first met as a result. `randomized` says whether
     /// `rule` may return laws with more than one result (`false` lets exact analysis run it; a
     /// random law from such a protocol is then an error).
+    ///
+    /// ```
+    /// use poplab::experiment::{RunSettings, Summary, run_trials};
+    /// use poplab::protocol::{Law, Output};
+    /// use poplab::protocols::custom::{Amount, Custom, StopRule};
+    ///
+    /// // A randomized election: two leaders meet, and the responder steps down with probability
+    /// // 1/2. Twice angluin's steps: 2 (n - 1)^2 = 722 expected for n = 20.
+    /// let rule = |a: &str, b: &str| -> Result<Option<Law<String>>, String> {
+    ///     Ok((a == "L" && b == "L").then(|| vec![(("L".to_string(), "F".to_string()), 0.5)]))
+    /// };
+    /// let output = |s: &str| -> Result<Output, String> {
+    ///     Ok(if s == "L" { Output::Leader } else { Output::Follower })
+    /// };
+    /// let protocol = Custom::from_fn(
+    ///     "coin-election",
+    ///     &[("L".into(), Output::Leader)], // F is met first as a result: `output` names it
+    ///     Box::new(rule),
+    ///     Box::new(output),
+    ///     &[("L".into(), Amount::Fraction(1.0))],
+    ///     StopRule::OneLeader,
+    ///     true, // randomized
+    ///     20,
+    /// )?;
+    /// let settings = RunSettings { trials: 400, seed: 1, ..RunSettings::default() };
+    /// let summary = Summary::of(&run_trials(&protocol, &settings, &|| {})?, 20);
+    /// assert_eq!(summary.converged, 400);
+    /// assert!((summary.mean_steps.unwrap() / 722.0 - 1.0).abs() < 0.15);
+    /// // Each pair was resolved once, for all 400 trials: at most (L, L), (L, F), (F, L), (F, F).
+    /// assert!(protocol.resolved_pairs() <= 4);
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn from_fn(
         name: &str,

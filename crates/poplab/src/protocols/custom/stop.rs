@@ -9,6 +9,18 @@ use crate::protocol::{Monitor, Output};
 use std::sync::Arc;
 
 /// When a run of a user protocol stops: the protocol's safe set. A closed set.
+///
+/// ```
+/// use poplab::protocols::custom::StopRule;
+///
+/// assert_eq!("one-leader".parse::<StopRule>()?, StopRule::OneLeader);
+/// let rule: StopRule = "time:2.5".parse()?;
+/// assert_eq!(rule, StopRule::Time(2.5));
+/// assert_eq!(rule.horizon(100), Some(250)); // ceil(T n) steps
+/// assert_eq!(rule.name(), "time:2.5");
+/// assert!("sometimes".parse::<StopRule>().is_err());
+/// # Ok::<(), poplab::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum StopRule {
     /// No interaction the scheduler can pick changes anything: on the complete graph, no pair of
