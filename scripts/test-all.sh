@@ -7,7 +7,8 @@
 #      pytest, scipy and matplotlib (the example notebook's plots), and the `poplab` wheel
 #      built from crates/poplab-py by pip and maturin (release mode; cargo rebuilds only what
 #      changed);
-#   3. pytest on crates/poplab-py/tests.
+#   3. pytest on crates/poplab-py/tests, then on the examples (doctests) of the installed package's
+#      docstrings (`--doctest-modules --pyargs poplab`: what `help(poplab.run)` shows is run).
 #
 # Idempotent: run it again and it reuses the environment and the builds.
 set -euo pipefail
@@ -35,3 +36,6 @@ wheel=$(ls "$wheels"/poplab-*.whl)
 
 cd crates/poplab-py
 POPLAB_BIN=${POPLAB_BIN:-$target/debug/poplab} "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+# The docstrings' examples; outputs that vary (timings, seeds drawn) are elided with `...`.
+"$venv/bin/python" -m pytest -q -p no:cacheprovider --doctest-modules --pyargs poplab \
+    -o doctest_optionflags="ELLIPSIS NORMALIZE_WHITESPACE"

@@ -5,10 +5,21 @@ protocols written in Python (`Protocol`) under the uniformly random scheduler, e
 scale; sweep sizes and parameters; fit growth laws; analyse small populations exactly. Results
 come back as pandas DataFrames and dicts with the fields of the ``poplab`` command's JSON.
 
+- `run`, `sweep`, `trace`, `exact`, `verify`, `protocols`: the commands of ``poplab``, as
+  functions (`RunResult`, `SweepResult`: what `run` and `sweep` return).
+- `Protocol`: a protocol written in Python (a dict or a function of two states); `OUTPUTS`
+  lists the outputs a state can give; a failing rule raises `RuleError`.
+- `Simulation`, `time_trials`: ppsim's API on poplab's engines.
+- `RNG`: the name of the generator every run uses (Xoshiro256++, seeded by SplitMix64).
+
 >>> import poplab
 >>> result = poplab.run("angluin", 100, trials=50, seed=1)
 >>> result.summary["converged"]
 50
+>>> poplab.RNG, poplab.OUTPUTS
+('Xoshiro256PlusPlus', ('leader', 'follower', 'yes', 'no', 'undecided'))
+>>> issubclass(poplab.RuleError, ValueError)
+True
 """
 
 from ._poplab import RNG, RuleError

@@ -20,9 +20,20 @@ _INT64_MAX = 2**63 - 1
 
 
 def protocols() -> pd.DataFrame:
-    """The built-in protocols, as ``poplab list`` shows them: one row per protocol with its name,
-    summary, source, parameters (a list of ``{"name", "default", "doc"}``) and initial
-    configurations (the names ``init=`` takes)."""
+    """The built-in protocols, as ``poplab list`` shows them.
+
+    Returns:
+        A DataFrame with one row per protocol: ``name``, ``summary``, ``source``, ``params`` (a
+        list of ``{"name", "default", "doc"}``) and ``init`` (the initial configurations
+        ``init=`` takes).
+
+    >>> import poplab
+    >>> table = poplab.protocols().set_index("name")
+    >>> table.loc["angluin", "init"]
+    ['default', 'random', 'all-leaders', 'safe']
+    >>> [p["name"] for p in table.loc["threshold", "params"]]
+    ['k', 'f']
+    """
     document = json.loads(_poplab.protocols())
     rows = [
         {
@@ -230,8 +241,28 @@ def _states_back(value: Any, user: Optional[Protocol]) -> Any:
 
 
 class RunResult:
-    """The trials of a run: `trials` (one row per trial), `summary`, `params`, `engine`, and
-    `to_json()`, the document of ``poplab run --json``."""
+    """The trials of a run, as `run` returns them.
+
+    Attributes:
+        trials: a DataFrame, one row per trial: ``index``, ``seed``, ``outcome`` (``converged``,
+            ``broken`` or ``censored``), ``steps`` (exact integers), ``parallel_time``, and with
+            faults or ``census=True`` ``recovery_steps``, ``distinct_states``, ``last_demotion``.
+        summary: a dict: ``trials``, ``converged``, ``censored``, ``mean_steps``,
+            ``median_steps``, ``mean_parallel_time``, ``ci95_parallel_time``, ... (``None`` for a
+            mean when some trial was censored: see ``mean_steps_lower_bound``).
+        params: the effective parameters, derived ones included.
+        engine: the engine that ran (``auto`` resolved).
+        n, protocol, document: the population size, the protocol, the whole JSON document.
+
+    >>> import poplab
+    >>> result = poplab.run("threshold", 100, params={"k": 10, "f": 12}, trials=20, seed=1)
+    >>> result
+    <RunResult threshold n=100 engine=batched trials=20 converged=20 censored=0 mean_parallel_time=...>
+    >>> result.params
+    {'k': 10, 'f': 12}
+    >>> result.trials["outcome"].unique().tolist()
+    ['converged']
+    """
 
     def __init__(self, document: str, user: Optional[Protocol]):
         self._json = document
@@ -246,7 +277,13 @@ class RunResult:
         self.trials: pd.DataFrame = _trials_frame(self.document["trials"])
 
     def to_json(self) -> str:
-        """The document of ``poplab run --json`` for the same spec (the same text)."""
+        """The document of ``poplab run --json`` for the same spec (the same text).
+
+        >>> import json, poplab
+        >>> document = json.loads(poplab.run("angluin", 50, trials=3, seed=1).to_json())
+        >>> document["rng"], document["seed"], len(document["trials"])
+        ('Xoshiro256PlusPlus', 1, 3)
+        """
         return self._json
 
     def __repr__(self) -> str:
@@ -276,18 +313,52 @@ def run(
 ) -> RunResult:
     """Runs ``trials`` independent trials of ``protocol`` with ``n`` agents (as ``poplab run``).
 
-    ``protocol``: a built-in name (`protocols()`), a protocol file (a path ending in ``.toml``, a
-    ``pathlib.Path``, or ``"@FILE"``), or a `Protocol`. ``params``: the protocol's parameters
-    (``{"k": 10}``). ``init``: ``"default"``, ``"random"``, a family name, ``"counts:A=6,B=4"``,
-    ``{state: count}`` or a list of states (one per agent). ``graph``: ``None`` (the protocol's
-    own), ``"complete"``, ``"ring"``, ``"undirected-ring"`` or a path to an arc list. ``engine``:
-    ``"auto"``, ``"agents"``, ``"counts"``, ``"batched"``. ``measure``: ``"convergence"`` or
-    ``"holding"``. ``max_steps``: the horizon (default 10^12). ``faults``: ``"STEP:K[:FAMILY]"``
-    strings or ``(step, k[, family])`` tuples. ``threads``: worker threads (default: every core;
-    results do not depend on it). ``census``: count distinct states and demotion causes.
+    Args:
+        protocol: a built-in name (`protocols()`), a protocol file (a path ending in ``.toml``, a
+            ``pathlib.Path``, or ``"@FILE"``), or a `Protocol`.
+        n: the population size.
+        params: the protocol's parameters, ``{"k": 10}`` (as ``--set k=10``).
+        init: ``"default"``, ``"random"``, a family name, ``"counts:A=6,B=4"``,
+            ``{state: count}`` or a list of states (one per agent); ``None``: the protocol's own.
+        graph: ``None`` (the protocol's own), ``"complete"``, ``"ring"``,
+            ``"undirected-ring"`` or a path to an arc list.
+        engine: ``"auto"``, ``"agents"``, ``"counts"`` or ``"batched"``.
+        measure: ``"convergence"`` (steps to the safe set) or ``"holding"`` (steps until an
+            output changes, from a safe start).
+        trials, seed: independent trials; trial ``i`` is seeded by the ``i``-th SplitMix64
+            output of ``seed``.
+        max_steps: the horizon (default 10^12); a trial that reaches it is ``censored``.
+        faults: ``"STEP:K[:FAMILY]"`` strings or ``(step, k[, family])`` tuples.
+        threads: worker threads (default: every core; results do not depend on it).
+        census: count distinct states and demotion causes per trial.
 
-    The trials run with the GIL released. Input errors raise ``ValueError`` with the library's
-    message; a failing Python rule raises `RuleError`.
+    Returns:
+        A `RunResult`: ``trials`` (a DataFrame), ``summary`` (a dict), ``engine``, ``params``.
+
+    Raises:
+        ValueError: invalid input, with the library's one-line message.
+        RuleError: a rule or output of a Python `Protocol` failed (a ``ValueError``).
+        OSError: the machine failed while reading a file.
+
+    The trials run with the GIL released.
+
+    >>> import poplab
+    >>> result = poplab.run("angluin", 100, trials=200, seed=1)
+    >>> result.engine, result.summary["converged"]
+    ('batched', 200)
+    >>> abs(result.summary["mean_steps"] / 99**2 - 1) < 0.2   # exactly (n - 1)^2 expected
+    True
+    >>> result.trials.head(2)   # trial seeds: SplitMix64 of seed 1; steps vary with the engine
+       index                  seed    outcome  steps  parallel_time
+    0      0  10451216379200822465  converged  ...
+    1      1  13757245211066428519  converged  ...
+    >>> ring = poplab.run("angluin", 50, graph="ring", max_steps=10**4, trials=3)
+    >>> ring.summary["censored"], ring.summary["mean_steps"]   # leaders that never meet
+    (3, None)
+    >>> poplab.run("threshold", 100, params={"kk": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: protocol threshold has no parameter 'kk'; its parameters: k, f
     """
     target, user, n, settings = _prepare(
         protocol, n, params, init, graph, engine, measure, trials, seed, max_steps, faults, threads, census
@@ -311,10 +382,29 @@ def trace(
     faults: Any = None,
     census: bool = False,
 ) -> pd.DataFrame:
-    """The time series of one trial (trial ``trial`` of a run seeded ``seed``, the same trial
-    `run` gives): one row every ``every`` steps (default ``n``), with the step, the parallel time,
-    the agents whose output is leader (or yes), and the protocol's own columns. The trial's record
-    is in ``frame.attrs["record"]``."""
+    """The time series of one trial, as ``poplab run --trace``.
+
+    The trial is trial ``trial`` of a run seeded ``seed``: the same trial `run` gives, whatever
+    ``every`` is (looking never changes a run). The other arguments are `run`'s.
+
+    Returns:
+        A DataFrame with one row every ``every`` steps (default ``n``) and at the end: ``step``,
+        ``parallel_time``, ``leaders`` (agents whose output is leader, or yes), and the
+        protocol's own columns. The trial's record is in ``frame.attrs["record"]``.
+
+    Raises:
+        ValueError: invalid input (``every`` below 1, say).
+
+    >>> import poplab
+    >>> frame = poplab.trace("angluin", 100, every=1000, seed=1)
+    >>> frame.columns.tolist()
+    ['step', 'parallel_time', 'leaders']
+    >>> int(frame["leaders"].iloc[0]), int(frame["leaders"].iloc[-1])
+    (100, 1)
+    >>> record = frame.attrs["record"]
+    >>> record["outcome"], bool(record["steps"] == poplab.run("angluin", 100, seed=1).trials["steps"][0])
+    ('converged', True)
+    """
     target, user, n, settings = _prepare(
         protocol, n, params, init, graph, engine, measure, int(trial) + 1, seed, max_steps, faults, 1, census
     )
@@ -341,8 +431,34 @@ def exact(
     max_configs: int = 10**6,
 ) -> Dict[str, Any]:
     """The exact expected steps to the safe set (or the holding time) of a small population, as
-    ``poplab exact --json``: the same fields; a trap's states are the protocol's objects for a
-    `Protocol` (which must be deterministic)."""
+    ``poplab exact``: the configuration space is explored exhaustively (at most ``max_configs``
+    configurations) and the absorbing Markov chain solved.
+
+    Args:
+        protocol, n, params, init, graph: as for `run` (a `Protocol` must be deterministic).
+        measure: ``"convergence"`` (steps to the safe set) or ``"holding"`` (steps from a safe
+            start until an output changes).
+        max_configs: the cap on the configurations explored; more is an error, never a silent
+            truncation.
+
+    Returns:
+        The dict of ``poplab exact --json``: ``expected_steps``, ``variance_steps``,
+        ``expected_parallel_time``, ``relative_error_bound``, ``configurations``, ... and ``trap``
+        (a schedule into a trap, when the expectation is infinite; its states are the protocol's
+        objects for a `Protocol`).
+
+    Raises:
+        ValueError: invalid input, a randomized protocol, or more than ``max_configs``
+            configurations.
+
+    >>> import poplab
+    >>> report = poplab.exact("angluin", 30)
+    >>> round(report["expected_steps"], 6), report["configurations"]   # (n - 1)^2
+    (841.0, 30)
+    >>> holding = poplab.exact("ls-timer", 4, params={"s": 8}, measure="holding")
+    >>> round(holding["expected_steps"], 2)
+    64431.72
+    """
     target, user, n, settings = _prepare(
         protocol, n, params, init, graph, "auto", measure, 1, 0, None, None, None, False
     )
@@ -358,9 +474,30 @@ def verify(
     graph: Any = None,
     max_configs: int = 10**6,
 ) -> Dict[str, Any]:
-    """Checks closure, safety and convergence exhaustively, as ``poplab verify --json`` (the same
-    fields). ``start`` is ``--from``: ``"default"``, ``"all"`` (every configuration; built-ins and
-    protocol files), a family, or an initial configuration as for `run`."""
+    """Checks closure, safety and convergence of the safe set exhaustively, as ``poplab verify``.
+
+    Args:
+        protocol, n, params, graph: as for `run` (a `Protocol` must be deterministic).
+        start: ``--from``: ``"default"``, ``"all"`` (every configuration; built-ins and
+            protocol files), a family, or an initial configuration as for `run`.
+        max_configs: the cap on the configurations explored.
+
+    Returns:
+        The dict of ``poplab verify --json``: ``passed``, and per property (``closure``,
+        ``safety``, ``convergence``) whether it passed, how many configurations violate it and a
+        shortest counterexample schedule.
+
+    Raises:
+        ValueError: invalid input, a randomized protocol, or more than ``max_configs``
+            configurations.
+
+    >>> import poplab
+    >>> poplab.verify("angluin", 5)["passed"]   # from 5 leaders: one leader, for good
+    True
+    >>> report = poplab.verify("angluin", 5, start="all")   # no leader: none is ever elected
+    >>> report["passed"], report["convergence"]["passed"]
+    (False, False)
+    """
     from_all = isinstance(start, str) and start == "all"
     target, user, n, settings = _prepare(
         protocol, n, params, None if from_all else start, graph, "auto", "convergence", 1, 0, None, None, None, False
@@ -371,9 +508,30 @@ def verify(
 
 
 class SweepResult:
-    """A sweep: `trials` (one row per trial, with its cell), `summary` (one row per cell), `fits`
-    (fits of the mean parallel time against n, per parameter combination), `document` (the
-    ``summary.json`` of the sweep directory) and `out` (the directory, if any)."""
+    """A sweep, as `sweep` returns it.
+
+    Attributes:
+        trials: a DataFrame, one row per trial: ``cell``, ``n``, the swept parameters, then the
+            columns of `RunResult.trials`.
+        summary: a DataFrame, one row per cell: ``cell``, ``n``, the swept parameters, the
+            summary fields of `run`, ``ci95_low``, ``ci95_high``, ``in_fits`` and
+            ``left_out_of_fits`` (why a cell with censored trials has no mean).
+        fits: the fits of ``fits.json``, one per combination of parameters: the mean parallel
+            time against n as a power law and as ``a + b f(n)`` for several forms ``f``.
+        document: the ``summary.json`` of the sweep directory.
+        out: the directory, if any.
+
+    >>> import poplab
+    >>> result = poplab.sweep("threshold", [20, 40], params={"k": [2, 4]}, trials=5, seed=1)
+    >>> result
+    <SweepResult 4 cells, 20 trials, out=None>
+    >>> result.summary[["cell", "n", "k", "converged"]]
+               cell   n  k  converged
+    0  n=20 k=2  20  2          5
+    1  n=20 k=4  20  4          5
+    2  n=40 k=2  40  2          5
+    3  n=40 k=4  40  4          5
+    """
 
     def __init__(self, rows: str, summary: str, fits: str, params: Dict[str, Dict[str, Any]], out: Optional[str]):
         names = list(params)
@@ -426,12 +584,39 @@ def sweep(
     census: bool = False,
     out: Union[None, str, "os.PathLike[str]"] = None,
 ) -> SweepResult:
-    """Runs ``protocol`` over the cross product of the sizes ``n`` and the lists of ``params``
-    (``{"k": [5, 10]}``), ``trials`` per cell (as ``poplab sweep``). Cell seeds come from ``seed``
-    and the cell, so adding sizes or values never changes the cells already there. With ``out``,
-    the sweep directory of ``poplab sweep`` is written there (``sweep.json``, ``trials.csv`` as
-    trials finish, then ``summary.csv``, ``summary.json``, ``fits.json``); calling again with the
-    same ``out`` continues it, running only the missing trials (like ``--resume``)."""
+    """Runs ``protocol`` over the cross product of sizes and parameter values (as
+    ``poplab sweep``).
+
+    Args:
+        protocol: as for `run`.
+        n: a size or a list of sizes.
+        params: each parameter with a value or a list of values, ``{"k": [5, 10]}``.
+        trials: trials per cell (default 20).
+        seed: the master seed. Cell seeds come from it and the cell, so adding sizes or values
+            never changes the cells already there.
+        out: a directory: the sweep directory of ``poplab sweep`` is written there
+            (``sweep.json``, ``trials.csv`` as trials finish, then ``summary.csv``,
+            ``summary.json``, ``fits.json``); calling again with the same ``out`` continues it,
+            running only the missing trials (like ``--resume``).
+        init, graph, engine, measure, max_steps, threads, census: as for `run`.
+
+    Returns:
+        A `SweepResult`: ``trials``, ``summary`` (one row per cell) and ``fits``.
+
+    Raises:
+        ValueError: invalid input (every cell is resolved and checked before the first trial
+            runs), or an ``out`` directory that holds a different sweep.
+        OSError: the machine failed while writing ``out``.
+
+    >>> import poplab
+    >>> result = poplab.sweep("angluin", [10, 20, 40, 80], trials=100, seed=1)
+    >>> result.summary["converged"].tolist()
+    [100, 100, 100, 100]
+    >>> power = result.fits[0]["power_law"]   # (n - 1)^2 / n: parallel time linear in n
+    >>> low, high = power["exponent_ci95"]
+    >>> low < 1 < high
+    True
+    """
     ns = [_n(x) for x in ([n] if hasattr(n, "__index__") else n)]
     target, user = _target(protocol)
     swept: Dict[str, List[Any]] = {}

@@ -154,6 +154,50 @@ class Protocol:
     (`poplab.exact`, `poplab.verify`) needs a deterministic protocol. Extra keyword arguments are
     the protocol's parameters, passed to a rule function as keyword arguments;
     ``run(..., params={...})`` and sweeps over parameters derive protocols with other values.
+
+    A `Protocol` goes wherever a protocol name goes: `run`, `sweep`, `trace`, `exact`, `verify`.
+    A rule or output that raises makes the run raise `RuleError`, with the Python exception as
+    its ``__cause__``.
+
+    Raises:
+        TypeError: a rule that is neither a dict nor a function, or parameters with a dict rule.
+        ValueError: ``deterministic=True`` with a dict rule that gives probabilities.
+
+    A table: angluin's election, whose expected time to one leader is exactly ``(n - 1)^2``.
+
+    >>> import poplab
+    >>> election = poplab.Protocol({("L", "L"): ("L", "F")}, output={"L": "leader", "F": "follower"},
+    ...                            stop="one-leader", init={"L": 1.0}, name="election")
+    >>> election
+    Protocol('election', stop='one-leader')
+    >>> round(poplab.exact(election, 10)["expected_steps"], 6)
+    81.0
+    >>> poplab.run(election, 1000, trials=20, seed=1).summary["converged"]
+    20
+
+    A function of two states (any hashable objects) and of the protocol's parameters: a leader
+    counts the leaders it beat, up to ``cap``.
+
+    >>> def rule(a, b, cap):
+    ...     if a[0] == "L" and b[0] == "L":
+    ...         return ("L", min(a[1] + b[1] + 1, cap)), ("F", 0)
+    ...     return None   # null; or a pair; or a law {(c, d): probability}
+    >>> counting = poplab.Protocol(rule, output=lambda s: s[0] == "L", stop="one-leader",
+    ...                            init={("L", 0): 1.0}, deterministic=True, cap=3)
+    >>> result = poplab.run(counting, 100, trials=5, seed=1)
+    >>> sorted(s for s in counting.states if s[0] == "L")
+    [('L', 0), ('L', 1), ('L', 2), ('L', 3)]
+
+    A failing rule:
+
+    >>> broken = poplab.Protocol(lambda a, b: 1 / 0, init={"x": 1.0})
+    >>> try:
+    ...     poplab.run(broken, 10)
+    ... except poplab.RuleError as error:
+    ...     print(error)
+    ...     print(repr(error.__cause__))
+    rule of protocol: pair (0, 0): rule('x', 'x') raised ZeroDivisionError: division by zero
+    ZeroDivisionError('division by zero')
     """
 
     def __init__(
@@ -213,7 +257,24 @@ class Protocol:
 
     def with_params(self, **params: Any) -> "Protocol":
         """This protocol with some parameters changed (cached: the same values give the same
-        protocol, and so keep its memo of resolved pairs)."""
+        protocol, and so keep its memo of resolved pairs).
+
+        Raises:
+            TypeError: the protocol's rule is a dict (it takes no parameters).
+
+        >>> import poplab
+        >>> def rule(a, b, p):
+        ...     return {("L", "F"): p} if a == b == "L" else None
+        >>> election = poplab.Protocol(rule, output={"L": True, "F": False}, stop="one-leader",
+        ...                            init={"L": 1.0}, p=1.0)
+        >>> slow = election.with_params(p=0.5)
+        >>> slow, slow is election.with_params(p=0.5)
+        (Protocol('rule', stop='one-leader', p=0.5), True)
+        >>> fast = poplab.run(election, 200, trials=100, seed=1).summary["mean_steps"]
+        >>> half = poplab.run(slow, 200, trials=100, seed=1).summary["mean_steps"]
+        >>> 1.5 < half / fast < 2.5   # twice as many steps expected
+        True
+        """
         merged = {**self.params, **params}
         if merged == self.params:
             return self
@@ -299,12 +360,36 @@ class Protocol:
     @property
     def resolved_pairs(self) -> int:
         """How many pairs of states the rule was called on so far (each pair once, however many
-        trials, runs and threads met it)."""
+        trials, runs and threads met it).
+
+        >>> import poplab
+        >>> calls = []
+        >>> def rule(a, b):
+        ...     calls.append((a, b))
+        ...     return ("L", "F") if a == b == "L" else None
+        >>> election = poplab.Protocol(rule, output={"L": True, "F": False}, stop="one-leader",
+        ...                            init={"L": 1.0}, deterministic=True)
+        >>> election.resolved_pairs
+        0
+        >>> _ = poplab.run(election, 100, trials=20, engine="agents")
+        >>> election.resolved_pairs == len(calls) <= 4   # (L, L), (L, F), (F, L), (F, F)
+        True
+        """
         return 0 if self._handle is None else self._handle.resolved_pairs()
 
     @property
     def states(self) -> List[Any]:
-        """The states met so far (declared or produced by the rule), in order of appearance."""
+        """The states met so far (declared or produced by the rule), in order of appearance.
+
+        >>> import poplab
+        >>> election = poplab.Protocol({("L", "L"): ("L", "F")}, output={"L": True, "F": False},
+        ...                            stop="one-leader", init={"L": 1.0})
+        >>> election.states
+        []
+        >>> _ = poplab.run(election, 10)
+        >>> election.states
+        ['L', 'F']
+        """
         return [] if self._registry is None else list(self._registry.objects)
 
 

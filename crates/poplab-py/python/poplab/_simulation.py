@@ -176,6 +176,28 @@ class Simulation:
     them once per batch and replays the batch that enters one to find its exact interaction, instead
     of taking single steps while it watches (which is exact for any protocol, and slow at large n).
     A wrong declaration can miss a stop that is entered and left within one batch.
+
+    Raises:
+        TypeError: an ``init_config`` that is not a non-empty dict, or a rule that is neither a
+            dict nor a function.
+        ValueError: counts that are not whole numbers, fewer than 2 agents, an unknown
+            ``transition_order``, ``simulator_method`` or ``engine``.
+        NotImplementedError: ppsim's chemical reaction network options (``volume``,
+            ``continuous_time``, ``time_units``).
+
+    Approximate majority among 10^5 agents, 60% in A:
+
+    >>> from poplab import Simulation
+    >>> rule = {("A", "B"): ("U", "U"), ("A", "U"): ("A", "A"), ("B", "U"): ("B", "B")}
+    >>> sim = Simulation({"A": 60_000, "B": 40_000}, rule, seed=1)
+    >>> sim
+    Simulation(n=100000, time=0.000, states=3, seed=1)
+    >>> sim.run(5, 1)                  # 5 units of parallel time, recorded every 1
+    >>> sim.history.shape              # times 0, 1, ..., 5; columns A, B, U
+    (6, 3)
+    >>> sim.run()                      # on until silent
+    >>> sim.config_dict
+    {'A': 100000}
     """
 
     def __init__(
@@ -234,7 +256,20 @@ class Simulation:
 
     def reset(self, init_config: Optional[Mapping] = None) -> None:
         """Starts a new trial (the next one of this seed) from ``init_config`` (default: the
-        initial configuration), at time 0, with an empty history."""
+        initial configuration), at time 0, with an empty history.
+
+        Raises:
+            ValueError: an ``init_config`` with another number of agents.
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> sim.run()
+        >>> sim.config_dict, sim.time > 0
+        ({'L': 1, 'F': 99}, True)
+        >>> sim.reset({"L": 10, "F": 90})
+        >>> sim.config_dict, sim.time, len(sim.history)
+        ({'L': 10, 'F': 90}, 0.0, 1)
+        """
         config = self.init_config
         if init_config is not None:
             config = {state: _count(state, amount) for state, amount in init_config.items()}
@@ -265,6 +300,26 @@ class Simulation:
         is recorded in ``history`` every ``history_interval`` (a number, or a function of the
         time giving the next interval) and at the end; recording never changes the trajectory.
         ``timer`` is accepted for ppsim's sake; poplab shows no progress bar here.
+
+        Raises:
+            ValueError: an unknown stop rule, a stop rule on outputs without ``output=``, a
+                negative time or ``stopping_interval``.
+            RuleError: the rule failed.
+
+        >>> from poplab import Simulation
+        >>> election = Simulation({"L": 1000}, {("L", "L"): ("L", "F")}, output={"L": True, "F": False}, seed=1)
+        >>> election.run(2.5)                      # for 2.5 units of parallel time
+        >>> election.time
+        2.5
+        >>> election.run(until="one-leader")       # to the exact interaction that leaves one leader
+        >>> election.config_dict["L"]
+        1
+        >>> election.steps == round(election.time * 1000)
+        True
+        >>> timed = Simulation({"L": 1000}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> timed.run(lambda config: config["L"] <= 10, stopping_interval=0.5)   # checked every 0.5
+        >>> timed.config_dict["L"] <= 10, (timed.time * 2).is_integer()
+        (True, True)
         """
         if until is not None:
             if run_until is not None:
@@ -317,11 +372,27 @@ class Simulation:
         return "silent", math.floor((self.time + run_until) * self.n), None
 
     def silent(self) -> bool:
-        """Whether no interaction can change the configuration."""
+        """Whether no interaction can change the configuration.
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 50}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> sim.silent()
+        False
+        >>> sim.run()
+        >>> sim.silent(), sim.config_dict["L"]
+        (True, 1)
+        """
         return self._live.silent()
 
     def sample_silence_time(self) -> float:
-        """Starts a new trial from the initial configuration and returns its time to silence."""
+        """Starts a new trial from the initial configuration and returns its time to silence.
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> times = [sim.sample_silence_time() for _ in range(200)]
+        >>> abs(sum(times) / 200 / (99**2 / 100) - 1) < 0.2     # (n - 1)^2 / n expected
+        True
+        """
         self.reset()
         self.run()
         return self.time
@@ -334,7 +405,14 @@ class Simulation:
 
     @property
     def steps(self) -> int:
-        """Interactions so far in this trial (exact)."""
+        """Interactions so far in this trial (exact).
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> sim.run(3)
+        >>> sim.steps, sim.time
+        (300, 3.0)
+        """
         return self._live.step()
 
     @property
@@ -344,7 +422,14 @@ class Simulation:
 
     @property
     def times(self) -> List[float]:
-        """The times of the recorded configurations."""
+        """The times of the recorded configurations.
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> sim.run(2, history_interval=0.5)
+        >>> sim.times
+        [0.0, 0.5, 1.0, 1.5, 2.0]
+        """
         return [step / self.n for step, _ in self._rows]
 
     @property
@@ -355,7 +440,17 @@ class Simulation:
 
     @property
     def state_dict(self) -> Dict[Any, int]:
-        """Each state's index in ``state_list`` (and ``config_array``)."""
+        """Each state's index in ``state_list`` (and ``config_array``).
+
+        >>> from poplab import Simulation
+        >>> averaging = lambda a, b: ((a + b) // 2, (a + b + 1) // 2)
+        >>> sim = Simulation({2: 5, 0: 5}, averaging, seed=1)
+        >>> sim.run()
+        >>> sim.state_list                         # sorted, as ppsim sorts them
+        [0, 1, 2]
+        >>> sim.state_dict, sim.config_array.tolist()
+        ({0: 0, 1: 1, 2: 2}, [0, 10, 0])
+        """
         return {state: i for i, state in enumerate(self.state_list)}
 
     @property
@@ -382,7 +477,16 @@ class Simulation:
     def history(self) -> pd.DataFrame:
         """Every recorded configuration: one row per record, indexed by ``time (n interactions)``,
         one column per state of ``state_list`` (a MultiIndex of the fields for dataclass, named
-        tuple and tuple states, as in ppsim)."""
+        tuple and tuple states, as in ppsim).
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 1000}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> sim.run(3, 1)
+        >>> sim.history.index.tolist(), sim.history.columns.tolist()
+        ([0.0, 1.0, 2.0, 3.0], ['F', 'L'])
+        >>> (sim.history.sum(axis=1) == 1000).all() and sim.history["L"].is_monotonic_decreasing
+        True
+        """
         if self._history is None:
             state = self.protocol._state
             rows = [(step / self.n, {state(name): count for name, count in counts}) for step, counts in self._rows]
@@ -459,6 +563,15 @@ def time_trials(
     ``convergence_check_interval``) over up to ``num_trials`` trials per n, within
     ``max_wallclock_time`` seconds shared out over the ns as ppsim does. Returns a DataFrame with
     columns ``n`` and ``time``. ``kwargs`` go to ``Simulation`` (``seed=`` makes it reproducible).
+
+    >>> from poplab import time_trials
+    >>> rule = {("L", "L"): ("L", "F")}
+    >>> frame = time_trials(rule, [10, 100], lambda n: {"L": n}, num_trials=50, seed=1)
+    >>> frame.groupby("n").size().tolist()
+    [50, 50]
+    >>> means = frame.groupby("n")["time"].mean()       # (n - 1)^2 / n expected
+    >>> bool(abs(means[100] / (99**2 / 100) - 1) < 0.3)
+    True
     """
     data: Dict[str, List[Any]] = {"n": [], "time": []}
     end = _time.perf_counter() + max_wallclock_time
