@@ -492,6 +492,8 @@ def verify(
             configurations.
 
     >>> import poplab
+    >>> poplab.verify("prl", 2, start="all")["passed"]   # self-stabilizing: from everywhere
+    True
     >>> poplab.verify("angluin", 5)["passed"]   # from 5 leaders: one leader, for good
     True
     >>> report = poplab.verify("angluin", 5, start="all")   # no leader: none is ever elected
