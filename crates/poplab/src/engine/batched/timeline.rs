@@ -166,6 +166,9 @@ fn walk(
     false
 }
 
+/// An interaction that changes something: the state indices before and after.
+type Change = ([u32; 2], [u32; 2]);
+
 /// A batch's interactions taken in their order in time up to chosen offsets, with the law of
 /// [`walk`] but by bulk: the resolved pairs get their slots as in a walk ([`Timeline::draw`]); the
 /// interactions of a run are its free slots and its resolved pairs in uniformly random order, so
@@ -176,7 +179,7 @@ fn walk(
 struct Prefix {
     timeline: Timeline,
     /// The bulk urn: the non-null pair types with the times not yet taken, then the nulls.
-    urn: Vec<(Option<([u32; 2], [u32; 2])>, u64)>,
+    urn: Vec<(Option<Change>, u64)>,
     /// Interactions taken so far (the batch's offset).
     taken: u64,
     /// The run the next interaction belongs to, and its free slots not yet taken.
