@@ -215,8 +215,10 @@ impl Protocol for ExactMajority {
         &["strong_a", "strong_b", "weak_a", "weak_b"]
     }
 
-    fn trace_values(&self, agents: &[Agent]) -> Vec<f64> {
-        Tally::new(agents).counts.iter().map(|&c| c as f64).collect()
+    fn trace_values(&self, counts: &[(Agent, u64)]) -> Vec<f64> {
+        let mut by_state = [0u64; 4];
+        counts.iter().for_each(|&(s, c)| by_state[s as usize] += c);
+        by_state.iter().map(|&c| c as f64).collect()
     }
 
     fn state_space(&self) -> Option<Vec<Agent>> {

@@ -223,8 +223,10 @@ pub trait Protocol: Send + Sync + Sized {
         &[]
     }
 
-    /// The values of [`Protocol::trace_columns`] for a configuration, in the same order.
-    fn trace_values(&self, _agents: &[Self::State]) -> Vec<f64> {
+    /// The values of [`Protocol::trace_columns`] for a configuration given as (state, count) pairs
+    /// of the states present (in no particular order), in the same order: a sample costs the
+    /// states present, not the agents.
+    fn trace_values(&self, _counts: &[(Self::State, u64)]) -> Vec<f64> {
         Vec::new()
     }
 
@@ -416,7 +418,7 @@ pub fn json_expect_keys(object: &Map<String, Value>, keys: &[&str]) -> Result<()
 
 /// The distinct states of `agents` with their counts, in order of first appearance.
 pub fn tally<S: Copy + Eq + Hash>(agents: &[S]) -> Vec<(S, u64)> {
-    let mut index: std::collections::HashMap<S, usize> = std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<S, usize, foldhash::fast::FixedState> = Default::default();
     let mut counts: Vec<(S, u64)> = Vec::new();
     let mut last: Option<(S, usize)> = None;
     for &state in agents {

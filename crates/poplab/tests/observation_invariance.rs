@@ -140,7 +140,7 @@ fn results_do_not_depend_on_the_trace() {
             let plain = case.records(engine, case.max_steps, None);
             let mut last_rows: Vec<Vec<TracePoint>> = Vec::new();
             let longest = plain.iter().map(|r| r.steps.0).max().unwrap();
-            // A sample costs `O(n)`: a rate that would take too many is left out.
+            // The agent engine's sample costs `O(n)`: a rate that would take too many is left out.
             for every in COARSE.into_iter().filter(|&every| longest / every * u128::from(case.n) <= 50_000_000) {
                 let traced = case.records(engine, case.max_steps, Some(every));
                 for (a, b) in plain.iter().zip(&traced) {

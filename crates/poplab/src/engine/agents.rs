@@ -10,7 +10,7 @@
 
 use super::{CensusReport, Drivable, Observer, StateHasher, steps_to};
 use crate::graph::{Graph, Scheduler};
-use crate::protocol::{Monitor, Protocol};
+use crate::protocol::{Monitor, Protocol, tally};
 use crate::rng::PopRng;
 use std::collections::HashSet;
 use std::hash::Hash;
@@ -333,8 +333,11 @@ impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
     }
 
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]) {
-        for observer in observers.iter_mut() {
-            observer.finish(self.step(), self.protocol, &self.agents);
+        if !observers.is_empty() {
+            let counts = tally(&self.agents);
+            for observer in observers.iter_mut() {
+                observer.finish(self.step(), self.protocol, &counts);
+            }
         }
     }
 

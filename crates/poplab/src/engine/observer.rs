@@ -10,7 +10,7 @@
 //! steps as if nobody looked, and show it the configuration at exactly its step, so a run draws
 //! the same with or without it, however often it looks (see [`drive`](super::drive())).
 
-use crate::protocol::Protocol;
+use crate::protocol::{Protocol, tally};
 use crate::rng::{PopRng, below_u64};
 
 /// Acts on a run at steps of its choosing.
@@ -22,8 +22,9 @@ pub trait Observer<P: Protocol> {
     /// returns whether it did, so the engine can rebuild its monitor.
     fn observe(&mut self, step: u128, protocol: &P, agents: &mut [P::State], rng: &mut PopRng) -> bool;
 
-    /// Called once when the run ends at `step`.
-    fn finish(&mut self, _step: u128, _protocol: &P, _agents: &[P::State]) {}
+    /// Called once when the run ends at `step`, with the final configuration as (state, count)
+    /// pairs of the states present.
+    fn finish(&mut self, _step: u128, _protocol: &P, _counts: &[(P::State, u64)]) {}
 
     /// Whether the observer only looks: [`Observer::observe`] never changes the agents (it returns
     /// `false`) and draws nothing from the stream it is handed. Engines then need not stop at its
@@ -81,10 +82,23 @@ impl<'a> TimeSeries<'a> {
         Self { every: every.max(1), next: 0, last: None, sink }
     }
 
-    fn record<P: Protocol>(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
-        let leaders = agents.iter().filter(|&&s| protocol.output(s).is_marked()).count() as u64;
-        self.sink.push(TracePoint { step, leaders, values: protocol.trace_values(agents) });
+    /// Records the configuration at `step`, given as (state, count) pairs of the states present.
+    fn record<P: Protocol>(&mut self, step: u128, protocol: &P, counts: &[(P::State, u64)]) {
+        let leaders = counts.iter().filter(|&&(s, _)| protocol.output(s).is_marked()).map(|&(_, c)| c).sum();
+        self.sink.push(TracePoint { step, leaders, values: protocol.trace_values(counts) });
         self.last = Some(step);
+    }
+
+    /// Records an agent array at `step`: the leaders by a scan where the protocol has no columns
+    /// of its own (cheaper than tallying the states), else from the tally.
+    fn record_agents<P: Protocol>(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
+        if protocol.trace_columns().is_empty() {
+            let leaders = agents.iter().filter(|&&s| protocol.output(s).is_marked()).count() as u64;
+            self.sink.push(TracePoint { step, leaders, values: Vec::new() });
+            self.last = Some(step);
+        } else {
+            self.record(step, protocol, &tally(agents));
+        }
     }
 }
 
@@ -94,7 +108,7 @@ impl<P: Protocol> Observer<P> for TimeSeries<'_> {
     }
 
     fn observe(&mut self, step: u128, protocol: &P, agents: &mut [P::State], _rng: &mut PopRng) -> bool {
-        self.record(step, protocol, agents);
+        self.record_agents(step, protocol, agents);
         self.next = step.saturating_add(self.every);
         false
     }
@@ -103,9 +117,15 @@ impl<P: Protocol> Observer<P> for TimeSeries<'_> {
         true
     }
 
-    fn finish(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
+    fn look_at_counts(&mut self, step: u128, protocol: &P, counts: &[(P::State, u64)]) -> bool {
+        self.record(step, protocol, counts);
+        self.next = step.saturating_add(self.every);
+        true
+    }
+
+    fn finish(&mut self, step: u128, protocol: &P, counts: &[(P::State, u64)]) {
         if self.last != Some(step) {
-            self.record(step, protocol, agents);
+            self.record(step, protocol, counts);
         }
     }
 }

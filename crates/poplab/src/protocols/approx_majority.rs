@@ -195,8 +195,10 @@ impl Protocol for ApproxMajority {
         &["count_a", "count_b", "count_u"]
     }
 
-    fn trace_values(&self, agents: &[Opinion]) -> Vec<f64> {
-        Consensus::new(agents).counts.iter().map(|&c| c as f64).collect()
+    fn trace_values(&self, counts: &[(Opinion, u64)]) -> Vec<f64> {
+        let mut by_opinion = [0u64; 3];
+        counts.iter().for_each(|&(s, c)| by_opinion[s as usize] += c);
+        by_opinion.iter().map(|&c| c as f64).collect()
     }
 }
 
@@ -331,7 +333,7 @@ mod tests {
         let p = protocol(3, "0.5");
         assert_eq!([p.output(A), p.output(B), p.output(U)], [Output::Yes, Output::No, Output::Undecided]);
         assert_eq!(p.trace_columns(), ["count_a", "count_b", "count_u"]);
-        assert_eq!(p.trace_values(&[A, U, U]), vec![1.0, 0.0, 2.0]);
+        assert_eq!(p.trace_values(&crate::protocol::tally(&[A, U, U])), vec![1.0, 0.0, 2.0]);
         for s in Opinion::ALL {
             assert_eq!(p.state_from_json(&p.state_to_json(s)), Ok(s));
         }

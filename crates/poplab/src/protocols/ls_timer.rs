@@ -278,8 +278,8 @@ impl Protocol for LsTimer {
         }
     }
 
-    fn trace_values(&self, agents: &[LsState]) -> Vec<f64> {
-        vec![agents.iter().map(|a| a.timer).min().map_or(f64::NAN, f64::from)]
+    fn trace_values(&self, counts: &[(LsState, u64)]) -> Vec<f64> {
+        vec![counts.iter().map(|(a, _)| a.timer).min().map_or(f64::NAN, f64::from)]
     }
 }
 
@@ -500,6 +500,6 @@ mod tests {
     fn trace_reports_the_smallest_timer() {
         let p = protocol(3, &["s=8"]);
         assert_eq!(p.trace_columns(), ["min_timer"]);
-        assert_eq!(p.trace_values(&[f(5), l(8), f(2)]), vec![2.0]);
+        assert_eq!(p.trace_values(&crate::protocol::tally(&[f(5), l(8), f(2)])), vec![2.0]);
     }
 }

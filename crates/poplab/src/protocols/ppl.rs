@@ -459,11 +459,13 @@ impl Protocol for Ppl {
         (score == 0).then(|| u64::from(self.t_max - agents.iter().map(|a| a.timer_l).min().unwrap_or(self.t_max)))
     }
 
-    fn trace_values(&self, agents: &[PplState]) -> Vec<f64> {
+    fn trace_values(&self, counts: &[(PplState, u64)]) -> Vec<f64> {
+        let count =
+            |f: &dyn Fn(&PplState) -> bool| counts.iter().filter(|(a, _)| f(a)).map(|&(_, c)| c).sum::<u64>() as f64;
         vec![
-            agents.iter().filter(|a| a.virus > 0).count() as f64,
-            agents.iter().filter(|a| a.leader && a.shield).count() as f64,
-            agents.iter().map(|a| a.timer_l).min().map_or(f64::NAN, f64::from),
+            count(&|a| a.virus > 0),
+            count(&|a| a.leader && a.shield),
+            counts.iter().map(|(a, _)| a.timer_l).min().map_or(f64::NAN, f64::from),
         ]
     }
 }
@@ -853,6 +855,6 @@ mod tests {
         let p = small();
         let agents = [with_virus(follower(7, 0), 1), shielded(leader(10, 0)), shielded(follower(4, 0)), leader(9, 0)];
         assert_eq!(p.trace_columns(), ["virus_carriers", "shielded_leaders", "min_timer_l"]);
-        assert_eq!(p.trace_values(&agents), vec![1.0, 1.0, 4.0]);
+        assert_eq!(p.trace_values(&crate::protocol::tally(&agents)), vec![1.0, 1.0, 4.0]);
     }
 }

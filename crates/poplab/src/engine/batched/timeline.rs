@@ -41,9 +41,9 @@ impl Batcher {
 
     /// Shows `lookers` the configuration at each of their steps strictly inside the batch just
     /// drawn (`len` interactions from the current step, not applied yet), drawn from its exact law
-    /// given what the batch drew: the batch's order in time is drawn as a replay draws it, but
-    /// from the looks' own stream, and applied to a copy of the counts. The run's own draws do not
-    /// depend on it.
+    /// given what the batch drew, from the looks' own stream and applied to a copy of the counts
+    /// (the run's own draws do not depend on it). A look costs the batch's pair types, not its
+    /// length: see [`Prefix`].
     pub(super) fn look_inside<P: Protocol>(
         &mut self,
         configuration: &Configuration<'_, P>,
@@ -57,25 +57,13 @@ impl Batcher {
         for (index, count) in configuration.present() {
             add_count(look_counts, index, count as i64);
         }
-        let mut step = start;
-        walk(runs, singles, pairs, looks_rng, |interaction| {
-            step += 1;
-            if let Some((before, after)) = interaction {
-                for index in before {
-                    add_count(look_counts, index, -1);
-                }
-                for index in after {
-                    add_count(look_counts, index, 1);
-                }
-            }
-            if lookers.due(step) {
-                let counts = look_counts.iter().enumerate().map(|(index, &count)| (index as u32, count));
-                let counts = counts_of(configuration, counts.filter(|c| c.1 > 0));
-                lookers.look_counts(step, configuration.protocol(), &counts);
-            }
-            // Done once nobody looks inside the batch any more.
-            lookers.next_at().is_none_or(|at| at >= end)
-        });
+        let mut prefix = Prefix::new(runs, singles, pairs, looks_rng);
+        while let Some(at) = lookers.next_at().filter(|&at| at < end) {
+            prefix.advance_to((at.max(start) - start) as u64, looks_rng, look_counts);
+            let counts = look_counts.iter().enumerate().map(|(index, &count)| (index as u32, count));
+            let counts = counts_of(configuration, counts.filter(|c| c.1 > 0));
+            lookers.look_counts(at.max(start), configuration.protocol(), &counts);
+        }
     }
 
     /// For the census: the cause of the batch's last demotion, from the census's own stream.
@@ -176,6 +164,110 @@ fn walk(
         }
     }
     false
+}
+
+/// An interaction that changes something: the state indices before and after.
+type Change = ([u32; 2], [u32; 2]);
+
+/// A batch's interactions taken in their order in time up to chosen offsets, with the law of
+/// [`walk`] but by bulk: the resolved pairs get their slots as in a walk ([`Timeline::draw`]); the
+/// interactions of a run are its free slots and its resolved pairs in uniformly random order, so
+/// how many of the first `j` are resolved is hypergeometric, and which ones uniform; the free slots
+/// of all runs take the bulk pairs (and the nulls) in uniformly random order, so the pair types
+/// among the next `b` of them are multivariate hypergeometric given those already taken. Taking
+/// a prefix costs the runs it passes and the pair types, not its length.
+struct Prefix {
+    timeline: Timeline,
+    /// The bulk urn: the non-null pair types with the times not yet taken, then the nulls.
+    urn: Vec<(Option<Change>, u64)>,
+    /// Interactions taken so far (the batch's offset).
+    taken: u64,
+    /// The run the next interaction belongs to, and its free slots not yet taken.
+    run: usize,
+    run_free_left: u64,
+}
+
+impl Prefix {
+    fn new(runs: &[u64], singles: &[Single], pairs: &[PairType], rng: &mut PopRng) -> Self {
+        let timeline = Timeline::draw(runs, singles, rng);
+        let mut urn: Vec<_> = pairs
+            .iter()
+            .filter_map(|p| p.result.map(|(i2, j2)| (Some(([p.initiator, p.responder], [i2, j2])), p.times)))
+            .collect();
+        let non_null: u64 = urn.iter().map(|u| u.1).sum();
+        urn.push((None, timeline.free.iter().sum::<u64>() - non_null));
+        let run_free_left = timeline.free.first().copied().unwrap_or(0);
+        Self { timeline, urn, taken: 0, run: 0, run_free_left }
+    }
+
+    /// Takes the interactions up to offset `target` (at least the current one) into `counts`.
+    fn advance_to(&mut self, target: u64, rng: &mut PopRng, counts: &mut Vec<u64>) {
+        while self.taken < target && self.run < self.timeline.free.len() {
+            let resolved_left = self.timeline.resolved_in[self.run].len() as u64;
+            let in_run = self.run_free_left + resolved_left;
+            let want = target - self.taken;
+            if want <= in_run {
+                // The target falls inside this run: `want` of its interactions, in random order.
+                let resolved = hypergeometric(rng, in_run, resolved_left, want);
+                self.take_resolved(resolved, rng, counts);
+                self.take_bulk(want - resolved, rng, counts);
+                self.run_free_left -= want - resolved;
+                self.taken += want;
+                return;
+            }
+            self.take_resolved(resolved_left, rng, counts);
+            self.take_bulk(self.run_free_left, rng, counts);
+            self.taken += in_run;
+            // The run's collision, if it has one, comes right after its slots.
+            if let Some(collision) = self.timeline.collisions.get(self.run) {
+                apply(counts, collision.before, collision.after);
+                self.taken += 1;
+            }
+            self.run += 1;
+            self.run_free_left = self.timeline.free.get(self.run).copied().unwrap_or(0);
+        }
+    }
+
+    /// Takes `count` of the current run's resolved pairs, uniformly.
+    fn take_resolved(&mut self, count: u64, rng: &mut PopRng, counts: &mut Vec<u64>) {
+        let resolved = &mut self.timeline.resolved_in[self.run];
+        for _ in 0..count {
+            let single = resolved.swap_remove(below(rng, resolved.len() as u64) as usize);
+            apply(counts, single.before, single.after);
+        }
+    }
+
+    /// Takes the next `draws` free slots' pairs from the urn: multivariate hypergeometric.
+    fn take_bulk(&mut self, mut draws: u64, rng: &mut PopRng, counts: &mut Vec<u64>) {
+        let mut total: u64 = self.urn.iter().map(|u| u.1).sum();
+        for (pair, left) in self.urn.iter_mut() {
+            if draws == 0 {
+                break;
+            }
+            let here = hypergeometric(rng, total, *left, draws);
+            total -= *left;
+            *left -= here;
+            draws -= here;
+            if let Some((before, after)) = *pair {
+                for index in before {
+                    add_count(counts, index, -(here as i64));
+                }
+                for index in after {
+                    add_count(counts, index, here as i64);
+                }
+            }
+        }
+    }
+}
+
+/// Applies one interaction (state indices) to `counts`.
+fn apply(counts: &mut Vec<u64>, before: [u32; 2], after: [u32; 2]) {
+    for index in before {
+        add_count(counts, index, -1);
+    }
+    for index in after {
+        add_count(counts, index, 1);
+    }
 }
 
 /// Adds `amount` to the count of state index `index` in `counts` (grown as needed).

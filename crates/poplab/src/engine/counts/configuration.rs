@@ -113,9 +113,16 @@ impl<'p, P: Protocol> Configuration<'p, P> {
         }
     }
 
-    /// Lets `observer` act now on the expanded configuration; reloads it if the observer changed
-    /// it, and tells whether it did.
+    /// Lets `observer` act now: one that only looks and takes counts sees the states present;
+    /// another acts on the expanded configuration, which is reloaded if it changed. Tells whether
+    /// the configuration changed.
     pub(super) fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) -> bool {
+        if observer.only_looks() {
+            let counts: Vec<(P::State, u64)> = self.present().map(|(i, count)| (self.state(i), count)).collect();
+            if observer.look_at_counts(self.step, self.protocol, &counts) {
+                return false;
+            }
+        }
         let mut agents = self.agents();
         let changed = observer.observe(self.step, self.protocol, &mut agents, faults_rng);
         if changed {

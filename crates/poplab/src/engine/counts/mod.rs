@@ -324,9 +324,9 @@ impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
     /// Expands the configuration into an agent array only when some observer needs it.
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]) {
         if !observers.is_empty() {
-            let agents = self.agents();
+            let counts = self.counts();
             for observer in observers.iter_mut() {
-                observer.finish(self.step(), self.configuration.protocol(), &agents);
+                observer.finish(self.step(), self.configuration.protocol(), &counts);
             }
         }
     }

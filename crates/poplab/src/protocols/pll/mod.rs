@@ -194,13 +194,13 @@ impl Protocol for Pll {
     }
 
     /// Agents of status X, and agents in each epoch.
-    fn trace_values(&self, agents: &[State]) -> Vec<f64> {
+    fn trace_values(&self, present: &[(State, u64)]) -> Vec<f64> {
         let mut counts = [0u64; 4];
-        for s in agents {
+        for &(s, c) in present {
             if s.status() == Status::X {
-                counts[0] += 1;
+                counts[0] += c;
             }
-            counts[usize::from(s.epoch())] += 1;
+            counts[usize::from(s.epoch())] += c;
         }
         counts.iter().map(|&c| c as f64).collect()
     }

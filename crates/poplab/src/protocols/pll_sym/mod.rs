@@ -204,18 +204,18 @@ impl Protocol for PllSym {
     }
 
     /// Agents of status X and Y, agents in each epoch, followers of coin status F0 and F1.
-    fn trace_values(&self, agents: &[State]) -> Vec<f64> {
+    fn trace_values(&self, present: &[(State, u64)]) -> Vec<f64> {
         let mut counts = [0u64; 7];
-        for s in agents {
+        for &(s, c) in present {
             match s.status() {
-                Status::X => counts[0] += 1,
-                Status::Y => counts[1] += 1,
+                Status::X => counts[0] += c,
+                Status::Y => counts[1] += c,
                 _ => {}
             }
-            counts[usize::from(s.epoch()) + 1] += 1;
+            counts[usize::from(s.epoch()) + 1] += c;
             match s.coin_status() {
-                Some(Coin::F0) => counts[5] += 1,
-                Some(Coin::F1) => counts[6] += 1,
+                Some(Coin::F0) => counts[5] += c,
+                Some(Coin::F1) => counts[6] += c,
                 _ => {}
             }
         }

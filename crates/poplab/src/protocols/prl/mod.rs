@@ -342,8 +342,9 @@ impl Protocol for Prl {
         &["live_bullets", "dummy_bullets", "signals", "shielded_leaders"]
     }
 
-    fn trace_values(&self, agents: &[PrlState]) -> Vec<f64> {
-        let count = |f: &dyn Fn(&PrlState) -> bool| agents.iter().filter(|s| f(s)).count() as f64;
+    fn trace_values(&self, counts: &[(PrlState, u64)]) -> Vec<f64> {
+        let count =
+            |f: &dyn Fn(&PrlState) -> bool| counts.iter().filter(|(s, _)| f(s)).map(|&(_, c)| c).sum::<u64>() as f64;
         vec![
             count(&|s| s.bullet == Bullet::Live),
             count(&|s| s.bullet == Bullet::Dummy),
