@@ -35,6 +35,28 @@ pub enum Command {
     Exact(ExactArgs),
     /// Check closure, safety and convergence of a small population exhaustively.
     Verify(VerifyArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, powershell, elvish) to standard
+    /// output.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) of poplab or of one subcommand to standard output, or write every
+    /// page into a directory (--out).
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The page of this subcommand (run, sweep, ...) instead of poplab's own.
+    pub command: Option<String>,
+
+    /// Write poplab.1 and one page per subcommand (poplab-run.1, ...) into this directory instead.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -222,3 +222,83 @@ fn spacetime_draws_prl_on_its_ring() {
     assert_eq!(&std::fs::read(&png).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
     fails_with(&["spacetime", "angluin", "--n", "10", "--out", "x.svg"], "spacetime draws prl");
 }
+
+/// The subcommands `poplab --help` lists, without `help`.
+fn subcommands() -> Vec<String> {
+    let output = poplab().arg("--help").output().unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8(output.stdout).unwrap();
+    let names: Vec<String> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter(|line| !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect();
+    assert!(names.len() >= 10 && names.iter().any(|name| name == "reproduce"), "{help}");
+    names
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = poplab().args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn completions_for_every_shell_name_every_subcommand() {
+    let subcommands = subcommands();
+    // Each shell's script, recognised by how it registers itself.
+    for (shell, registers) in [
+        ("bash", "complete -F _poplab"),
+        ("zsh", "#compdef poplab"),
+        ("fish", "complete -c poplab"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion:arg-completer[poplab]"),
+    ] {
+        let script = stdout_of(&["completions", shell]);
+        assert!(script.contains(registers), "{shell}: no '{registers}' in\n{script}");
+        for name in &subcommands {
+            assert!(script.contains(name.as_str()), "{shell}: subcommand {name} missing");
+        }
+        // Options of subcommands too, not only their names.
+        assert!(script.contains("max-steps"), "{shell}: no --max-steps");
+    }
+    fails_with(&["completions", "tcsh"], "tcsh");
+    fails_with(&["completions"], "SHELL");
+}
+
+#[test]
+fn man_pages_are_roff_and_name_every_subcommand() {
+    let subcommands = subcommands();
+    let page = stdout_of(&["man"]);
+    assert!(page.starts_with(".TH") || page.starts_with(".ie"), "not roff:\n{}", &page[..page.len().min(200)]);
+    assert!(page.contains(".TH poplab 1") && page.contains(".SH SUBCOMMANDS"), "{page}");
+    for name in &subcommands {
+        // roff escapes the hyphen: poplab\-run(1).
+        assert!(page.contains(&format!("poplab\\-{name}(1)")), "man: subcommand {name} missing");
+    }
+    let run = stdout_of(&["man", "run"]);
+    assert!(run.starts_with(".ie") && run.contains(".TH poplab-run 1") && run.contains("\\-\\-max\\-steps"), "{run}");
+    fails_with(&["man", "walk"], "no subcommand 'walk'");
+
+    let dir = scratch("man-pages");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(stdout_of(&["man", "--out", dir.to_str().unwrap()]).is_empty());
+    let mut written: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name().into_string().unwrap()).collect();
+    written.sort();
+    let mut expected: Vec<String> = subcommands.iter().map(|name| format!("poplab-{name}.1")).collect();
+    expected.push("poplab.1".into());
+    expected.sort();
+    assert_eq!(written, expected);
+    assert_eq!(std::fs::read_to_string(dir.join("poplab.1")).unwrap(), page);
+    assert_eq!(std::fs::read_to_string(dir.join("poplab-run.1")).unwrap(), run);
+    let file = scratch("not-a-dir");
+    std::fs::write(&file, "").unwrap();
+    fails_with(&["man", "--out", file.to_str().unwrap()], "not a directory");
+}

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod exact;
+mod generated;
 mod list;
 mod plot;
 mod reproduce;
@@ -22,5 +23,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Spacetime(args) => spacetime::spacetime(&args),
         Command::Exact(args) => exact::exact(&args),
         Command::Verify(args) => exact::verify(&args),
+        Command::Completions(args) => generated::completions(&args),
+        Command::Man(args) => generated::man(&args),
     }
 }
