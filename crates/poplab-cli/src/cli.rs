@@ -269,6 +269,21 @@ impl SplittingArgs {
         self.estimator == Some(EstimatorArg::Splitting)
     }
 
+    /// Refuses an engine the splitting estimator does not run on: it reads the score after every
+    /// interaction, on the agent array, so `--engine counts` or `batched` would be ignored.
+    pub fn check_engine(&self, engine: Option<EngineArg>) -> Result<(), crate::input::InputError> {
+        match engine {
+            Some(engine @ (EngineArg::Counts | EngineArg::Batched)) if self.splitting() => {
+                Err(crate::input::InputError(format!(
+                    "--estimator splitting runs on the agent array (it reads the holding score after every \
+                     interaction), not on --engine {}; drop --engine or give --engine agents",
+                    if engine == EngineArg::Counts { "counts" } else { "batched" }
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The estimator's settings (seed, threads and repetitions come from the spec).
     pub fn settings(&self) -> poplab::splitting::SplittingSettings {
         let defaults = poplab::splitting::SplittingSettings::default();

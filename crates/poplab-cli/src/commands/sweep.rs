@@ -144,6 +144,7 @@ fn absolute_file(text: &str) -> Result<String> {
 /// `--estimator splitting`: one holding estimate per cell, with the growth fitted along the swept
 /// axis (files described in `poplab::holding_sweep`).
 fn holding_curve(args: &SweepArgs) -> Result<()> {
+    args.splitting.check_engine(args.trials.engine)?;
     if args.resume.is_some() {
         return Err(InputError(
             "--estimator splitting: run the same command with the same --out again to continue a holding sweep \
