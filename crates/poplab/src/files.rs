@@ -297,7 +297,7 @@ pub fn read_limited(path: &Path, what: &str, limit: u64, why: &str) -> Result<St
     if bytes.len() as u64 > limit {
         return Err(file_error(
             path,
-            format!("is larger than {limit} bytes, more than {why}; give the right {what} file"),
+            format!("is larger than {limit} bytes, more than {why}; give the right {what}"),
         ));
     }
     String::from_utf8(bytes).map_err(|_| file_error(path, format!("the {what} is not UTF-8 text")))

@@ -312,6 +312,15 @@ impl Params {
                 reason: "write parameters as KEY=VALUE, for example --set k=10".into(),
             })?;
             let key = key.trim().to_string();
+            if key.is_empty() {
+                return Err(Error::Parameter {
+                    name: item.to_string(),
+                    value: value.trim().to_string(),
+                    reason: "the parameter's name is missing; write KEY=VALUE, for example --set k=10 (see poplab \
+                             list for each protocol's parameters)"
+                        .into(),
+                });
+            }
             if values.insert(key.clone(), value.trim().to_string()).is_some() {
                 return Err(Error::Parameter {
                     name: key,

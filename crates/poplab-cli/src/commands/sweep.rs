@@ -78,7 +78,9 @@ fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
         ("--n", target.n.is_some()),
         ("--set", !target.set.is_empty()),
         ("--graph", target.graph.is_some()),
-        ("--shard", args.shard.shard.is_some() || args.shard.shard_from_env || args.shard.pack != 1),
+        ("--shard", args.shard.shard.is_some()),
+        ("--shard-from-env", args.shard.shard_from_env),
+        ("--pack", args.shard.pack != 1),
     ] {
         if is_given {
             given.push(name);
