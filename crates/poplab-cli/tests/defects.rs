@@ -21,8 +21,13 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs `args`; expects exit code 2, one line on standard error, containing every needle.
 fn refused(args: &[&str], needles: &[&str]) -> String {
     // The memory checks see 8 GB, whatever the machine has.
+    refused_with(args, needles, "8e9")
+}
+
+/// [`refused`] with `memory` bytes available to the memory checks.
+fn refused_with(args: &[&str], needles: &[&str], memory: &str) -> String {
     let output =
-        poplab().args(args).env("POPLAB_AVAILABLE_MEMORY", "8e9").timeout(Duration::from_secs(60)).output().unwrap();
+        poplab().args(args).env("POPLAB_AVAILABLE_MEMORY", memory).timeout(Duration::from_secs(60)).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line expected: {stderr}");
@@ -454,7 +459,11 @@ fn n7_memory_checks_see_the_address_space_limit() {
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("needs about 1.6 GB"), "{stderr}");
     // The exact analysis counts what a configuration really takes (137 kB at n = 7,000, not 28).
-    refused(&["exact", "angluin", "--n", "7000", "--max-configs", "7000"], &["about 140256 bytes each", "--max-configs"]);
+    refused_with(
+        &["exact", "angluin", "--n", "7000", "--max-configs", "7000"],
+        &["about 140256 bytes each", "give --max-configs 3564 or less"],
+        "5e8",
+    );
 }
 
 /// N9: a dangling output link is written through to the file it names; a looping one is refused.
@@ -602,4 +611,42 @@ fn n8_merge_checks_the_content_of_shards() {
         f[2] = "30".into();
     }));
     merge(&parts, &["n8-cell-0/trials.csv", "row 2", "not in the sweep"]);
+}
+
+/// N14: messages say what is wrong with the input as given.
+#[test]
+fn n14_messages_name_the_real_problem() {
+    let file = scratch("n14-afile");
+    std::fs::write(&file, "").unwrap();
+    let under = format!("{}/x.json", file.display());
+    let err = refused(&["run", "angluin", "--n", "10", "--out", &under], &["is not a directory"]);
+    assert!(!err.contains("does not exist"), "{err}");
+    let err = refused(&["run", "angluin", "--n", "1e400"], &["too large: at most 2^64 - 1"]);
+    assert!(!err.contains("2^128"), "{err}");
+    let err = refused(&["run", "angluin", "--n", "4", "--init", "counts:L=4"], &["angluin has no named states", "@FILE.json"]);
+    assert!(!err.contains("unknown key"), "{err}");
+    refused(&["run", "threshold", "--n", "10", "--set", "=5"], &["name is missing", "KEY=VALUE"]);
+    let err = refused(&["sweep", "angluin", "--n", "10", "--shard", "-1/2"], &["--shard -1/2: write I/K"]);
+    assert!(!err.contains("-- -1"), "{err}");
+    refused(&["sweep", "angluin", "--n", "10", "--shard", "2/2"], &["shard 2 does not exist", "numbered 0 to 1"]);
+    refused(&["sweep", "angluin", "--n", "10", "--shard", "0/2", "--pack", "0"], &["--pack 0", "--pack 1 or more"]);
+    let err = refused(
+        &["run", "ls-timer", "--n", "5", "--measure", "holding", "--estimator", "splitting", "--trials", "10^8"],
+        &["100000000 trial records", "fewer --trials"],
+    );
+    assert!(!err.contains("as an agent array"), "{err}");
+    let dir = scratch("n14-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    poplab().args(["sweep", "angluin", "--n", "10", "--trials", "1", "--out"]).arg(&dir).assert().success();
+    let err = refused(&["sweep", "--resume", dir.to_str().unwrap(), "--pack", "2"], &["drop --pack"]);
+    assert!(!err.contains("--shard"), "{err}");
+    refused(&["sweep", "--resume", scratch("n14-nowhere").to_str().unwrap()], &["is not a directory", "--out directory"]);
+    let big = scratch("n14-big.toml");
+    std::fs::write(&big, vec![b' '; 65 << 20]).unwrap();
+    let err = refused(&["run", &format!("@{}", big.display()), "--n", "10"], &["give the right protocol file"]);
+    assert!(!err.contains("file file"), "{err}");
+    std::fs::remove_file(&big).unwrap();
+    refused(&["run", "@n14-missing.toml", "--n", "10"], &["does not exist; give the path of the protocol file"]);
+    refused(&["exact", "angluin", "--n", "10^9"], &["exact analysis is for small populations, lower n"]);
+    refused(&["reproduce", "--merge", "n14-nowhere", "--out", scratch("n14-rep").to_str().unwrap()], &["no such directory"]);
 }

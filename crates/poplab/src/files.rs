@@ -289,7 +289,10 @@ pub fn read_limited(path: &Path, what: &str, limit: u64, why: &str) -> Result<St
     if path.exists() && !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return Err(file_error(path, format!("is not a regular file; give the {what} as a file")));
     }
-    let file = std::fs::File::open(path).map_err(|e| file_error(path, format!("cannot read the {what} ({e})")))?;
+    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => file_error(path, format!("does not exist; give the path of the {what}")),
+        _ => file_error(path, format!("cannot read the {what} ({e})")),
+    })?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
@@ -477,5 +480,74 @@ mod tests {
         let path = dir.path().join("x");
         std::fs::write(&path, "hello").unwrap();
         assert_eq!(read_limited(&path, "file", 5, "").unwrap(), "hello");
+    }
+
+    #[test]
+    fn n7_memory_limits_of_cgroups_and_the_address_space_count() {
+        let root = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = root.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // cgroup v2: the job's memory.max less what it uses; "max" is no limit.
+        write("job/memory.max", "1000\n");
+        write("job/memory.current", "300\n");
+        write("memory.max", "max\n");
+        assert_eq!(cgroup_left_in("0::/job\n", root.path()), Some(700));
+        write("job/memory.max", "max\n");
+        assert_eq!(cgroup_left_in("0::/job\n", root.path()), None);
+        // cgroup v1 (a Slurm job's step): the tightest of the group and its ancestors.
+        write("memory/slurm/job/memory.limit_in_bytes", "5000\n");
+        write("memory/slurm/job/memory.usage_in_bytes", "1000\n");
+        write("memory/slurm/memory.limit_in_bytes", "3000\n");
+        write("memory/memory.limit_in_bytes", "9223372036854771712\n");
+        assert_eq!(cgroup_left_in("4:memory:/slurm/job\n3:cpu:/\n", root.path()), Some(3000));
+        assert_eq!(address_space_after(8_000_000_000, 100_000_000), 7_900_000_000);
+        assert_eq!(address_space_after(100, 200), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn n9_dangling_links_lead_to_their_target_and_loops_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("sub/target.json", &link).unwrap();
+        // Its directory is missing: refused up front.
+        assert!(check_output_file(&link).unwrap_err().to_string().contains("does not exist"));
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        check_output_file(&link).unwrap();
+        write_atomic(&link, "x").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("sub/target.json")).unwrap(), "x");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        let looping = dir.path().join("self.json");
+        std::os::unix::fs::symlink("self.json", &looping).unwrap();
+        assert!(check_output_file(&looping).unwrap_err().to_string().contains("loops"));
+        assert!(write_atomic(&looping, "x").is_err());
+        assert!(std::fs::symlink_metadata(&looping).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn n3_names_longer_than_name_max_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = check_output_file(&dir.path().join("x".repeat(256))).unwrap_err().to_string();
+        assert!(err.contains("256 bytes") && err.contains("at most 255"), "{err}");
+        check_output_file(&dir.path().join("x".repeat(255))).unwrap();
+        assert!(prepare_output_dir(&dir.path().join("d".repeat(300))).unwrap_err().to_string().contains("at most 255"));
+    }
+
+    #[test]
+    fn n14_stale_partials_of_dead_processes_go() {
+        assert_eq!(stale_candidate(".poplab-123-abc.partial"), Some(123));
+        assert_eq!(stale_candidate(".poplab-123-abc.partial.svg"), Some(123));
+        assert_eq!(stale_candidate(".poplab-check-abc"), None);
+        assert_eq!(stale_candidate("poplab-123-abc.partial"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let dead = dir.path().join(".poplab-4194305-x.partial");
+        let other = dir.path().join("notes-4194305.partial");
+        std::fs::write(&dead, "").unwrap();
+        std::fs::write(&other, "").unwrap();
+        write_atomic(&dir.path().join("out.json"), "{}").unwrap();
+        assert!(!dead.exists() && other.exists());
     }
 }

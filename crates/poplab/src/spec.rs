@@ -290,6 +290,16 @@ impl RunSpec {
         }
         if per_config * max_configs as u128 > available {
             let fits = (available / per_config).max(1);
+            if fits < 1000 {
+                return Err(Error::Memory(format!(
+                    "exact analysis of n = {} agents: 1000 configurations alone would take {} of the {} of memory \
+                     available (about {} bytes each); exact analysis is for small populations, lower n",
+                    self.n,
+                    files::gigabytes(per_config * 1000),
+                    files::gigabytes(available),
+                    per_config
+                )));
+            }
             return Err(Error::Memory(format!(
                 "exact analysis keeps up to --max-configs {max_configs} configurations of n = {} agents, about {} \
                  bytes each ({} in all), but {} of memory are available; give --max-configs {fits} or less, or \

@@ -55,6 +55,18 @@ impl Shard {
     /// Shard `index` of `of`, packing `pack` shards per part: shards `index * pack ..` of
     /// `of * pack`.
     pub fn new(index: u64, of: u64, pack: u64) -> Result<Self> {
+        if pack == 0 {
+            return Err(Error::Setting("--pack 0: a part runs at least 1 shard; give --pack 1 or more".into()));
+        }
+        if of == 0 {
+            return Err(Error::Setting(format!("--shard {index}/0: a sweep splits into at least 1 shard (I/K, K >= 1)")));
+        }
+        if index >= of {
+            return Err(Error::Setting(format!(
+                "--shard {index}/{of}: shard {index} does not exist; the shards of {of} are numbered 0 to {}",
+                of - 1
+            )));
+        }
         if of == 0 || index >= of || pack == 0 {
             return Err(Error::Setting(format!(
                 "shard {index} of {of} (pack {pack}) does not exist; shards are numbered 0 to K - 1 of K >= 1, and \
@@ -758,6 +770,12 @@ fn io_error(path: &Path, e: std::io::Error) -> Error {
 
 /// Reads the definition stored in the sweep directory `dir`.
 pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
+    if !dir.is_dir() {
+        return Err(Error::File {
+            path: dir.display().to_string(),
+            reason: "is not a directory; give the --out directory of a sweep".into(),
+        });
+    }
     let path = dir.join(SPEC_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
         path: path.display().to_string(),
