@@ -313,13 +313,10 @@ impl Params {
             })?;
             let key = key.trim().to_string();
             if key.is_empty() {
-                return Err(Error::Parameter {
-                    name: item.to_string(),
-                    value: value.trim().to_string(),
-                    reason: "the parameter's name is missing; write KEY=VALUE, for example --set k=10 (see poplab \
-                             list for each protocol's parameters)"
-                        .into(),
-                });
+                return Err(Error::Setting(format!(
+                    "--set {item}: the parameter's name is missing; write KEY=VALUE, for example --set k=10 (poplab \
+                     list shows each protocol's parameters)"
+                )));
             }
             if values.insert(key.clone(), value.trim().to_string()).is_some() {
                 return Err(Error::Parameter {
