@@ -385,7 +385,11 @@ fn n2_a_named_pipe_is_written_once_in_place() {
     poplab().args(["run", "angluin", "--n", "10", "--trace"]).arg(&trace).assert().success();
     let cases: Vec<(&str, Vec<String>, &str)> = vec![
         ("n2-run.json", vec!["run".into(), "angluin".into(), "--n".into(), "10".into(), "--json".into()], "\"trials\""),
-        ("n2-exact.json", vec!["exact".into(), "angluin".into(), "--n".into(), "10".into(), "--json".into()], "expected"),
+        (
+            "n2-exact.json",
+            vec!["exact".into(), "angluin".into(), "--n".into(), "10".into(), "--json".into()],
+            "expected",
+        ),
         ("n2-plot.svg", vec!["plot".into(), trace.display().to_string()], "<svg"),
         ("n2-spacetime.svg", vec!["spacetime".into(), "prl".into(), "--n".into(), "8".into()], "<svg"),
     ];
@@ -428,13 +432,17 @@ fn n3_overlong_output_names_are_refused_up_front() {
 /// N6: sizes whose memory was not checked (the process aborted) are refused with the figure.
 #[test]
 fn n6_splitting_replicas_and_diagrams_are_checked_against_memory() {
-    let splitting = ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
+    let splitting =
+        ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
     let mut args = splitting.to_vec();
     args.extend(["--replicas", "10^12"]);
     refused(&args, &["--replicas 1000000000000", "needs about", "lower --replicas"]);
     let out = scratch("n6.png");
     let out = out.to_str().unwrap();
-    refused(&["spacetime", "prl", "--n", "8", "--rows", "10^7", "--past-safe", "--out", out], &["needs about", "lower --rows"]);
+    refused(
+        &["spacetime", "prl", "--n", "8", "--rows", "10^7", "--past-safe", "--out", out],
+        &["needs about", "lower --rows"],
+    );
     refused(&["spacetime", "prl", "--n", "10^7", "--out", out], &["10000000 agents", "needs about"]);
 }
 
@@ -485,7 +493,8 @@ fn n9_dangling_links_are_written_through_and_loops_refused() {
 /// rows or rows zero steps apart.
 #[test]
 fn n10_splitting_refuses_count_engines_and_diagrams_refuse_zero_sizes() {
-    let splitting = ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
+    let splitting =
+        ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
     for engine in ["counts", "batched"] {
         let mut args = splitting.to_vec();
         args.extend(["--engine", engine]);
@@ -503,7 +512,8 @@ fn n10_splitting_refuses_count_engines_and_diagrams_refuse_zero_sizes() {
 fn n13_unbounded_work_is_refused_up_front() {
     let out = scratch("n13.svg");
     refused(&["spacetime", "prl", "--n", "8", "--every", "10^19", "--out", out.to_str().unwrap()], &["lower --every"]);
-    let splitting = ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
+    let splitting =
+        ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
     let mut args = splitting.to_vec();
     args.extend(["--cycles", "10^15"]);
     refused(&args, &["--cycles 1000000000000000", "lower --cycles"]);
@@ -534,7 +544,18 @@ fn two_shards(name: &str) -> Vec<PathBuf> {
             let dir = scratch(&format!("{name}-{i}"));
             let _ = std::fs::remove_dir_all(&dir);
             poplab()
-                .args(["sweep", "angluin", "--n", "10,20", "--trials", "3", "--seed", "1", "--shard", &format!("{i}/2")])
+                .args([
+                    "sweep",
+                    "angluin",
+                    "--n",
+                    "10,20",
+                    "--trials",
+                    "3",
+                    "--seed",
+                    "1",
+                    "--shard",
+                    &format!("{i}/2"),
+                ])
                 .arg("--out")
                 .arg(&dir)
                 .assert()
@@ -602,10 +623,14 @@ fn n8_merge_checks_the_content_of_shards() {
     merge(&parts, &["n8-twice-1/trials.csv", "is given twice"]);
 
     let parts = two_shards("n8-cell");
-    edit_row(&parts[0], 1, Some(&|f: &mut Vec<String>| {
-        f[1] = "n=30".into();
-        f[2] = "30".into();
-    }));
+    edit_row(
+        &parts[0],
+        1,
+        Some(&|f: &mut Vec<String>| {
+            f[1] = "n=30".into();
+            f[2] = "30".into();
+        }),
+    );
     merge(&parts, &["n8-cell-0/trials.csv", "row 2", "not in the sweep"]);
 }
 
@@ -619,7 +644,10 @@ fn n14_messages_name_the_real_problem() {
     assert!(!err.contains("does not exist"), "{err}");
     let err = refused(&["run", "angluin", "--n", "1e400"], &["too large: at most 2^64 - 1"]);
     assert!(!err.contains("2^128"), "{err}");
-    let err = refused(&["run", "angluin", "--n", "4", "--init", "counts:L=4"], &["angluin has no named states", "@FILE.json"]);
+    let err = refused(
+        &["run", "angluin", "--n", "4", "--init", "counts:L=4"],
+        &["angluin has no named states", "@FILE.json"],
+    );
     assert!(!err.contains("unknown key"), "{err}");
     refused(&["run", "threshold", "--n", "10", "--set", "=5"], &["name is missing", "KEY=VALUE"]);
     let err = refused(&["sweep", "angluin", "--n", "10", "--shard", "-1/2"], &["--shard -1/2: write I/K"]);
@@ -636,7 +664,10 @@ fn n14_messages_name_the_real_problem() {
     poplab().args(["sweep", "angluin", "--n", "10", "--trials", "1", "--out"]).arg(&dir).assert().success();
     let err = refused(&["sweep", "--resume", dir.to_str().unwrap(), "--pack", "2"], &["drop --pack"]);
     assert!(!err.contains("--shard"), "{err}");
-    refused(&["sweep", "--resume", scratch("n14-nowhere").to_str().unwrap()], &["is not a directory", "--out directory"]);
+    refused(
+        &["sweep", "--resume", scratch("n14-nowhere").to_str().unwrap()],
+        &["is not a directory", "--out directory"],
+    );
     let big = scratch("n14-big.toml");
     std::fs::write(&big, vec![b' '; 65 << 20]).unwrap();
     let err = refused(&["run", &format!("@{}", big.display()), "--n", "10"], &["give the right protocol file"]);
@@ -644,5 +675,8 @@ fn n14_messages_name_the_real_problem() {
     std::fs::remove_file(&big).unwrap();
     refused(&["run", "@n14-missing.toml", "--n", "10"], &["does not exist; give the path of the protocol file"]);
     refused(&["exact", "angluin", "--n", "10^6"], &["exact analysis is for small populations, lower n"]);
-    refused(&["reproduce", "--merge", "n14-nowhere", "--out", scratch("n14-rep").to_str().unwrap()], &["no such directory"]);
+    refused(
+        &["reproduce", "--merge", "n14-nowhere", "--out", scratch("n14-rep").to_str().unwrap()],
+        &["no such directory"],
+    );
 }

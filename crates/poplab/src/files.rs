@@ -132,10 +132,7 @@ pub fn check_output_file(path: &Path) -> Result<()> {
     }
     let dir = parent_of(&target);
     if !dir.exists() {
-        return Err(file_error(
-            path,
-            format!("its directory '{}' does not exist; create it first", dir.display()),
-        ));
+        return Err(file_error(path, format!("its directory '{}' does not exist; create it first", dir.display())));
     }
     if !dir.is_dir() {
         return Err(file_error(
@@ -165,9 +162,8 @@ pub fn remove_stale_partials(dir: &Path) {
         let name = entry.file_name();
         let Some(pid) = stale_candidate(&name.to_string_lossy()) else { continue };
         let stale = if pid == std::process::id() {
-            started.is_some_and(|start| {
-                entry.metadata().and_then(|m| m.modified()).is_ok_and(|modified| modified < start)
-            })
+            started
+                .is_some_and(|start| entry.metadata().and_then(|m| m.modified()).is_ok_and(|modified| modified < start))
         } else {
             !process_runs(pid)
         };
@@ -298,10 +294,7 @@ pub fn read_limited(path: &Path, what: &str, limit: u64, why: &str) -> Result<St
         .read_to_end(&mut bytes)
         .map_err(|e| file_error(path, format!("cannot read the {what} ({e})")))?;
     if bytes.len() as u64 > limit {
-        return Err(file_error(
-            path,
-            format!("is larger than {limit} bytes, more than {why}; give the right {what}"),
-        ));
+        return Err(file_error(path, format!("is larger than {limit} bytes, more than {why}; give the right {what}")));
     }
     String::from_utf8(bytes).map_err(|_| file_error(path, format!("the {what} is not UTF-8 text")))
 }
@@ -366,7 +359,9 @@ fn cgroup_left_in(membership: &str, root: &Path) -> Option<u64> {
     let mut least: Option<u64> = None;
     for line in membership.lines() {
         let mut fields = line.splitn(3, ':');
-        let (Some(id), Some(controllers), Some(group)) = (fields.next(), fields.next(), fields.next()) else { continue };
+        let (Some(id), Some(controllers), Some(group)) = (fields.next(), fields.next(), fields.next()) else {
+            continue;
+        };
         let group = group.trim_start_matches('/');
         let (base, limit_file, usage_file) = if id == "0" && controllers.is_empty() {
             (root.to_path_buf(), "memory.max", "memory.current")

@@ -59,7 +59,9 @@ impl Shard {
             return Err(Error::Setting("--pack 0: a part runs at least 1 shard; give --pack 1 or more".into()));
         }
         if of == 0 {
-            return Err(Error::Setting(format!("--shard {index}/0: a sweep splits into at least 1 shard (I/K, K >= 1)")));
+            return Err(Error::Setting(format!(
+                "--shard {index}/0: a sweep splits into at least 1 shard (I/K, K >= 1)"
+            )));
         }
         if index >= of {
             return Err(Error::Setting(format!(

@@ -30,7 +30,9 @@ pub fn spacetime(args: &SpacetimeArgs) -> Result<()> {
     }
     crate::plot::check_out(&args.out)?;
     if args.rows == 0 {
-        return Err(InputError("--rows 0: a diagram needs at least 1 row (the start); give --rows 1 or more".into()).into());
+        return Err(
+            InputError("--rows 0: a diagram needs at least 1 row (the start); give --rows 1 or more".into()).into()
+        );
     }
     if args.every == Some(0) {
         return Err(InputError("--every 0: rows are at least 1 step apart; give --every 1 or more".into()).into());
