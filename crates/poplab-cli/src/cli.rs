@@ -69,7 +69,7 @@ pub struct SpacetimeArgs {
     pub n: u64,
 
     /// A protocol parameter (repeatable), e.g. N=400.
-    #[arg(long, value_name = "KEY=VALUE")]
+    #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true)]
     pub set: Vec<String>,
 
     /// The start: random, a named family (no-leader, all-leaders, safe, alternating, fig3), or
@@ -171,7 +171,7 @@ pub struct TargetArgs {
     pub n: Option<String>,
 
     /// A protocol parameter KEY=VALUE (repeatable); `sweep` takes KEY=LIST and runs the cross product.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
+    #[arg(long = "set", value_name = "KEY=VALUE", allow_hyphen_values = true)]
     pub set: Vec<String>,
 
     /// Interaction graph: complete, ring (directed), undirected-ring, or @FILE with one arc "u v"
@@ -228,7 +228,7 @@ pub struct RunArgs {
 
     /// A transient fault STEP:K[:FAMILY]: at STEP, K agents chosen uniformly get states drawn from
     /// FAMILY (default random). Repeatable; the safe set is watched after the last fault.
-    #[arg(long = "fault", value_name = "STEP:K[:FAMILY]")]
+    #[arg(long = "fault", value_name = "STEP:K[:FAMILY]", allow_hyphen_values = true)]
     pub faults: Vec<String>,
 
     /// Write a time series (trial, step, parallel time, leaders, protocol columns) to this CSV
@@ -291,6 +291,21 @@ impl SplittingArgs {
         self.estimator == Some(EstimatorArg::Splitting)
     }
 
+    /// Refuses an engine the splitting estimator does not run on: it reads the score after every
+    /// interaction, on the agent array, so `--engine counts` or `batched` would be ignored.
+    pub fn check_engine(&self, engine: Option<EngineArg>) -> Result<(), crate::input::InputError> {
+        match engine {
+            Some(engine @ (EngineArg::Counts | EngineArg::Batched)) if self.splitting() => {
+                Err(crate::input::InputError(format!(
+                    "--estimator splitting runs on the agent array (it reads the holding score after every \
+                     interaction), not on --engine {}; drop --engine or give --engine agents",
+                    if engine == EngineArg::Counts { "counts" } else { "batched" }
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The estimator's settings (seed, threads and repetitions come from the spec).
     pub fn settings(&self) -> poplab::splitting::SplittingSettings {
         let defaults = poplab::splitting::SplittingSettings::default();
@@ -341,7 +356,7 @@ pub struct SweepArgs {
 pub struct ShardArgs {
     /// Run only shard I of K (numbered from 0): the sweep's (cell, trial) jobs are dealt
     /// round-robin into K shards. Run again into the same --out, a shard continues.
-    #[arg(long, value_name = "I/K", conflicts_with = "shard_from_env")]
+    #[arg(long, value_name = "I/K", conflicts_with = "shard_from_env", allow_hyphen_values = true)]
     pub shard: Option<String>,
 
     /// Take the shard from a Slurm array task: I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN,
@@ -350,7 +365,7 @@ pub struct ShardArgs {
     pub shard_from_env: bool,
 
     /// Pack P shards into each part: part I of K runs shards I*P .. I*P+P-1 of K*P.
-    #[arg(long, value_name = "P", value_parser = parse_count, default_value = "1")]
+    #[arg(long, value_name = "P", value_parser = parse_count, default_value = "1", allow_hyphen_values = true)]
     pub pack: u64,
 }
 
@@ -442,7 +457,7 @@ pub struct ReproduceArgs {
     pub only: Vec<String>,
 
     /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, value_parser = parse_threads)]
+    #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
     pub threads: Option<usize>,
 
     #[command(flatten)]

@@ -92,17 +92,12 @@ pub fn write_file(figure: &Figure, path: &Path) -> Result<()> {
 }
 
 /// Calls `draw` with a temporary path next to `path` and the format (`svg` or `png`, from
-/// `path`'s extension), then renames the drawn file into place; a failed drawing leaves `path`
-/// as it was.
+/// `path`'s extension), then renames the drawn file into place (through symbolic links; a pipe
+/// or a device is written in place, never replaced: `poplab::files::write_atomic_by`); a failed
+/// drawing leaves `path` as it was.
 pub fn atomically(path: &Path, draw: impl FnOnce(&Path, &str) -> Result<()>) -> Result<()> {
     let format = format_of(path).ok_or_else(|| anyhow!("'{}' is neither an .svg nor a .png file", path.display()))?;
-    let partial = path.with_extension(format!("partial-{}.{format}", std::process::id()));
-    let done = draw(&partial, format)
-        .and_then(|()| std::fs::rename(&partial, path).map_err(|e| anyhow!("'{}': {e}", path.display())));
-    if done.is_err() {
-        let _ = std::fs::remove_file(&partial);
-    }
-    done
+    poplab::files::write_atomic_by(path, &format!(".{format}"), |partial| draw(partial, format))
 }
 
 /// Writes `figure` to `stem.svg` and `stem.png`.

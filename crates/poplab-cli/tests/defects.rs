@@ -21,8 +21,13 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs `args`; expects exit code 2, one line on standard error, containing every needle.
 fn refused(args: &[&str], needles: &[&str]) -> String {
     // The memory checks see 8 GB, whatever the machine has.
+    refused_with(args, needles, "8e9")
+}
+
+/// [`refused`] with `memory` bytes available to the memory checks.
+fn refused_with(args: &[&str], needles: &[&str], memory: &str) -> String {
     let output =
-        poplab().args(args).env("POPLAB_AVAILABLE_MEMORY", "8e9").timeout(Duration::from_secs(60)).output().unwrap();
+        poplab().args(args).env("POPLAB_AVAILABLE_MEMORY", memory).timeout(Duration::from_secs(60)).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line expected: {stderr}");
@@ -307,4 +312,371 @@ fn d15_a_closed_pipe_exits_0() {
     drop(stdout);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+// Issue 33, part N: hangs, lost output, aborts and unclear messages.
+
+/// A protocol file with `states` states `S0 ..`, every ordered pair of distinct states as a rule
+/// when `all_rules` (else one rule), every agent in `S0`, silent stop.
+fn protocol_file(name: &str, states: usize, all_rules: bool) -> PathBuf {
+    use std::fmt::Write;
+    let mut text = String::from("[states]\n");
+    for i in 0..states {
+        writeln!(text, "S{i} = \"no\"").unwrap();
+    }
+    text.push_str("[rules]\n");
+    if all_rules {
+        for a in 0..states {
+            for b in (0..states).filter(|&b| b != a) {
+                writeln!(text, "\"S{a},S{b}\" = \"S{b},S{a}\"").unwrap();
+            }
+        }
+    } else {
+        text.push_str("\"S0,S1\" = \"S1,S1\"\n");
+    }
+    text.push_str("[init]\nS0 = 1.0\n[stop]\nsafe = \"silent\"\n");
+    let path = scratch(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// N1: protocol files parse in linear time (the quadratic parser took 2.2 s for 10^4 states and
+/// more than a minute for 10^5 states, or for 300 states with all 89,700 rules).
+#[test]
+fn n1_protocol_files_parse_in_linear_time() {
+    for (name, states, all_rules) in [("n1-states.toml", 100_000, false), ("n1-rules.toml", 300, true)] {
+        let path = protocol_file(name, states, all_rules);
+        let started = Instant::now();
+        let output = poplab()
+            .args(["run", &format!("@{}", path.display()), "--n", "100", "--json"])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let seconds = started.elapsed().as_secs_f64();
+        assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+        // Linear work takes well under a second here; the quadratic parser took minutes.
+        assert!(seconds < 10.0, "{name}: {states} states took {seconds:.1} s");
+    }
+}
+
+/// Makes a named pipe at `path` and reads it whole on another thread.
+#[cfg(unix)]
+fn pipe_reader(path: &std::path::Path) -> std::thread::JoinHandle<Vec<u8>> {
+    let _ = std::fs::remove_file(path);
+    assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        use std::io::Read;
+        // As `cat` does: one opening, read to the end of the file (the writer's closing).
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path).unwrap().read_to_end(&mut bytes).unwrap();
+        bytes
+    })
+}
+
+/// N2: a named pipe given as an output is written once, in place: `run` and `exact` opened it to
+/// check it (its reader saw the end of the file) and blocked on the second opening; `plot` and
+/// `spacetime` replaced it with a regular file.
+#[cfg(unix)]
+#[test]
+fn n2_a_named_pipe_is_written_once_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let trace = scratch("n2-trace.csv");
+    poplab().args(["run", "angluin", "--n", "10", "--trace"]).arg(&trace).assert().success();
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        ("n2-run.json", vec!["run".into(), "angluin".into(), "--n".into(), "10".into(), "--json".into()], "\"trials\""),
+        (
+            "n2-exact.json",
+            vec!["exact".into(), "angluin".into(), "--n".into(), "10".into(), "--json".into()],
+            "expected",
+        ),
+        ("n2-plot.svg", vec!["plot".into(), trace.display().to_string()], "<svg"),
+        ("n2-spacetime.svg", vec!["spacetime".into(), "prl".into(), "--n".into(), "8".into()], "<svg"),
+    ];
+    for (name, args, needle) in cases {
+        let fifo = scratch(name);
+        let reader = pipe_reader(&fifo);
+        let output = poplab().args(&args).arg("--out").arg(&fifo).timeout(Duration::from_secs(60)).output().unwrap();
+        assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+        // (A replaced pipe would leave the reader waiting for a writer forever.)
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "{name}: the pipe was replaced");
+        let text = String::from_utf8(reader.join().unwrap()).unwrap();
+        assert!(text.contains(needle), "{name}: the reader got {text:?}");
+    }
+}
+
+/// N3: an output name longer than a file name can be (255 bytes) is refused before the run, not
+/// at its final rename.
+#[test]
+fn n3_overlong_output_names_are_refused_up_front() {
+    let long = scratch(&format!("{}.json", "x".repeat(300)));
+    let long = long.to_str().unwrap();
+    let svg = scratch(&format!("{}.svg", "x".repeat(300)));
+    let svg = svg.to_str().unwrap();
+    let trace = scratch("n3-trace.csv");
+    poplab().args(["run", "angluin", "--n", "10", "--trace"]).arg(&trace).assert().success();
+    let trace = trace.to_str().unwrap();
+    let csv = scratch(&format!("{}.csv", "x".repeat(300)));
+    let csv = csv.to_str().unwrap();
+    for args in [
+        vec!["run", "angluin", "--n", "10", "--out", long],
+        vec!["run", "angluin", "--n", "10", "--trace", csv],
+        vec!["exact", "angluin", "--n", "10", "--out", long],
+        vec!["plot", trace, "--out", svg],
+        vec!["spacetime", "prl", "--n", "8", "--out", svg],
+    ] {
+        refused(&args, &["takes at most 255", "shorten"]);
+    }
+}
+
+/// N6: sizes whose memory was not checked (the process aborted) are refused with the figure.
+#[test]
+fn n6_splitting_replicas_and_diagrams_are_checked_against_memory() {
+    let splitting =
+        ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
+    let mut args = splitting.to_vec();
+    args.extend(["--replicas", "10^12"]);
+    refused(&args, &["--replicas 1000000000000", "needs about", "lower --replicas"]);
+    let out = scratch("n6.png");
+    let out = out.to_str().unwrap();
+    refused(
+        &["spacetime", "prl", "--n", "8", "--rows", "10^7", "--past-safe", "--out", out],
+        &["needs about", "lower --rows"],
+    );
+    refused(&["spacetime", "prl", "--n", "10^7", "--out", out], &["10000000 agents", "needs about"]);
+}
+
+/// N7: the memory check sees an address-space limit (`ulimit -v`), not only the machine's
+/// available memory: the run below needs 1.6 GB and aborted under a 1 GB limit.
+#[cfg(target_os = "linux")]
+#[test]
+fn n7_memory_checks_see_the_address_space_limit() {
+    let binary = assert_cmd::cargo::cargo_bin("poplab");
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v 1000000; exec '{}' run ppl --n 10^8 --max-steps 10 --threads 1", binary.display()))
+        .env_remove("POPLAB_AVAILABLE_MEMORY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("needs about 1.6 GB"), "{stderr}");
+    // The exact analysis counts what a configuration really takes (137 kB at n = 7,000, not 28).
+    refused_with(
+        &["exact", "angluin", "--n", "7000", "--max-configs", "7000"],
+        &["about 140256 bytes each", "give --max-configs 3564 or less"],
+        "5e8",
+    );
+}
+
+/// N9: a dangling output link is written through to the file it names; a looping one is refused.
+#[cfg(unix)]
+#[test]
+fn n9_dangling_links_are_written_through_and_loops_refused() {
+    let dir = scratch("n9");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink("target.json", &link).unwrap();
+    poplab().args(["run", "angluin", "--n", "10", "--json", "--out"]).arg(&link).assert().success();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    assert!(std::fs::read_to_string(dir.join("target.json")).unwrap().contains("\"trials\""));
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    refused(&["run", "angluin", "--n", "10", "--out", a.to_str().unwrap()], &["symbolic link that loops"]);
+    assert!(std::fs::symlink_metadata(&a).unwrap().file_type().is_symlink());
+}
+
+/// N10: the splitting estimator refuses a count engine it would not use; a diagram refuses zero
+/// rows or rows zero steps apart.
+#[test]
+fn n10_splitting_refuses_count_engines_and_diagrams_refuse_zero_sizes() {
+    let splitting =
+        ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
+    for engine in ["counts", "batched"] {
+        let mut args = splitting.to_vec();
+        args.extend(["--engine", engine]);
+        refused(&args, &["runs on the agent array", "drop --engine"]);
+    }
+    let out = scratch("n10.svg");
+    let out = out.to_str().unwrap();
+    refused(&["spacetime", "prl", "--n", "8", "--rows", "0", "--out", out], &["--rows 0", "at least 1 row"]);
+    refused(&["spacetime", "prl", "--n", "8", "--every", "0", "--out", out], &["--every 0", "--every 1 or more"]);
+}
+
+/// N13: work without a bound is refused up front: a diagram of 10^19 steps per row, splitting
+/// with 10^15 cycles.
+#[test]
+fn n13_unbounded_work_is_refused_up_front() {
+    let out = scratch("n13.svg");
+    refused(&["spacetime", "prl", "--n", "8", "--every", "10^19", "--out", out.to_str().unwrap()], &["lower --every"]);
+    let splitting =
+        ["run", "ls-timer", "--n", "5", "--set", "s=20", "--measure", "holding", "--estimator", "splitting"];
+    let mut args = splitting.to_vec();
+    args.extend(["--cycles", "10^15"]);
+    refused(&args, &["--cycles 1000000000000000", "lower --cycles"]);
+}
+
+/// N14 (partial files): the hidden temporary files a killed run leaves are removed at the next
+/// write into their directory, those of running processes are not.
+#[cfg(target_os = "linux")]
+#[test]
+fn n14_stale_partial_files_are_removed() {
+    let dir = scratch("n14-partials");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // PID 4194305 is above Linux's largest; PID 1 runs.
+    let dead = dir.join(".poplab-4194305-aB3xYz.partial");
+    let alive = dir.join(".poplab-1-aB3xYz.partial");
+    std::fs::write(&dead, "torn").unwrap();
+    std::fs::write(&alive, "busy").unwrap();
+    poplab().args(["run", "angluin", "--n", "10", "--out"]).arg(dir.join("x.txt")).assert().success();
+    assert!(!dead.exists(), "a dead run's partial file stayed");
+    assert!(alive.exists(), "a running process's partial file was removed");
+}
+
+/// Two shards of a small sweep, fresh, in `name-0` and `name-1`.
+fn two_shards(name: &str) -> Vec<PathBuf> {
+    (0..2)
+        .map(|i| {
+            let dir = scratch(&format!("{name}-{i}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            poplab()
+                .args([
+                    "sweep",
+                    "angluin",
+                    "--n",
+                    "10,20",
+                    "--trials",
+                    "3",
+                    "--seed",
+                    "1",
+                    "--shard",
+                    &format!("{i}/2"),
+                ])
+                .arg("--out")
+                .arg(&dir)
+                .assert()
+                .success();
+            dir
+        })
+        .collect()
+}
+
+/// Rewrites line `line` (0: the header) of the shard's trials.csv with `edit`, or appends a copy
+/// of it when `edit` is `None`.
+fn edit_row(shard: &std::path::Path, line: usize, edit: Option<&dyn Fn(&mut Vec<String>)>) {
+    let path = shard.join("trials.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert!(header.contains(&"steps"), "{header:?}");
+    match edit {
+        Some(edit) => {
+            let mut fields: Vec<String> = lines[line].split(',').map(str::to_string).collect();
+            edit(&mut fields);
+            lines[line] = fields.join(",");
+        }
+        None => lines.push(lines[line].clone()),
+    }
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+}
+
+/// The column `name` of the shard's trials.csv.
+fn column(shard: &std::path::Path, name: &str) -> usize {
+    let text = std::fs::read_to_string(shard.join("trials.csv")).unwrap();
+    text.lines().next().unwrap().split(',').position(|c| c == name).unwrap()
+}
+
+/// N8: merge checks what the shards hold, not only that they are complete: each row's trial seed
+/// is the one its master seed gives, outcome and steps agree with the horizon, no row is given
+/// twice, and each trials.csv matches the checksum written with it (an edited step count).
+#[test]
+fn n8_merge_checks_the_content_of_shards() {
+    let merge = |parts: &[PathBuf], needles: &[&str]| {
+        let out = scratch("n8-merged");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut args = vec!["merge".to_string(), "--out".into(), out.display().to_string()];
+        args.extend(parts.iter().map(|p| p.display().to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, needles);
+    };
+    let parts = two_shards("n8-steps");
+    let steps = column(&parts[0], "steps");
+    edit_row(&parts[0], 1, Some(&|f: &mut Vec<String>| f[steps] = (f[steps].parse::<u64>().unwrap() + 1).to_string()));
+    merge(&parts, &["trials.csv", "does not match its checksum"]);
+
+    let parts = two_shards("n8-seed");
+    let seed = column(&parts[0], "trial_seed");
+    edit_row(&parts[0], 2, Some(&|f: &mut Vec<String>| f[seed] = "12345".into()));
+    merge(&parts, &["n8-seed-0/trials.csv", "row 3", "trial seed 12345"]);
+
+    let parts = two_shards("n8-censored");
+    let outcome = column(&parts[1], "outcome");
+    edit_row(&parts[1], 1, Some(&|f: &mut Vec<String>| f[outcome] = "censored".into()));
+    merge(&parts, &["n8-censored-1/trials.csv", "row 2", "censored at", "the horizon"]);
+
+    let parts = two_shards("n8-twice");
+    edit_row(&parts[1], 1, None);
+    merge(&parts, &["n8-twice-1/trials.csv", "is given twice"]);
+
+    let parts = two_shards("n8-cell");
+    edit_row(
+        &parts[0],
+        1,
+        Some(&|f: &mut Vec<String>| {
+            f[1] = "n=30".into();
+            f[2] = "30".into();
+        }),
+    );
+    merge(&parts, &["n8-cell-0/trials.csv", "row 2", "not in the sweep"]);
+}
+
+/// N14: messages say what is wrong with the input as given.
+#[test]
+fn n14_messages_name_the_real_problem() {
+    let file = scratch("n14-afile");
+    std::fs::write(&file, "").unwrap();
+    let under = format!("{}/x.json", file.display());
+    let err = refused(&["run", "angluin", "--n", "10", "--out", &under], &["is not a directory"]);
+    assert!(!err.contains("does not exist"), "{err}");
+    let err = refused(&["run", "angluin", "--n", "1e400"], &["too large: at most 2^64 - 1"]);
+    assert!(!err.contains("2^128"), "{err}");
+    let err = refused(
+        &["run", "angluin", "--n", "4", "--init", "counts:L=4"],
+        &["angluin has no named states", "@FILE.json"],
+    );
+    assert!(!err.contains("unknown key"), "{err}");
+    refused(&["run", "threshold", "--n", "10", "--set", "=5"], &["name is missing", "KEY=VALUE"]);
+    let err = refused(&["sweep", "angluin", "--n", "10", "--shard", "-1/2"], &["--shard -1/2: write I/K"]);
+    assert!(!err.contains("-- -1"), "{err}");
+    refused(&["sweep", "angluin", "--n", "10", "--shard", "2/2"], &["shard 2 does not exist", "numbered 0 to 1"]);
+    refused(&["sweep", "angluin", "--n", "10", "--shard", "0/2", "--pack", "0"], &["--pack 0", "--pack 1 or more"]);
+    let err = refused(
+        &["run", "ls-timer", "--n", "5", "--measure", "holding", "--estimator", "splitting", "--trials", "10^8"],
+        &["100000000 trial records", "fewer --trials"],
+    );
+    assert!(!err.contains("as an agent array"), "{err}");
+    let dir = scratch("n14-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    poplab().args(["sweep", "angluin", "--n", "10", "--trials", "1", "--out"]).arg(&dir).assert().success();
+    let err = refused(&["sweep", "--resume", dir.to_str().unwrap(), "--pack", "2"], &["drop --pack"]);
+    assert!(!err.contains("--shard"), "{err}");
+    refused(
+        &["sweep", "--resume", scratch("n14-nowhere").to_str().unwrap()],
+        &["is not a directory", "--out directory"],
+    );
+    let big = scratch("n14-big.toml");
+    std::fs::write(&big, vec![b' '; 65 << 20]).unwrap();
+    let err = refused(&["run", &format!("@{}", big.display()), "--n", "10"], &["give the right protocol file"]);
+    assert!(!err.contains("file file"), "{err}");
+    std::fs::remove_file(&big).unwrap();
+    refused(&["run", "@n14-missing.toml", "--n", "10"], &["does not exist; give the path of the protocol file"]);
+    refused(&["exact", "angluin", "--n", "10^6"], &["exact analysis is for small populations, lower n"]);
+    refused(
+        &["reproduce", "--merge", "n14-nowhere", "--out", scratch("n14-rep").to_str().unwrap()],
+        &["no such directory"],
+    );
 }

@@ -48,7 +48,11 @@ struct UserProtocol {
 /// Keeps the first failure of a callback (the exception the Python function raised: the cause of
 /// the Python layer's wrapper, which names the states) and gives its message to the library.
 fn keep(failure: &Mutex<Option<PyErr>>, py: Python<'_>, err: PyErr) -> String {
-    let message = err.value(py).to_string();
+    let mut message = err.value(py).to_string();
+    if message.is_empty() {
+        // `KeyboardInterrupt()` has no text: name the exception.
+        message = err.get_type(py).name().map_or_else(|_| "an exception".into(), |n| n.to_string());
+    }
     let cause = err.cause(py).unwrap_or(err);
     failure.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(cause);
     message
@@ -157,6 +161,15 @@ fn error(e: Error, protocol: Option<&UserProtocol>) -> PyErr {
             let err = RuleError::new_err(e.to_string());
             if let Some(cause) = protocol.and_then(|p| p.failure.lock().unwrap_or_else(PoisonError::into_inner).take())
             {
+                // Ctrl-C (KeyboardInterrupt) or SystemExit inside a rule is not the rule's failure:
+                // it propagates as itself.
+                let interrupt = Python::attach(|py| {
+                    cause.is_instance_of::<pyo3::exceptions::PyBaseException>(py)
+                        && !cause.is_instance_of::<pyo3::exceptions::PyException>(py)
+                });
+                if interrupt {
+                    return cause;
+                }
                 Python::attach(|py| err.set_cause(py, Some(cause)));
             }
             err

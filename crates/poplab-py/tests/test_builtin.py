@@ -124,7 +124,7 @@ def test_init_as_a_list_of_state_objects():
         (lambda: poplab.run("angluin", 1), "n = 1 is out of range"),
         (lambda: poplab.run("angluin", 10, engine="fast"), "unknown engine 'fast'"),
         (lambda: poplab.run("angluin", 10, params={"k": 3}), "protocol angluin has no parameter 'k'"),
-        (lambda: poplab.run("angluin", 10, trials=0), "--trials 0"),
+        (lambda: poplab.run("angluin", 10, trials=0), "trials = 0 is out of range: give 1 to 10**8"),
         (lambda: poplab.run("angluin", 10, init="nothing"), "initial configuration"),
         (lambda: poplab.run("angluin", 10, graph="torus"), "graph"),
         (lambda: poplab.run("angluin", 10, init=[{"leader": 1}] * 10), "initial configuration"),

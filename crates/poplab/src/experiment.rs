@@ -219,8 +219,21 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engin
     } else {
         "lower n or --threads, or start from the default configuration without faults (kept as counts)"
     };
+    let arrays = per_trial * u128::from(at_once);
+    // Name what takes the memory: the agent arrays, or the trial records.
+    if records > arrays {
+        return files::check_memory(
+            arrays + records,
+            &format!(
+                "{} trial records ({RECORD_BYTES} bytes each, kept until the run ends) and {} of agent arrays",
+                settings.trials,
+                files::gigabytes(arrays)
+            ),
+            "run fewer --trials at a time (several runs with other seeds, or a sweep)",
+        );
+    }
     files::check_memory(
-        per_trial * u128::from(at_once) + records,
+        arrays + records,
         &format!(
             "{} at n = {} as an agent array ({} bytes per agent, {at_once} trial{} at a time)",
             protocol.info().name,

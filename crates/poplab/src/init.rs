@@ -149,9 +149,20 @@ pub fn states_of_counts<P: Protocol>(protocol: &P, counts: &[(String, u64)]) -> 
         .iter()
         .filter(|(_, count)| *count > 0)
         .map(|(name, count)| {
-            let state = protocol
-                .state_from_json(&named_state(name.clone()))
-                .map_err(|e| Error::Init(format!("counts: state {name}: {e}")))?;
+            let state = protocol.state_from_json(&named_state(name.clone())).map_err(|e| {
+                if e.contains("unknown key \"state\"") {
+                    // The protocol's states are objects, not names.
+                    let keys = e.split_once("; ").map_or(String::new(), |(_, keys)| format!(" ({keys})"));
+                    Error::Init(format!(
+                        "counts:{name}=...: {} has no named states{keys}; counts:STATE=COUNT is for protocol files \
+                         and Python protocols: give a named family, random, or @FILE.json with one state object \
+                         per agent (see poplab list)",
+                        protocol.info().name
+                    ))
+                } else {
+                    Error::Init(format!("counts: state {name}: {e}"))
+                }
+            })?;
             Ok((state, *count))
         })
         .collect()

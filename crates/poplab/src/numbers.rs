@@ -51,9 +51,12 @@ pub fn parse_u128(text: &str) -> std::result::Result<u128, String> {
 
 /// A whole number as [`parse_u128`], up to `max`.
 pub fn parse_at_most(text: &str, max: u128) -> std::result::Result<u128, String> {
-    let value = parse_u128(text)?;
+    let limit = if max == u128::from(u64::MAX) { format!("2^64 - 1 = {max}") } else { max.to_string() };
+    // Beyond 128 bits too, the limit given is this one's.
+    let value = parse_u128(text)
+        .map_err(|e| if e.contains("too large") { format!("'{text}' is too large: at most {limit}") } else { e })?;
     if value > max {
-        return Err(format!("'{text}' is too large: at most {max}"));
+        return Err(format!("'{text}' is too large: at most {limit}"));
     }
     Ok(value)
 }

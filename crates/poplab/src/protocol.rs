@@ -314,6 +314,12 @@ impl Params {
                 reason: "write parameters as KEY=VALUE, for example --set k=10".into(),
             })?;
             let key = key.trim().to_string();
+            if key.is_empty() {
+                return Err(Error::Setting(format!(
+                    "--set {item}: the parameter's name is missing; write KEY=VALUE, for example --set k=10 (poplab \
+                     list shows each protocol's parameters)"
+                )));
+            }
             if values.insert(key.clone(), value.trim().to_string()).is_some() {
                 return Err(Error::Parameter {
                     name: key,

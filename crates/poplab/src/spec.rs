@@ -346,14 +346,16 @@ impl RunSpec {
         self.runner.estimate(&self.settings, &splitting, done)
     }
 
-    /// Refuses an exploration whose cap could not fit in memory: every configuration keeps at
-    /// least its `n` state indices (4 bytes each) and about 64 bytes of bookkeeping.
+    /// Refuses an exploration whose cap could not fit in memory: every configuration takes about
+    /// [`EXPLORATION_BYTES_PER_AGENT`] bytes per agent (its state indices, kept in the index, the
+    /// queue and the solver's rows; measured: angluin at n = 7,000 used 137 kB per configuration)
+    /// and [`EXPLORATION_BYTES_PER_CONFIG`] of bookkeeping.
     fn check_exploration(&self, max_configs: usize) -> Result<()> {
-        let per_config = 4 * self.n as u128 + 64;
+        let per_config = EXPLORATION_BYTES_PER_AGENT * self.n as u128 + EXPLORATION_BYTES_PER_CONFIG;
         let available = u128::from(files::available_memory());
         if per_config > available {
             return Err(Error::Memory(format!(
-                "exact analysis of n = {} agents keeps each configuration as n state indices: one takes {}, more \
+                "exact analysis of n = {} agents keeps each configuration as n state indices: one takes about {}, more \
                  than the {} of memory available; lower n",
                 self.n,
                 files::gigabytes(per_config),
@@ -362,8 +364,18 @@ impl RunSpec {
         }
         if per_config * max_configs as u128 > available {
             let fits = (available / per_config).max(1);
+            if fits < 1000 {
+                return Err(Error::Memory(format!(
+                    "exact analysis of n = {} agents: 1000 configurations alone would take {} of the {} of memory \
+                     available (about {} bytes each); exact analysis is for small populations, lower n",
+                    self.n,
+                    files::gigabytes(per_config * 1000),
+                    files::gigabytes(available),
+                    per_config
+                )));
+            }
             return Err(Error::Memory(format!(
-                "exact analysis keeps up to --max-configs {max_configs} configurations of n = {} agents, at least {} \
+                "exact analysis keeps up to --max-configs {max_configs} configurations of n = {} agents, about {} \
                  bytes each ({} in all), but {} of memory are available; give --max-configs {fits} or less, or \
                  lower n",
                 self.n,
@@ -559,3 +571,8 @@ fn read_init(text: &str, n: usize) -> Result<InitSpec> {
         }
     }
 }
+
+/// Memory an exploration takes per agent of each configuration it keeps, in bytes.
+pub const EXPLORATION_BYTES_PER_AGENT: u128 = 20;
+/// Memory an exploration takes per configuration besides its agents, in bytes.
+pub const EXPLORATION_BYTES_PER_CONFIG: u128 = 256;

@@ -477,6 +477,31 @@ fn grow<P: Protocol>(
     Ok(Replica { records, level: if end.is_none() { BROKE } else { top } })
 }
 
+/// The most cycles an estimate simulates directly, over all its repetitions.
+pub const MAX_CYCLES: u128 = 10_000_000_000;
+
+/// Refuses an estimate whose replicas (each at least one configuration of `n` agents) and kept
+/// exits cannot fit in memory, for the repetitions running at once.
+fn check_memory<P: Protocol>(protocol: &P, settings: &SplittingSettings) -> Result<()> {
+    const EXITS: u128 = 4096;
+    let configuration = (protocol.n() * std::mem::size_of::<P::State>()) as u128 + 64;
+    let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u128;
+    let at_once = threads.min(u128::from(settings.repetitions)).max(1);
+    let per_repetition = settings.replicas as u128 * (configuration + std::mem::size_of::<Replica<P::State>>() as u128)
+        + u128::from(settings.cycles).min(EXITS) * configuration;
+    crate::files::check_memory(
+        per_repetition * at_once,
+        &format!(
+            "the splitting estimator with --replicas {} (each at least a configuration of n = {} agents, {at_once} \
+             repetition{} at a time)",
+            settings.replicas,
+            protocol.n(),
+            if at_once == 1 { "" } else { "s" }
+        ),
+        "lower --replicas, n or --threads",
+    )
+}
+
 /// Estimates the expected holding time of `protocol` from the safe configuration `start` on
 /// `graph` (see the module docs). `done` is called as each repetition finishes.
 pub fn estimate_holding<P: Protocol>(
@@ -498,6 +523,15 @@ pub fn estimate_holding<P: Protocol>(
     if settings.cycles == 0 {
         return Err(Error::Setting("--cycles must be at least 1".into()));
     }
+    let all_cycles = u128::from(settings.cycles) * u128::from(settings.repetitions);
+    if all_cycles > MAX_CYCLES {
+        return Err(Error::Setting(format!(
+            "--cycles {} over {} repetitions simulates {all_cycles} cycles, more than the {MAX_CYCLES} an estimate \
+             runs (each takes at least one interaction of O(n) work: days); lower --cycles or --trials",
+            settings.cycles, settings.repetitions
+        )));
+    }
+    check_memory(protocol, settings)?;
     let scores = protocol.holding_scores();
     let Some(score_name) = scores.get(settings.score) else {
         return Err(if scores.is_empty() {

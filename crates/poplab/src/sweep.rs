@@ -31,7 +31,7 @@ use crate::rng::{RNG_NAME, trial_seed};
 use crate::spec::{RawSpec, RunSpec};
 use rayon::prelude::*;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
@@ -55,6 +55,20 @@ impl Shard {
     /// Shard `index` of `of`, packing `pack` shards per part: shards `index * pack ..` of
     /// `of * pack`.
     pub fn new(index: u64, of: u64, pack: u64) -> Result<Self> {
+        if pack == 0 {
+            return Err(Error::Setting("--pack 0: a part runs at least 1 shard; give --pack 1 or more".into()));
+        }
+        if of == 0 {
+            return Err(Error::Setting(format!(
+                "--shard {index}/0: a sweep splits into at least 1 shard (I/K, K >= 1)"
+            )));
+        }
+        if index >= of {
+            return Err(Error::Setting(format!(
+                "--shard {index}/{of}: shard {index} does not exist; the shards of {of} are numbered 0 to {}",
+                of - 1
+            )));
+        }
         if of == 0 || index >= of || pack == 0 {
             return Err(Error::Setting(format!(
                 "shard {index} of {of} (pack {pack}) does not exist; shards are numbered 0 to K - 1 of K >= 1, and \
@@ -510,8 +524,18 @@ impl SweepSpec {
     /// an empty text or a torn header holds zero rows, a torn last line is ignored. `path` names
     /// the file in errors.
     pub fn parse_trials(&self, text: &str, path: &Path) -> Result<BTreeMap<(String, u64), SweepRow>> {
+        Ok(self
+            .parse_trial_rows(text, path)?
+            .into_iter()
+            .map(|(_, row)| ((row.cell.key(), row.record.index), row))
+            .collect())
+    }
+
+    /// The rows of a `trials.csv` text in file order, each with its line number (the header is
+    /// line 1), duplicates kept: what [`parse_trials`](Self::parse_trials) reads.
+    pub fn parse_trial_rows(&self, text: &str, path: &Path) -> Result<Vec<(usize, SweepRow)>> {
         let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
-        let mut rows = BTreeMap::new();
+        let mut rows = Vec::new();
         if complete.is_empty() {
             return Ok(rows);
         }
@@ -567,7 +591,7 @@ impl SweepSpec {
                 trace: Vec::new(),
             };
             let cell = Cell { n, params };
-            rows.insert((cell.key(), record.index), SweepRow { cell, record });
+            rows.push((line + 2, SweepRow { cell, record }));
         }
         Ok(rows)
     }
@@ -748,6 +772,12 @@ fn io_error(path: &Path, e: std::io::Error) -> Error {
 
 /// Reads the definition stored in the sweep directory `dir`.
 pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
+    if !dir.is_dir() {
+        return Err(Error::File {
+            path: dir.display().to_string(),
+            reason: "is not a directory; give the --out directory of a sweep".into(),
+        });
+    }
     let path = dir.join(SPEC_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
         path: path.display().to_string(),
@@ -823,6 +853,21 @@ pub fn run_in_with(
     write_results(spec, dir, cells, rows)
 }
 
+/// The checksum of a shard's finished `trials.csv`, written next to it (`fnv1a64 HEX BYTES`) and
+/// checked by [`merge`]: an edited, truncated or replaced file is refused. It catches accidents
+/// (a row edited by hand, a file copied from another run), not forgery.
+pub const CHECKSUM_FILE: &str = "trials.csv.checksum";
+
+/// FNV-1a (64 bits) of `bytes`.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3))
+}
+
+/// The line of [`CHECKSUM_FILE`] for the text `trials`.
+fn checksum_line(trials: &str) -> String {
+    format!("fnv1a64 {:016x} {}\n", fnv1a64(trials.as_bytes()), trials.len())
+}
+
 /// Writes `trials.csv` in its final order and, for a whole sweep, the summaries and fits (a
 /// shard's part of a cell would give misleading ones).
 fn write_results(
@@ -831,7 +876,12 @@ fn write_results(
     cells: Vec<ResolvedCell>,
     rows: BTreeMap<(String, u64), SweepRow>,
 ) -> Result<SweepResults> {
-    files::write_atomic(&dir.join(TRIALS_FILE), &spec.trials_csv(&cells, &rows))?;
+    let trials = spec.trials_csv(&cells, &rows);
+    files::write_atomic(&dir.join(TRIALS_FILE), &trials)?;
+    if spec.shard.is_some() {
+        // A shard's rows are checked when merged: its checksum is written right after them.
+        files::write_atomic(&dir.join(CHECKSUM_FILE), &checksum_line(&trials))?;
+    }
     let summaries = spec.summarise(&cells, &rows);
     if spec.shard.is_none() {
         files::write_atomic(&dir.join("summary.csv"), &spec.summary_csv(&summaries))?;
@@ -865,6 +915,57 @@ impl MergePlan {
         files::prepare_output_dir(&self.out)?;
         files::write_atomic(&self.out.join(SPEC_FILE), &self.definition)?;
         write_results(&self.whole, &self.out, self.cells, self.rows)
+    }
+}
+
+/// Refuses a shard whose `trials.csv` does not match the checksum written with it.
+fn check_checksum(dir: &Path, path: &Path, text: &str) -> Result<()> {
+    let sum_path = dir.join(CHECKSUM_FILE);
+    let Ok(stored) = std::fs::read_to_string(&sum_path) else {
+        return Err(Error::File {
+            path: sum_path.display().to_string(),
+            reason: "is missing: the shard did not finish (or was written by an older poplab); run its command again, \
+                     which writes its trials and their checksum, and merge again"
+                .into(),
+        });
+    };
+    if stored != checksum_line(text) {
+        return Err(Error::File {
+            path: path.display().to_string(),
+            reason: format!(
+                "does not match its checksum in {CHECKSUM_FILE}: it was changed after the shard wrote it; restore it or \
+                 run the shard again into a new directory"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Checks one stored trial against its cell: its seed is the one the master seed gives it, and
+/// its outcome and steps agree with the cell's measure and horizon (a censored trial stops at the
+/// horizon; one that converged or broke, at most there).
+fn check_row(cell: &ResolvedCell, record: &TrialRecord) -> std::result::Result<(), String> {
+    let settings = &cell.spec.settings;
+    let seed = trial_seed(settings.seed, record.index);
+    if record.seed != seed {
+        return Err(format!("has trial seed {}, but the master seed gives this trial {seed}", record.seed));
+    }
+    let horizon = settings.max_steps;
+    let steps = record.steps.0;
+    match record.outcome {
+        Outcome::Censored if steps != horizon => {
+            Err(format!("is censored at {steps} steps, but trials are censored at the horizon, {horizon}"))
+        }
+        Outcome::Converged | Outcome::Broken if steps > horizon => {
+            Err(format!("ended at {steps} steps, beyond the horizon {horizon}"))
+        }
+        Outcome::Converged if settings.measure != Measure::Convergence => {
+            Err("is converged, but the sweep measures holding times (broken or censored)".into())
+        }
+        Outcome::Broken if settings.measure != Measure::Holding => {
+            Err("is broken, but the sweep measures convergence (converged or censored)".into())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -962,11 +1063,32 @@ pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan>
     }
     let mut rows = BTreeMap::new();
     let mut incomplete = Vec::new();
+    let by_key: HashMap<String, &ResolvedCell> = cells.iter().map(|c| (c.cell.key(), c)).collect();
+    let mut texts = Vec::new();
     for (dir, spec) in parts.iter().zip(&specs) {
         let path = dir.join(TRIALS_FILE);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let mut stored = spec.parse_trials(&text, &path)?;
+        texts.push((dir, path.clone(), text.clone()));
         let expected: Vec<(String, u64)> = spec.jobs(&cells).map(|(cell, trial)| (cell.cell.key(), trial)).collect();
+        let mine: HashSet<&(String, u64)> = expected.iter().collect();
+        let mut stored: BTreeMap<(String, u64), SweepRow> = BTreeMap::new();
+        for (line, row) in spec.parse_trial_rows(&text, &path)? {
+            let key = (row.cell.key(), row.record.index);
+            let bad = |reason: String| Error::File {
+                path: path.display().to_string(),
+                reason: format!("row {line} (cell {}, trial {}) {reason}; run this shard again", key.0, key.1),
+            };
+            let Some(cell) = by_key.get(&key.0) else {
+                return Err(bad("is of a cell that is not in the sweep".into()));
+            };
+            if !mine.contains(&key) {
+                return Err(bad(format!("is not a trial of {}", spec.shard.map(|s| s.describe()).unwrap_or_default())));
+            }
+            check_row(cell, &row.record).map_err(bad)?;
+            if stored.insert(key.clone(), row).is_some() {
+                return Err(bad("is given twice".into()));
+            }
+        }
         let absent: Vec<&(String, u64)> = expected.iter().filter(|job| !stored.contains_key(*job)).collect();
         if let Some((key, trial)) = absent.first() {
             incomplete.push(format!(
@@ -977,17 +1099,17 @@ pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan>
                 expected.len()
             ));
         }
-        for job in expected {
-            if let Some(row) = stored.remove(&job) {
-                rows.insert(job, row);
-            }
-        }
+        rows.extend(stored);
     }
     if !incomplete.is_empty() {
         return Err(Error::Setting(format!(
             "incomplete: {}; run each one's command again (it continues where it stopped) and merge again",
             incomplete.join("; ")
         )));
+    }
+    // Every row is there and plausible: the files must also be the ones the shards wrote.
+    for (dir, path, text) in &texts {
+        check_checksum(dir, path, text)?;
     }
     let definition = whole.definition(&cells);
     if let Ok(existing) = std::fs::read_to_string(out.join(SPEC_FILE))

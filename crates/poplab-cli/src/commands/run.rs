@@ -46,6 +46,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
 /// `--estimator splitting`: one estimate of the expected holding time with its interval.
 fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
+    args.splitting.check_engine(args.trials.engine)?;
     if args.csv || args.trace.is_some() || !args.faults.is_empty() {
         return Err(crate::input::InputError(
             "--estimator splitting gives one estimate, not trials: --csv, --trace and --fault do not apply".into(),

@@ -29,16 +29,48 @@ pub fn spacetime(args: &SpacetimeArgs) -> Result<()> {
         .into());
     }
     crate::plot::check_out(&args.out)?;
+    if args.rows == 0 {
+        return Err(
+            InputError("--rows 0: a diagram needs at least 1 row (the start); give --rows 1 or more".into()).into()
+        );
+    }
+    if args.every == Some(0) {
+        return Err(InputError("--every 0: rows are at least 1 step apart; give --every 1 or more".into()).into());
+    }
     let n = usize::try_from(args.n).map_err(|_| InputError(format!("--n {}: too large", args.n)))?;
+    let every = args.every.unwrap_or(args.n);
+    // The steps the diagram may simulate: refused up front beyond the default horizon of a run.
+    let steps = u128::from(every) * u128::from(args.rows - 1);
+    if steps > MAX_STEPS {
+        return Err(InputError(format!(
+            "--rows {} --every {every} may simulate {steps} steps, more than the {MAX_STEPS} a diagram draws (hours \
+             of work); lower --every or --rows",
+            args.rows
+        ))
+        .into());
+    }
+    let rows = usize::try_from(args.rows).unwrap_or(usize::MAX);
+    check_memory(n, rows, crate::plot::format_of(&args.out) == Some("png"))?;
     let prl = Prl::new(n, &Params::parse(&args.set)?)?;
-    let diagram = Diagram {
-        init: &args.init,
-        seed: args.seed,
-        every: args.every.unwrap_or(n as u64),
-        rows: usize::try_from(args.rows).unwrap_or(usize::MAX),
-        until_safe: !args.past_safe,
-    };
+    let diagram = Diagram { init: &args.init, seed: args.seed, every, rows, until_safe: !args.past_safe };
     diagram.write(&prl, &args.out)
+}
+
+/// The most steps a diagram simulates (`--every` times the rows after the first).
+const MAX_STEPS: u128 = 1_000_000_000_000;
+
+/// Refuses a diagram of `rows` snapshots of `n` agents whose snapshots and picture (a bitmap of 3
+/// bytes per pixel for PNG, about 100 bytes per cell of SVG text) cannot fit in memory.
+fn check_memory(n: usize, rows: usize, png: bool) -> Result<()> {
+    let cell = (WIDTH / n.max(1)).max(1) as u128;
+    let (n, rows) = (n as u128, rows as u128);
+    let snapshots = n * rows * std::mem::size_of::<PrlState>() as u128;
+    let picture = if png { n * cell * (HEADER as u128 + rows * cell) * 3 } else { n * rows * 100 };
+    Ok(poplab::files::check_memory(
+        snapshots + picture,
+        &format!("a diagram of {rows} rows of {n} agents"),
+        "lower --rows or --n",
+    )?)
 }
 
 /// What a space-time diagram shows: the run and how much of it.

@@ -78,7 +78,9 @@ fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
         ("--n", target.n.is_some()),
         ("--set", !target.set.is_empty()),
         ("--graph", target.graph.is_some()),
-        ("--shard", args.shard.shard.is_some() || args.shard.shard_from_env || args.shard.pack != 1),
+        ("--shard", args.shard.shard.is_some()),
+        ("--shard-from-env", args.shard.shard_from_env),
+        ("--pack", args.shard.pack != 1),
     ] {
         if is_given {
             given.push(name);
@@ -144,6 +146,7 @@ fn absolute_file(text: &str) -> Result<String> {
 /// `--estimator splitting`: one holding estimate per cell, with the growth fitted along the swept
 /// axis (files described in `poplab::holding_sweep`).
 fn holding_curve(args: &SweepArgs) -> Result<()> {
+    args.splitting.check_engine(args.trials.engine)?;
     if args.resume.is_some() {
         return Err(InputError(
             "--estimator splitting: run the same command with the same --out again to continue a holding sweep \

@@ -70,13 +70,50 @@ def _param_text(value: Any) -> str:
     return str(value)
 
 
+#: The largest value of a 64-bit unsigned integer (seeds, population sizes).
+_U64_MAX = 2**64 - 1
+#: The largest value of a 128-bit unsigned integer (step counts).
+_U128_MAX = 2**128 - 1
+#: The most trials per run or sweep, as the command line.
+_MAX_TRIALS = 10**8
+
+
+def _whole(name: str, value: Any, low: int, high: int, high_text: Optional[str] = None) -> int:
+    """``value`` as a whole number from ``low`` to ``high``: a TypeError for anything that is not
+    a whole number (``2.9``, ``"3"``, ``True``), a ValueError naming ``name`` and the range for
+    one outside it. A float is never rounded."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be a whole number (an int), not {type(value).__name__} {value!r}")
+    value = int(value)
+    if not low <= value <= high:
+        raise ValueError(f"{name} = {value} is out of range: give {low} to {high_text or high}")
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    """``value`` as a bool: only True or False (``"no"`` is not False)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__} {value!r}")
+    return value
+
+
 def _n(n: Any) -> int:
     if isinstance(n, bool) or not hasattr(n, "__index__"):
         raise TypeError(f"n must be a whole number, not {type(n).__name__}")
     n = int(n)
     if n < 0:
         raise ValueError(f"n = {n} is out of range: a population needs at least 2 agents")
+    if n > _U64_MAX:
+        raise ValueError(f"n = {n} is out of range: at most 2**64 - 1 agents")
     return n
+
+
+def _threads(threads: Any) -> Optional[int]:
+    return None if threads is None else _whole("threads", threads, 1, 256)
+
+
+def _max_steps(max_steps: Any) -> Optional[int]:
+    return None if max_steps is None else _whole("max_steps", max_steps, 1, _U128_MAX, "2**128 - 1")
 
 
 def _init(init: Any, user: Optional[Protocol]) -> Optional[str]:
@@ -144,14 +181,30 @@ def _faults(faults: Any) -> List[str]:
     return out
 
 
+#: The graphs known by name.
+_GRAPHS = ("complete", "ring", "undirected-ring")
+
+
 def _graph(graph: Any) -> Optional[str]:
     if graph is None:
         return None
     if isinstance(graph, os.PathLike):
-        return "@" + os.fspath(graph)
+        graph = os.fspath(graph)
+        if not os.path.isfile(graph):
+            raise FileNotFoundError(f"graph: the arc list {graph!r} does not exist (or is not a file)")
+        return "@" + graph
     if isinstance(graph, str):
         # A path to an arc list, or a graph's name.
-        return "@" + graph if not graph.startswith("@") and os.path.isfile(graph) else graph
+        if graph in _GRAPHS:
+            return graph
+        path = graph[1:] if graph.startswith("@") else graph
+        if os.path.isfile(path):
+            return "@" + path
+        if graph.startswith("@") or os.sep in graph or "." in graph:
+            raise FileNotFoundError(
+                f"graph={graph!r}: no such arc-list file; give an existing file, or complete, ring or undirected-ring"
+            )
+        raise ValueError(f"graph={graph!r} is not a graph: give complete, ring, undirected-ring or the path of an arc list")
     raise TypeError(f"graph must be complete, ring, undirected-ring or a path to an arc list, not {graph!r}")
 
 
@@ -186,12 +239,12 @@ def _prepare(
         "graph": _graph(graph),
         "engine": str(engine),
         "measure": str(measure),
-        "trials": int(trials),
-        "seed": int(seed),
-        "max_steps": None if max_steps is None else int(max_steps),
+        "trials": _whole("trials", trials, 1, _MAX_TRIALS, "10**8"),
+        "seed": _whole("seed", seed, 0, _U64_MAX, "2**64 - 1"),
+        "max_steps": _max_steps(max_steps),
         "faults": _faults(faults),
-        "threads": None if threads is None else int(threads),
-        "census": bool(census),
+        "threads": _threads(threads),
+        "census": _flag("census", census),
     }
     if user is not None:
         target = user._ensure()[0]
@@ -406,11 +459,10 @@ def trace(
     ('converged', True)
     """
     target, user, n, settings = _prepare(
-        protocol, n, params, init, graph, engine, measure, int(trial) + 1, seed, max_steps, faults, 1, census
+        protocol, n, params, init, graph, engine, measure, _whole("trial", trial, 0, _MAX_TRIALS - 1) + 1, seed,
+        max_steps, faults, 1, census
     )
-    every = n if every is None else int(every)
-    if every < 1:
-        raise ValueError("every must be at least 1 step")
+    every = n if every is None else _whole("every", every, 1, _U128_MAX, "2**128 - 1")
     record, columns, steps, leaders, values = _poplab.trace(target, n, settings, every, int(trial))
     data: Dict[str, Any] = {"step": _int_column(steps), "parallel_time": [s / n for s in steps], "leaders": leaders}
     for k, column in enumerate(columns):
@@ -462,7 +514,7 @@ def exact(
     target, user, n, settings = _prepare(
         protocol, n, params, init, graph, "auto", measure, 1, 0, None, None, None, False
     )
-    return _states_back(json.loads(_poplab.exact(target, n, settings, int(max_configs))), user)
+    return _states_back(json.loads(_poplab.exact(target, n, settings, _whole("max_configs", max_configs, 1, _U64_MAX))), user)
 
 
 def verify(
@@ -505,7 +557,7 @@ def verify(
         protocol, n, params, None if from_all else start, graph, "auto", "convergence", 1, 0, None, None, None, False
     )
     from_name = start if isinstance(start, str) else str(settings["init"])
-    document = json.loads(_poplab.verify(target, n, settings, from_name, int(max_configs)))
+    document = json.loads(_poplab.verify(target, n, settings, from_name, _whole("max_configs", max_configs, 1, _U64_MAX)))
     return _states_back(document, user)
 
 
@@ -656,11 +708,11 @@ def sweep(
         "graph": _graph(graph),
         "engine": str(engine),
         "measure": str(measure),
-        "trials": int(trials),
-        "seed": int(seed),
-        "max_steps": None if max_steps is None else int(max_steps),
-        "threads": None if threads is None else int(threads),
-        "census": bool(census),
+        "trials": _whole("trials", trials, 1, _MAX_TRIALS, "10**8"),
+        "seed": _whole("seed", seed, 0, _U64_MAX, "2**64 - 1"),
+        "max_steps": _max_steps(max_steps),
+        "threads": _threads(threads),
+        "census": _flag("census", census),
     }
     out_path = None if out is None else os.fspath(pathlib.Path(out))
     rows, summary, fits = _poplab.sweep(name, settings, variants, out_path)

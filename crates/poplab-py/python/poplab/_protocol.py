@@ -124,6 +124,25 @@ class _Registry:
             raise _Failure(f"output({state!r}) raised {type(e).__name__}: {e}") from e
 
 
+def _amount(state: Any, amount: Any) -> Union[int, float]:
+    """An initial amount: a count (a whole number >= 0) or a fraction of n (a float from 0 to 1)."""
+    if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+        raise TypeError(
+            f"init: the amount of state {state!r} must be a count (an int >= 0) or a fraction of n (a float from 0 "
+            f"to 1), not {type(amount).__name__} {amount!r}"
+        )
+    if isinstance(amount, int) and amount < 0:
+        raise ValueError(f"init: the count of state {state!r} is {amount}; give a count >= 0")
+    if isinstance(amount, float) and not 0.0 <= amount <= 1.0:
+        raise ValueError(
+            f"init: the amount of state {state!r} is {amount}; a float is a fraction of n from 0 to 1 (give a "
+            "count as an int)"
+        )
+    if isinstance(amount, int) and amount > 2**64 - 1:
+        raise ValueError(f"init: the count of state {state!r} is {amount}, more than 2**64 - 1")
+    return amount
+
+
 def _pair(value: Any) -> Tuple[Any, Any]:
     if isinstance(value, (tuple, list)) and len(value) == 2:
         return value[0], value[1]
@@ -242,6 +261,9 @@ class Protocol:
         self.output = output
         self.stop = "silent" if stop is None else stop
         self.name = name or default_name
+        if isinstance(init, Mapping):
+            for state, amount in init.items():
+                _amount(state, amount)
         self.init = init
         self.deterministic = deterministic
         self.params: Dict[str, Any] = dict(params)
@@ -330,9 +352,7 @@ class Protocol:
             init: List[Tuple[str, Any]] = []
             if isinstance(self.init, Mapping):
                 for state, amount in self.init.items():
-                    if isinstance(amount, bool) or not isinstance(amount, (int, float)):
-                        raise TypeError(f"init: the amount of state {state!r} must be a count or a fraction")
-                    init.append((registry.intern(state), amount))
+                    init.append((registry.intern(state), _amount(state, amount)))
             elif self.init is not None:
                 counts: Dict[str, int] = {}
                 for state in self.init:

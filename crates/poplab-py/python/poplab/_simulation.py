@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import _poplab
-from ._api import _graph
+from ._api import _graph, _whole
 from ._protocol import Protocol, _copy
 
 #: What ``transition_order`` takes.
@@ -227,7 +227,7 @@ class Simulation:
             raise TypeError("init_config must be a non-empty dict {state: count}")
         self.engine = _engine(engine, simulator_method)
         self.graph = graph
-        self.seed = secrets.randbits(63) if seed is None else int(seed)
+        self.seed = secrets.randbits(63) if seed is None else _whole("seed", seed, 0, 2**64 - 1, "2**64 - 1")
         self.transition_order = transition_order
         self.closed_stops = bool(closed_stops)
         self.protocol = Protocol(
@@ -328,6 +328,7 @@ class Simulation:
         if not (isinstance(stopping_interval, (int, float)) and stopping_interval > 0):
             raise ValueError("stopping_interval must be a number > 0")
         stop, end_step, condition = self._stop_of(run_until)
+        _check_history(history_interval, self.time, end_step, self.n)
         if condition is not None and condition(self.config_dict):
             return
         self._live.sample_at(_history_steps(self.time, history_interval, self.n))
@@ -367,8 +368,10 @@ class Simulation:
             raise TypeError("run_until must be None, a time, a function of the configuration or a stop rule name")
         if callable(run_until):
             return "silent", None, run_until
-        if run_until < 0:
-            raise ValueError(f"run_until = {run_until}: a time to run must be >= 0")
+        if not run_until >= 0:
+            raise ValueError(f"run_until = {run_until}: a time to run must be a number >= 0 (or math.inf)")
+        if math.isinf(run_until):
+            return "silent", None, None
         return "silent", math.floor((self.time + run_until) * self.n), None
 
     def silent(self) -> bool:
@@ -516,6 +519,28 @@ def _engine(engine: Optional[str], simulator_method: Optional[str]) -> str:
             raise ValueError("simulator_method must be MultiBatch, Sequential or Gillespie")
         return SIMULATOR_METHODS[key]
     return engine or "auto"
+
+
+#: The most rows one run adds to ``history`` when its end is known (about 8 bytes per state each).
+MAX_HISTORY_ROWS = 10**8
+
+
+def _check_history(interval: Any, start: float, end_step: Optional[int], n: int) -> None:
+    """Refuses a numeric ``history_interval`` that is not a number > 0, or one that would record
+    more than ``MAX_HISTORY_ROWS`` rows before a known end (``run(100, 1e-12)``: 10^14 rows)."""
+    if callable(interval):
+        return
+    if isinstance(interval, bool) or not isinstance(interval, (int, float)):
+        raise TypeError(f"history_interval must be a number > 0 or a function of the time, not {interval!r}")
+    if not interval > 0:
+        raise ValueError(f"history_interval = {interval}: give a number > 0 (math.inf records the end only)")
+    if end_step is not None and math.isfinite(interval):
+        rows = (end_step / n - start) / interval
+        if rows > MAX_HISTORY_ROWS:
+            raise ValueError(
+                f"history_interval = {interval} would record about {rows:.3g} rows of history over this run, more "
+                f"than {MAX_HISTORY_ROWS}; raise history_interval"
+            )
 
 
 def _history_steps(start: float, interval: Union[float, Callable[[float], float]], n: int) -> Iterator[int]:

@@ -125,6 +125,13 @@ fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads:
 /// Joins the shards of every claim's sweeps, stored under each of `parts`, into `out`: every
 /// merge is checked before any is written.
 fn merge_shards(claims: &[Claim], parts: &[std::path::PathBuf], out: &Path) -> Result<()> {
+    if let Some(part) = parts.iter().find(|part| !part.is_dir()) {
+        return Err(crate::input::InputError(format!(
+            "--merge {}: no such directory; give the --out directories of the reproduce --shard runs",
+            part.display()
+        ))
+        .into());
+    }
     let mut dirs: Vec<&String> = claims.iter().filter(|c| c.estimator.is_none()).flat_map(|c| &c.data).collect();
     dirs.sort();
     dirs.dedup();

@@ -65,7 +65,9 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
         let line = e.span().map(|span| line_at(text, span.start));
         fail(line, format!("not valid TOML: {}", e.message()))
     })?;
-    let find = |section: &str, key: &str| line_of(text, section, key);
+    // Every key's line, found in one pass over the text (a scan per key is quadratic).
+    let lines = LineIndex::new(text);
+    let find = |section: &str, key: &str| lines.line_of(section, key);
     for key in table.keys() {
         if !["name", "states", "rules", "init", "stop"].contains(&key.as_str()) {
             return Err(fail(
@@ -106,9 +108,10 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
     if states.is_empty() {
         return Err(fail(find("", "states"), "[states] lists no state; list every state with its output".into()));
     }
+    let names: std::collections::HashSet<&str> = states.iter().map(|(s, _)| s.as_str()).collect();
     let known = |state: &str, line: Option<usize>| -> Result<String> {
         let state = state.trim();
-        if states.iter().any(|(s, _)| s == state) {
+        if names.contains(state) {
             Ok(state.to_string())
         } else {
             Err(fail(
@@ -119,6 +122,7 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
     };
 
     let mut rules = Vec::new();
+    let mut given = std::collections::HashSet::new();
     for (pair, result) in section("rules")? {
         let line = find("rules", pair);
         let (a, b) =
@@ -151,7 +155,7 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
                 ));
             }
         };
-        if rules.iter().any(|(p, _)| *p == pair_states) {
+        if !given.insert(pair_states.clone()) {
             return Err(fail(line, format!("rule \"{pair}\" is given twice (names are trimmed); keep one")));
         }
         rules.push((pair_states, law));
@@ -219,28 +223,34 @@ fn line_at(text: &str, at: usize) -> usize {
     text[..at.min(text.len())].matches('\n').count() + 1
 }
 
-/// The line where `key` is set in `[section]` (`""`: the top level), found in the text.
-fn line_of(text: &str, section: &str, key: &str) -> Option<usize> {
-    let mut current = String::new();
-    for (i, line) in text.lines().enumerate() {
-        let trimmed = line.trim();
-        if let Some(header) = trimmed.strip_prefix('[') {
-            current = header.trim_end_matches(']').trim().to_string();
-            if section.is_empty() && current == key {
-                return Some(i + 1);
+/// The line where each key is set, per section (`""`: the top level, where a section's header
+/// also counts as its key), read off the text in one pass; the first line wins.
+struct LineIndex {
+    lines: std::collections::HashMap<(String, String), usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let mut lines = std::collections::HashMap::new();
+        let mut current = String::new();
+        for (i, line) in text.lines().enumerate() {
+            let trimmed = line.trim();
+            if let Some(header) = trimmed.strip_prefix('[') {
+                current = header.trim_end_matches(']').trim().to_string();
+                lines.entry((String::new(), current.clone())).or_insert(i + 1);
+                continue;
             }
-            continue;
+            let Some((lhs, _)) = trimmed.split_once('=') else { continue };
+            let lhs = lhs.trim().trim_matches('"').trim_matches('\'');
+            lines.entry((current.clone(), lhs.to_string())).or_insert(i + 1);
         }
-        if current != section {
-            continue;
-        }
-        let Some((lhs, _)) = trimmed.split_once('=') else { continue };
-        let lhs = lhs.trim().trim_matches('"').trim_matches('\'');
-        if lhs == key {
-            return Some(i + 1);
-        }
+        Self { lines }
     }
-    None
+
+    /// The line where `key` is set in `[section]` (`""`: the top level).
+    fn line_of(&self, section: &str, key: &str) -> Option<usize> {
+        self.lines.get(&(section.to_string(), key.to_string())).copied()
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,79 @@
+"""Issue 33, N11 and N12: arguments are checked, never rounded or read as something else, and
+errors name the argument and its allowed range. Each test failed on the code before the fix."""
+
+import math
+
+import pytest
+
+import poplab
+from poplab import Simulation
+
+
+def test_n11_floats_are_not_rounded_and_strings_are_not_flags():
+    # seed=1.7 ran seed 1, trials=2.9 two trials, threads=1.5 one thread.
+    with pytest.raises(TypeError, match=r"seed must be a whole number.*1\.7"):
+        poplab.run("angluin", 10, seed=1.7)
+    with pytest.raises(TypeError, match=r"trials must be a whole number.*2\.9"):
+        poplab.run("angluin", 10, trials=2.9)
+    with pytest.raises(TypeError, match=r"threads must be a whole number.*1\.5"):
+        poplab.run("angluin", 10, threads=1.5)
+    with pytest.raises(TypeError, match=r"trials must be a whole number"):
+        poplab.sweep("angluin", [10, 20], trials=2.9)
+    # census="no" turned the census on.
+    with pytest.raises(TypeError, match=r"census must be True or False.*'no'"):
+        poplab.run("angluin", 10, census="no")
+    # A whole float is still a float: refused, not read.
+    with pytest.raises(TypeError, match="seed"):
+        Simulation({"A": 5, "B": 5}, {("A", "B"): ("B", "B")}, seed=2.0)
+
+
+def test_n11_negative_or_out_of_range_initial_amounts_are_refused():
+    with pytest.raises(ValueError, match=r"count of state 'A' is -3"):
+        poplab.Protocol({("A", "B"): ("B", "B")}, init={"A": -3, "B": 1.0})
+    with pytest.raises(ValueError, match=r"fraction of n from 0 to 1"):
+        poplab.Protocol({("A", "B"): ("B", "B")}, init={"A": 1.5, "B": 0.0})
+    with pytest.raises(ValueError, match=r"fraction of n from 0 to 1"):
+        poplab.Protocol({("A", "B"): ("B", "B")}, init={"A": float("nan"), "B": 0.0})
+
+
+def test_n12_ranges_are_named_with_the_argument():
+    with pytest.raises(ValueError, match=r"trials = -1 is out of range: give 1 to 10\*\*8"):
+        poplab.run("angluin", 10, trials=-1)
+    with pytest.raises(ValueError, match=r"seed = -5 is out of range: give 0 to 2\*\*64 - 1"):
+        poplab.run("angluin", 10, seed=-5)
+    with pytest.raises(ValueError, match=r"seed = -5 is out of range"):
+        Simulation({"A": 5, "B": 5}, {("A", "B"): ("B", "B")}, seed=-5)
+    with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*64 - 1"):
+        poplab.run("angluin", 10**30)
+    with pytest.raises(ValueError, match=r"threads = 0 is out of range: give 1 to 256"):
+        poplab.run("angluin", 10, threads=0)
+    with pytest.raises(ValueError, match=r"max_steps = 0 is out of range"):
+        poplab.run("angluin", 10, max_steps=0)
+
+
+def test_n12_nan_times_and_missing_graph_files_are_named():
+    sim = Simulation({"A": 5, "B": 5}, {("A", "B"): ("B", "B")}, seed=1)
+    with pytest.raises(ValueError, match=r"run_until = nan"):
+        sim.run(float("nan"))
+    with pytest.raises(FileNotFoundError, match=r"missing\.txt.*no such arc-list file"):
+        poplab.run("angluin", 10, graph="missing.txt")
+    with pytest.raises(ValueError, match=r"graph='rign' is not a graph"):
+        poplab.run("angluin", 10, graph="rign")
+
+
+def test_n12_a_keyboard_interrupt_in_a_rule_propagates():
+    def rule(a, b):
+        raise KeyboardInterrupt
+
+    protocol = poplab.Protocol(rule, init={"A": 1.0}, output=lambda s: "yes")
+    with pytest.raises(KeyboardInterrupt):
+        poplab.run(protocol, 10)
+
+
+def test_n13_a_history_of_10_to_the_14_rows_is_refused_up_front():
+    sim = Simulation({"A": 5, "B": 5}, {("A", "B"): ("B", "B")}, seed=1)
+    with pytest.raises(ValueError, match=r"history_interval = 1e-12 would record about 1e\+14 rows"):
+        sim.run(100, history_interval=1e-12)
+    with pytest.raises(ValueError, match=r"history_interval = 0"):
+        sim.run(1, history_interval=0)
+    sim.run(1, history_interval=math.inf)
