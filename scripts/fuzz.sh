@@ -26,6 +26,9 @@ if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <("${fuzz[@]}" list)
 fi
 "${fuzz[@]}" build -O
+# The targets run from the binaries just built (a later change of the sources does not rebuild
+# them in the middle of a run).
+binaries=target/$(rustc -vV | sed -n 's/^host: //p')/release
 
 failed=()
 mkdir -p logs
@@ -40,8 +43,9 @@ for target in "${targets[@]}"; do
         *) options+=(-max_len=65536) ;;
     esac
     echo "== $target: $seconds s"
-    if "${fuzz[@]}" run -O "$target" "corpus-run/$target" "corpus/$target" -- "${options[@]}" \
-        >"logs/$target.log" 2>&1; then
+    mkdir -p "artifacts/$target"
+    if "$binaries/$target" -artifact_prefix="artifacts/$target/" "${options[@]}" "corpus-run/$target" \
+        "corpus/$target" >"logs/$target.log" 2>&1; then
         status=ok
     else
         status=FAILED

@@ -39,7 +39,10 @@ fuzz_target!(|data: &[u8]| {
             Ok(shard) => {
                 assert!(shard.of >= 1 && shard.count == pack && shard.first + shard.count <= shard.of, "{shard:?}");
                 assert!(!shard.describe().is_empty());
-                assert_eq!(Shard::parse(&format!("{}/{}", shard.first / pack, shard.of / pack), pack).ok(), Some(shard));
+                assert_eq!(
+                    Shard::parse(&format!("{}/{}", shard.first / pack, shard.of / pack), pack).ok(),
+                    Some(shard)
+                );
             }
             Err(error) => poplab_fuzz::check_error(&error),
         }

@@ -31,8 +31,17 @@ fuzz_target!(|data: &[u8]| {
         }
         let (c, d) = (byte(r + 2) % states, byte(r + 3) % states);
         if byte(r) % 5 == 0 {
-            writeln!(text, "\"{},{}\" = {{ \"{},{}\" = 0.5, \"{},{}\" = 0.25 }}", name(a), name(b), name(c), name(d), name(d), name(c))
-                .unwrap();
+            writeln!(
+                text,
+                "\"{},{}\" = {{ \"{},{}\" = 0.5, \"{},{}\" = 0.25 }}",
+                name(a),
+                name(b),
+                name(c),
+                name(d),
+                name(d),
+                name(c)
+            )
+            .unwrap();
         } else {
             writeln!(text, "\"{},{}\" = \"{},{}\"", name(a), name(b), name(c), name(d)).unwrap();
         }
