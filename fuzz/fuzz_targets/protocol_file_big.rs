@@ -30,7 +30,8 @@ fuzz_target!(|data: &[u8]| {
             continue;
         }
         let (c, d) = (byte(r + 2) % states, byte(r + 3) % states);
-        if byte(r) % 5 == 0 {
+        // A randomized rule: two distinct results (a TOML table has each key once).
+        if byte(r) % 5 == 0 && c != d {
             writeln!(
                 text,
                 "\"{},{}\" = {{ \"{},{}\" = 0.5, \"{},{}\" = 0.25 }}",
