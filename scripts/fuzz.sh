@@ -8,7 +8,8 @@
 # else with the pinned toolchain and RUSTC_BOOTSTRAP=1. Each target grows its corpus in
 # fuzz/corpus-run/TARGET (not committed), starting from the seeds of fuzz/corpus/TARGET
 # (committed, left as they are); libFuzzer's output goes to fuzz/logs/TARGET.log and findings to
-# fuzz/artifacts/TARGET/. The last lines per target are libFuzzer's final statistics.
+# fuzz/artifacts/TARGET/. The last lines per target are libFuzzer's final statistics. The inputs
+# of past findings, fuzz/regressions/TARGET/, are replayed first.
 set -euo pipefail
 seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
 shift
@@ -43,6 +44,15 @@ for target in "${targets[@]}"; do
         *) options+=(-max_len=65536) ;;
     esac
     echo "== $target: $seconds s"
+    # First the inputs of past findings (fuzz/regressions/TARGET/): each must now pass.
+    if compgen -G "regressions/$target/*" >/dev/null; then
+        if ! "$binaries/$target" -timeout=60 -rss_limit_mb=2048 "regressions/$target"/* \
+            >"logs/$target-regressions.log" 2>&1; then
+            echo "a past finding fails again (see fuzz/logs/$target-regressions.log)"
+            failed+=("$target")
+            continue
+        fi
+    fi
     mkdir -p "artifacts/$target"
     if "$binaries/$target" -artifact_prefix="artifacts/$target/" "${options[@]}" "corpus-run/$target" \
         "corpus/$target" >"logs/$target.log" 2>&1; then
