@@ -153,6 +153,20 @@ fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     }
 }
 
+/// `range` of a log axis if plotters can draw it: its ticks are counted from `high / low`, and a
+/// ratio beyond `f64::MAX` (values spanning more than 308 decades, or below 2.2e-308) would make
+/// that count endless; such a figure is an input error.
+fn drawable(range: (f64, f64), axis: &str, figure: &Figure) -> Result<(f64, f64)> {
+    if (range.1 / range.0).is_finite() {
+        return Ok(range);
+    }
+    Err(crate::input::InputError(format!(
+        "'{}': the {axis} values run from {:e} to {:e}, more decades than a log axis can show",
+        figure.title, range.0, range.1
+    ))
+    .into())
+}
+
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> Result<()>
 where
     DB::ErrorType: 'static,
@@ -166,11 +180,11 @@ where
         .iter()
         .flat_map(|m| [Some(m.y), m.interval.map(|i| i[0]), m.interval.map(|i| i[1])].into_iter().flatten())
         .chain(points().map(|p| p.1));
-    let x = bounds(xs);
+    let x = drawable(bounds(xs), "x", figure)?;
     let mut builder = ChartBuilder::on(root);
     builder.caption(&figure.title, ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
     if figure.y_log {
-        let y = bounds(ys);
+        let y = drawable(bounds(ys), "y", figure)?;
         let chart = builder.build_cartesian_2d((x.0..x.1).log_scale(), (y.0..y.1).log_scale()).map_err(fail)?;
         series(chart, figure, x, y, |v| v.ln())?;
     } else {
@@ -332,6 +346,33 @@ mod tests {
         assert_eq!(bounds([10.0, 10.0].into_iter()), (10.0, 100.0));
         // Wide ranges get half a step of room instead.
         assert_eq!(bounds([3.0, 3000.0].into_iter()), (2.0, 4500.0));
+    }
+
+    #[test]
+    fn n5_log_ranges_beyond_f64_are_refused_not_drawn_forever() {
+        let figure = |points| Figure {
+            title: "t".into(),
+            x_label: String::new(),
+            y_label: String::new(),
+            marks_label: String::new(),
+            marks: Vec::new(),
+            curves: vec![Curve::new("c", points)],
+            groups: Vec::new(),
+            y_log: true,
+        };
+        // Before the fix, drawing these never returned: each runs on a thread given 60 seconds.
+        for (points, axis) in [(vec![(1e-310, 5.0), (2.0, 3.0)], "x"), (vec![(1.0, 1e-300), (2.0, 1e300)], "y")] {
+            let path = std::env::temp_dir().join(format!("poplab-n5-{}-{axis}.svg", std::process::id()));
+            let (send, receive) = std::sync::mpsc::channel();
+            let (figure, drawn) = (figure(points), path.clone());
+            std::thread::spawn(move || send.send(write_file(&figure, &drawn).map_err(|e| e.to_string())));
+            let result = receive.recv_timeout(std::time::Duration::from_secs(60)).expect("drawing hangs");
+            let message = result.unwrap_err();
+            assert!(message.starts_with(&format!("'t': the {axis} values run from")), "{message}");
+            assert!(message.ends_with("more decades than a log axis can show"), "{message}");
+            assert!(!path.exists());
+        }
+        assert_eq!(drawable((1.0, 10.0), "y", &figure(Vec::new())).unwrap(), (1.0, 10.0));
     }
 
     #[test]

@@ -679,4 +679,62 @@ fn n14_messages_name_the_real_problem() {
         &["reproduce", "--merge", "n14-nowhere", "--out", scratch("n14-rep").to_str().unwrap()],
         &["no such directory"],
     );
+/// Input defect N4 (issue 33): `plot` on a malformed CSV (uneven rows, not UTF-8, binary) is an
+/// input error naming the file, the line and what is wrong, not the csv crate's failure (exit 1).
+#[test]
+fn n4_plot_refuses_malformed_csv_naming_file_and_line() {
+    let out = scratch("n4.svg");
+    let out = out.to_str().unwrap();
+    let cases: [(&str, &[u8], &[&str]); 3] = [
+        (
+            "n4-uneven.csv",
+            b"trial,step,parallel_time,leaders\n0,10,1,5\n0,20,2\n",
+            &["n4-uneven.csv' line 3: 3 fields where the header has 4"],
+        ),
+        (
+            "n4-latin1.csv",
+            b"trial,step,parallel_time,leaders\n0,10,1,5\n0,20,2,3\xe9\n",
+            &["n4-latin1.csv' line 3: field 4 is not UTF-8 text"],
+        ),
+        (
+            "n4-binary.csv",
+            &[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0xff, 0xfe, b'\n', 0, 0, 0x80],
+            &["n4-binary.csv' line 1"],
+        ),
+    ];
+    for (name, bytes, needles) in cases {
+        let path = scratch(name);
+        std::fs::write(&path, bytes).unwrap();
+        refused(&["plot", path.to_str().unwrap(), "--out", out], needles);
+    }
+    // A sweep's summary.csv goes through the same reader.
+    let dir = scratch("n4-sweep");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("summary.csv"), "n,mean_parallel_time\n8,2.5\n16\n").unwrap();
+    refused(&["plot", dir.to_str().unwrap(), "--out", out], &["summary.csv' line 3: 1 field where the header has 2"]);
+    assert!(!std::path::Path::new(out).exists());
+}
+
+/// Input defect N5 (issue 33): `plot` on values below 2.2e-308 (subnormal) or spanning more
+/// decades than an f64 ratio holds looped forever drawing a log axis; now refused at once (the
+/// helper's 60-second timeout guards the suite against the old hang).
+#[test]
+fn n5_plot_refuses_values_a_log_axis_cannot_show_instead_of_hanging() {
+    let out = scratch("n5.svg");
+    let out = out.to_str().unwrap();
+    let subnormal = scratch("n5-subnormal.csv");
+    std::fs::write(&subnormal, "trial,step,parallel_time,leaders\n0,10,1e-310,5\n0,20,2,3\n").unwrap();
+    let started = Instant::now();
+    refused(
+        &["plot", subnormal.to_str().unwrap(), "--out", out],
+        &["n5-subnormal.csv' line 2: parallel_time = '1e-310' is too close to 0"],
+    );
+    let wide = scratch("n5-wide.csv");
+    std::fs::write(&wide, "trial,step,parallel_time,leaders\n0,10,1e-300,5\n0,20,1e300,3\n").unwrap();
+    refused(
+        &["plot", wide.to_str().unwrap(), "--out", out],
+        &["the x values run from", "more decades than a log axis"],
+    );
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(!std::path::Path::new(out).exists());
 }

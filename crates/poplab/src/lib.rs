@@ -35,6 +35,7 @@
 //! - [`verdict`]: the written rules that turn measurements into consistent / inconsistent /
 //!   inconclusive against a claim.
 //! - [`stats`]: means, intervals, the censoring rule, Kolmogorov-Smirnov tests.
+//! - [`table`]: CSV files poplab wrote (time series, sweep summaries) read back by column.
 //! - [`numbers`] (`10^5`, `1e5`, lists and ranges) and [`files`] (outputs checked before a run and
 //!   written atomically, inputs read with a size limit, memory checks): input and output helpers
 //!   shared by every front end.
@@ -223,6 +224,7 @@ pub mod spec;
 pub mod splitting;
 pub mod stats;
 pub mod sweep;
+pub mod table;
 pub mod verdict;
 
 pub use error::{Error, Result};

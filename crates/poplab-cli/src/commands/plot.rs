@@ -13,7 +13,8 @@
 use crate::cli::PlotArgs;
 use crate::input::InputError;
 use crate::plot::{Curve, Figure, Mark, write_file};
-use anyhow::{Context, Result};
+use anyhow::Result;
+use poplab::table::Table;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -36,35 +37,12 @@ pub fn plot(args: &PlotArgs) -> Result<()> {
     write_file(&figure, &args.out)
 }
 
-/// The rows of a CSV file as maps from column name to text.
-fn rows(path: &Path) -> Result<Vec<BTreeMap<String, String>>> {
-    let mut reader = csv::Reader::from_path(path).with_context(|| format!("'{}'", path.display()))?;
-    let header: Vec<String> = reader.headers()?.iter().map(str::to_string).collect();
-    reader
-        .records()
-        .map(|record| {
-            let record = record.with_context(|| format!("'{}'", path.display()))?;
-            Ok(header.iter().cloned().zip(record.iter().map(str::to_string)).collect())
-        })
-        .collect()
-}
-
-fn number(row: &BTreeMap<String, String>, column: &str, path: &Path) -> Result<Option<f64>> {
-    match row.get(column).map(|v| v.trim()) {
-        None => Err(InputError(format!("'{}': no column {column}", path.display())).into()),
-        Some("") => Ok(None),
-        Some(text) => text
-            .parse()
-            .map(Some)
-            .map_err(|_| InputError(format!("'{}': {column} = '{text}' is not a number", path.display())).into()),
-    }
-}
-
 fn trace_figure(path: &Path) -> Result<Figure> {
     let mut curves: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
-    for row in rows(path)? {
-        let (Some(trial), Some(time), Some(leaders)) =
-            (number(&row, "trial", path)?, number(&row, "parallel_time", path)?, number(&row, "leaders", path)?)
+    let table = Table::read(path)?;
+    for row in 0..table.rows() {
+        let number = |column| table.number(row, column);
+        let (Some(trial), Some(time), Some(leaders)) = (number("trial")?, number("parallel_time")?, number("leaders")?)
         else {
             continue;
         };
@@ -91,16 +69,18 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
     let (summary, estimates) = (dir.join("summary.csv"), dir.join("estimates.csv"));
     let mut marks = Vec::new();
     if summary.is_file() {
-        for row in rows(&summary)? {
-            let n = number(&row, "n", &summary)?.unwrap_or(f64::NAN);
-            let interval = match (number(&row, "ci95_low", &summary)?, number(&row, "ci95_high", &summary)?) {
+        let table = Table::read(&summary)?;
+        for row in 0..table.rows() {
+            let number = |column| table.number(row, column);
+            let n = number("n")?.unwrap_or(f64::NAN);
+            let interval = match (number("ci95_low")?, number("ci95_high")?) {
                 (Some(lo), Some(hi)) => Some([lo, hi]),
                 _ => None,
             };
-            let mark = match number(&row, "mean_parallel_time", &summary)? {
+            let mark = match number("mean_parallel_time")? {
                 Some(mean) => Mark { x: n, y: mean, interval, lower_bound: false },
                 None => {
-                    let steps = number(&row, "mean_steps_lower_bound", &summary)?.unwrap_or(f64::NAN);
+                    let steps = number("mean_steps_lower_bound")?.unwrap_or(f64::NAN);
                     Mark { x: n, y: steps / n, interval: None, lower_bound: true }
                 }
             };
@@ -118,13 +98,13 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
         });
     }
     if estimates.is_file() {
-        for row in rows(&estimates)? {
-            let n = number(&row, "n", &estimates)?.unwrap_or(f64::NAN);
-            let (Some(y), Some(lo), Some(hi)) = (
-                number(&row, "log10_mean_steps", &estimates)?,
-                number(&row, "log10_ci95_lo", &estimates)?,
-                number(&row, "log10_ci95_hi", &estimates)?,
-            ) else {
+        let table = Table::read(&estimates)?;
+        for row in 0..table.rows() {
+            let number = |column| table.number(row, column);
+            let n = number("n")?.unwrap_or(f64::NAN);
+            let (Some(y), Some(lo), Some(hi)) =
+                (number("log10_mean_steps")?, number("log10_ci95_lo")?, number("log10_ci95_hi")?)
+            else {
                 continue;
             };
             marks.push(Mark { x: n, y, interval: Some([lo, hi]), lower_bound: false });
