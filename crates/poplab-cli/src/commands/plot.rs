@@ -12,7 +12,7 @@
 
 use crate::cli::PlotArgs;
 use crate::input::InputError;
-use crate::plot::{Curve, Figure, Mark, write_file};
+use crate::plot::{Curve, Figure, Mark, Marks, write_file};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -79,7 +79,6 @@ fn trace_figure(path: &Path) -> Result<Figure> {
         title: format!("leaders against time: {}", name(path)),
         x_label: "parallel time (steps / n)".into(),
         y_label: "leaders".into(),
-        marks_label: String::new(),
         marks: Vec::new(),
         curves: curves.into_iter().map(|(trial, points)| Curve::new(format!("trial {trial}"), points)).collect(),
         groups: Vec::new(),
@@ -110,8 +109,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             title: format!("mean parallel time against n: {}", name(dir)),
             x_label: "n".into(),
             y_label: "parallel time (steps / n)".into(),
-            marks_label: "mean with 95% CI (hollow: lower bound)".into(),
-            marks,
+            marks: vec![Marks::new("mean with 95% CI (hollow: lower bound)", marks)],
             curves: Vec::new(),
             groups: Vec::new(),
             y_log: true,
@@ -133,8 +131,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             title: format!("expected holding time against n: {}", name(dir)),
             x_label: "n".into(),
             y_label: "log10 of the expected holding time (steps)".into(),
-            marks_label: "splitting estimate with 95% CI".into(),
-            marks,
+            marks: vec![Marks::new("splitting estimate with 95% CI", marks)],
             curves: Vec::new(),
             groups: Vec::new(),
             y_log: false,
