@@ -238,7 +238,8 @@ fn readable(ticks: &[f64], (lo, hi): (f64, f64), pixels: f64, axis: Axis) -> boo
 
 /// The ticks of a log axis over `range`, `pixels` long: the first of decades (every second, fifth
 /// ... decade on long ranges), 1-2-5, 1 to 9 times the decades, and evenly spaced round values
-/// that gives at least three labels that do not overlap; failing that, the one with most.
+/// (tried first on ranges shorter than a decade) that gives at least three labels that do not
+/// overlap; failing that, the one with most.
 fn log_ticks((lo, hi): (f64, f64), pixels: f64, axis: Axis) -> Vec<f64> {
     let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     let inside = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
@@ -250,7 +251,9 @@ fn log_ticks((lo, hi): (f64, f64), pixels: f64, axis: Axis) -> Vec<f64> {
             .collect()
     };
     let every = [1, 2, 5, 10, 20, 50].into_iter().find(|&k| decades(&[1.0], k).len() <= 8).unwrap_or(100);
-    let mut candidates = vec![decades(&[1.0], every)];
+    // Within a decade the axis is nearly straight: round steps first.
+    let mut candidates = if hi / lo < 10.0 { vec![even_ticks(lo, hi)] } else { Vec::new() };
+    candidates.push(decades(&[1.0], every));
     if every == 1 {
         candidates.push(decades(&[1.0, 2.0, 5.0], 1));
         candidates.push(decades(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 1));
@@ -261,9 +264,9 @@ fn log_ticks((lo, hi): (f64, f64), pixels: f64, axis: Axis) -> Vec<f64> {
     chosen.or_else(|| candidates.iter().filter(readable).max_by_key(|t| t.len())).cloned().unwrap_or_default()
 }
 
-/// Three to six round values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`.
+/// Four to seven round values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`.
 fn even_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let rough = (hi - lo) / 4.0;
+    let rough = (hi - lo) / 6.0;
     let power = 10f64.powf(rough.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| *s >= rough).unwrap_or(10.0 * power);
     let (from, to) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
@@ -550,7 +553,8 @@ mod tests {
         assert_eq!(ticks(0.9, 1.0, Axis::Y).into_iter().map(short).collect::<Vec<_>>(), ["0.9", "0.95", "1", "1.05"]);
         assert_eq!(ticks(1.0, 1000.0, Axis::X), [1.0, 10.0, 100.0, 1000.0]);
         assert_eq!(ticks(700.0, 1.6e4, Axis::Y), [1000.0, 2000.0, 5000.0, 1e4]);
-        assert_eq!(ticks(1.0, 3.0, Axis::X), [1.0, 2.0, 3.0]);
+        // ppl-holding's c from 1 to 3 in steps of a half.
+        assert_eq!(ticks(1.0, 3.0, Axis::X), [1.0, 1.5, 2.0, 2.5, 3.0]);
         // Thirty decades: every fifth.
         assert_eq!(ticks(1.0, 1e30, Axis::Y).len(), 7);
         for (lo, hi) in [(60.0, 100.0), (0.9, 1.0), (0.5, 1.0), (0.01, 1.0), (5.0, 9e9), (1.0, 1e30), (0.97, 1.02)] {

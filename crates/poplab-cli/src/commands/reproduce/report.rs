@@ -444,3 +444,63 @@ pub fn write(out: &Path, context: &Context, results: &[ClaimResult]) -> Result<(
     write_text(Some(&out.join("report.md")), &markdown(&blocks, out))?;
     write_text(Some(&out.join("index.html")), &html(&blocks))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::claims::{Mode, claims};
+    use super::*;
+    use poplab::verdict::{Judgement, Point, Verdict};
+
+    fn row(x: f64, mean: f64, variant: Option<&str>) -> Row {
+        Row {
+            point: Point { x, values: vec![mean], censored: 0, horizon: f64::INFINITY },
+            trials: 1,
+            mean: Some(mean),
+            ci95: Some([mean * 0.9, mean * 1.1]),
+            median: Some(mean),
+            log10_estimate: None,
+            variant: variant.map(|v| (v.to_string(), 0)),
+        }
+    }
+
+    fn result(id: &str, rows: Vec<Row>) -> ClaimResult {
+        let claim = claims(Mode::Quick, 1).into_iter().find(|c| c.id == id).unwrap();
+        ClaimResult {
+            claim,
+            rows,
+            judgement: Judgement { verdict: Verdict::Inconclusive, evidence: String::new() },
+            power: None,
+            form_fit: None,
+            engines: Vec::new(),
+            diagrams: Vec::new(),
+            trials_run: 0,
+            trials_reused: 0,
+            seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_comparison_draws_each_variant_as_its_own_named_series() {
+        let rows = [1e3, 1e4]
+            .iter()
+            .flat_map(|&n| [row(n, 20.0, Some("pll")), row(n, 40.0, Some("pll-as-printed"))])
+            .collect();
+        let both = figure(&result("pll-errata", rows));
+        let series: Vec<(&str, MarkLook, usize)> =
+            both.marks.iter().map(|m| (m.label.as_str(), m.look, m.points.len())).collect();
+        assert_eq!(
+            series,
+            [
+                ("pll: mean with 95% CI (hollow: median, a lower bound)", MarkLook::Primary, 2),
+                ("pll-as-printed: mean with 95% CI (hollow: median, a lower bound)", MarkLook::Secondary, 2),
+            ]
+        );
+        // The literal text keeps its look in its own claim's figure too.
+        let alone = figure(&result("pll-as-printed", vec![row(1e3, 40.0, None)]));
+        assert_eq!(alone.marks.len(), 1);
+        assert_eq!(alone.marks[0].look, MarkLook::Secondary);
+        assert!(alone.marks[0].label.starts_with("pll-as-printed: "));
+        let pll = figure(&result("pll-stabilisation", vec![row(1e3, 20.0, None)]));
+        assert_eq!(pll.marks[0].look, MarkLook::Primary);
+    }
+}
