@@ -287,11 +287,11 @@ where
         let y = bounds(ys(figure));
         let y_axis = (y.0..y.1).log_scale().with_key_points(log_ticks(y, PLOT_PIXELS.1, Axis::Y));
         let chart = builder.build_cartesian_2d(x_axis, y_axis).map_err(fail)?;
-        series(chart, figure, y.0, |v| v.ln())?;
+        series(chart, figure, x, y.0, |v| v.ln())?;
     } else {
         let y = linear_bounds(ys(figure));
         let chart = builder.build_cartesian_2d(x_axis, y.0..y.1).map_err(fail)?;
-        series(chart, figure, y.0, |v| v)?;
+        series(chart, figure, x, y.0, |v| v)?;
     }
     Ok(())
 }
@@ -365,11 +365,20 @@ fn marker<DB: DrawingBackend, C: Clone + 'static>(at: C, look: MarkLook, hollow:
     }
 }
 
-/// Draws the mesh and the figure's curves, groups and marks on `chart`, whose y axis starts at
-/// `y0` and is straight in `scale(y)`.
+/// The factors `series` series of marks are moved by along a log x axis over `x_range`, so that
+/// points at the same x stand side by side, 9 pixels apart, with their intervals (none for one
+/// series).
+fn dodges(series: usize, (x0, x1): (f64, f64)) -> Vec<f64> {
+    let step = (x1 / x0).ln() * 9.0 / PLOT_PIXELS.0;
+    (0..series).map(|i| (step * (i as f64 - (series as f64 - 1.0) / 2.0)).exp()).collect()
+}
+
+/// Draws the mesh and the figure's curves, groups and marks on `chart`, whose x axis runs over
+/// `x_range` and whose y axis starts at `y0` and is straight in `scale(y)`.
 fn series<'a, DB: DrawingBackend + 'a, X, Y>(
     mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
     figure: &Figure,
+    x_range: (f64, f64),
     y0: f64,
     scale: fn(f64) -> f64,
 ) -> Result<()>
@@ -399,13 +408,14 @@ where
         let dots = group.points.iter().filter(|p| in_range(**p)).map(|&p| Circle::new(p, 4, color.filled()));
         chart.draw_series(dots).map_err(fail)?;
     }
-    for marks in &figure.marks {
+    for (marks, shift) in figure.marks.iter().zip(dodges(figure.marks.len(), x_range)) {
         let color = mark_color(marks.look);
         let intervals = marks.points.iter().filter_map(|m| {
-            m.interval.map(|[lo, hi]| PathElement::new(vec![(m.x, lo.max(y0)), (m.x, hi)], color.stroke_width(2)))
+            let x = m.x * shift;
+            m.interval.map(|[lo, hi]| PathElement::new(vec![(x, lo.max(y0)), (x, hi)], color.stroke_width(2)))
         });
         chart.draw_series(intervals).map_err(fail)?;
-        let points = marks.points.iter().map(|m| marker((m.x, m.y), marks.look, m.lower_bound));
+        let points = marks.points.iter().map(|m| marker((m.x * shift, m.y), marks.look, m.lower_bound));
         chart.draw_series(points).map_err(fail)?;
     }
     Ok(())
@@ -448,16 +458,18 @@ fn legend_height(entries: &[Entry]) -> u32 {
     }
 }
 
-/// Draws `entries` on `area`, below the plot, in [`legend_columns`] columns.
+/// Draws `entries` on `area`, below the plot, in [`legend_columns`] columns filled one after the
+/// other.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[Entry],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let columns = legend_columns(entries);
+    let rows = entries.len().div_ceil(columns).max(1);
     let width = (PANEL.0 as i32 - LEGEND_LEFT) / columns as i32;
     for (i, entry) in entries.iter().enumerate() {
-        let x = LEGEND_LEFT + (i % columns) as i32 * width;
-        let y = (i / columns) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        let x = LEGEND_LEFT + (i / rows) as i32 * width;
+        let y = (i % rows) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
         match entry.glyph {
             Glyph::Line(color) => area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))?,
             Glyph::Dot(color) => area.draw(&Circle::new((x + 12, y), 4, color.filled()))?,
@@ -564,6 +576,14 @@ mod tests {
                 assert!(ticks.len() >= 2 && readable(&ticks, range, pixels, axis), "{lo}..{hi} {axis:?}: {ticks:?}");
             }
         }
+    }
+
+    #[test]
+    fn two_series_at_the_same_x_stand_apart_and_one_stays_put() {
+        assert_eq!(dodges(1, (1.0, 1e4)), [1.0]);
+        let [left, right] = dodges(2, (1.0, 1e4))[..] else { panic!("two series") };
+        let pixels = |factor: f64| PLOT_PIXELS.0 * factor.ln() / 1e4f64.ln();
+        assert!((pixels(right / left) - 9.0).abs() < 1e-9 && (left * right - 1.0).abs() < 1e-12);
     }
 
     #[test]
