@@ -347,6 +347,12 @@ fn curve_colors(figure: &Figure) -> Vec<RGBColor> {
     figure.curves.iter().map(|c| color(c.ink)).collect()
 }
 
+/// Whether curves in `ink` are dashed: power-law fits, which often lie on the claimed curve or
+/// the fit of the claimed form, and must leave it visible.
+fn dashed(ink: Ink) -> bool {
+    ink == Ink::PowerFit
+}
+
 /// The colour of a look of measured points.
 fn mark_color(look: MarkLook) -> RGBColor {
     match look {
@@ -401,7 +407,11 @@ where
     let in_range = |(x, y): (f64, f64)| x > 0.0 && x.is_finite() && scale(y).is_finite();
     for (curve, color) in figure.curves.iter().zip(curve_colors(figure)) {
         let points = curve.points.iter().copied().filter(|p| in_range(*p));
-        chart.draw_series(LineSeries::new(points, color.stroke_width(2))).map_err(fail)?;
+        if dashed(curve.ink) {
+            chart.draw_series(DashedLineSeries::new(points, 10, 6, color.stroke_width(2))).map_err(fail)?;
+        } else {
+            chart.draw_series(LineSeries::new(points, color.stroke_width(2))).map_err(fail)?;
+        }
     }
     for group in &figure.groups {
         let color = GROUPS[group.color % GROUPS.len()];
@@ -424,7 +434,8 @@ where
 /// How a legend entry shows its series.
 #[derive(Clone, Debug, PartialEq)]
 enum Glyph {
-    Line(RGBColor),
+    /// A line, dashed or solid.
+    Line(RGBColor, bool),
     Dot(RGBColor),
     Marker(MarkLook),
 }
@@ -438,7 +449,11 @@ struct Entry {
 
 /// The figure's legend: its curves, groups and marks in that order.
 fn legend(figure: &Figure) -> Vec<Entry> {
-    let curves = figure.curves.iter().zip(curve_colors(figure)).map(|(c, color)| (c.label.clone(), Glyph::Line(color)));
+    let curves = figure
+        .curves
+        .iter()
+        .zip(curve_colors(figure))
+        .map(|(c, color)| (c.label.clone(), Glyph::Line(color, dashed(c.ink))));
     let groups = figure.groups.iter().map(|g| (g.label.clone(), Glyph::Dot(GROUPS[g.color % GROUPS.len()])));
     let marks = figure.marks.iter().map(|m| (m.label.clone(), Glyph::Marker(m.look)));
     curves.chain(groups).chain(marks).map(|(label, glyph)| Entry { label, glyph }).collect()
@@ -471,7 +486,14 @@ fn draw_legend<DB: DrawingBackend>(
         let x = LEGEND_LEFT + (i / rows) as i32 * width;
         let y = (i % rows) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
         match entry.glyph {
-            Glyph::Line(color) => area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))?,
+            Glyph::Line(color, false) => {
+                area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))?
+            }
+            Glyph::Line(color, true) => {
+                for from in [x, x + 16] {
+                    area.draw(&PathElement::new(vec![(from, y), (from + 10, y)], color.stroke_width(2)))?;
+                }
+            }
             Glyph::Dot(color) => area.draw(&Circle::new((x + 12, y), 4, color.filled()))?,
             Glyph::Marker(look) => area.draw(&marker::<DB, (i32, i32)>((x + 12, y), look, false))?,
         }
@@ -608,6 +630,7 @@ mod tests {
         let entries = legend(&both);
         let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
         assert_eq!(labels, ["run 0", "claimed", "run 1", "pll", "pll-as-printed"]);
+        assert_eq!(entries[1].glyph, Glyph::Line(RGBColor(20, 20, 20), false));
         assert_eq!(entries[3].glyph, Glyph::Marker(MarkLook::Primary));
         assert_eq!(entries[4].glyph, Glyph::Marker(MarkLook::Secondary));
         assert_ne!(mark_color(MarkLook::Primary), mark_color(MarkLook::Secondary));
@@ -616,6 +639,9 @@ mod tests {
         let alone = figure(vec![Curve::new("claimed", vec![(1.0, 2.0)]).inked(Ink::Claimed)], Vec::new());
         assert_eq!(curve_colors(&alone), [RGBColor(20, 20, 20)]);
         // Sizes get distinct greys, darker for larger n.
+        // A power fit is dashed (it often lies on another curve), in the legend too.
+        let fit = figure(vec![Curve::new("fit", vec![]).inked(Ink::PowerFit)], Vec::new());
+        assert!(matches!(legend(&fit)[0].glyph, Glyph::Line(_, true)));
         let sizes = figure((0..3).map(|i| Curve::new("n", vec![]).inked(Ink::Size(i, 3))).collect(), Vec::new());
         let greys = curve_colors(&sizes);
         assert!(greys[0].0 > greys[1].0 && greys[1].0 > greys[2].0, "{greys:?}");
