@@ -6,6 +6,7 @@ use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 use std::sync::Once;
 
@@ -19,19 +20,63 @@ pub struct Mark {
     pub lower_bound: bool,
 }
 
-/// A curve drawn over the points: in colour with its label in the legend, or with a `tag`: thin
-/// and grey with its label written at the tag's point (for families of curves such as one per n).
+/// How a series of measured points looks: the same thing keeps its look in every figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkLook {
+    /// Blue circles: the measured points of a claim (P_LL among them).
+    Primary,
+    /// Purple triangles: the second variant of a comparison (P_LL as printed).
+    Secondary,
+}
+
+/// Measured points named in the legend, drawn with their intervals in their [`MarkLook`].
+#[derive(Clone, Debug)]
+pub struct Marks {
+    pub label: String,
+    pub look: MarkLook,
+    pub points: Vec<Mark>,
+}
+
+impl Marks {
+    /// Points in the [`MarkLook::Primary`] look.
+    pub fn new(label: impl Into<String>, points: Vec<Mark>) -> Self {
+        Marks { label: label.into(), look: MarkLook::Primary, points }
+    }
+}
+
+/// The colour of a curve: fixed per kind of curve, so that a kind keeps its colour in every
+/// figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ink {
+    /// One of several curves of the same kind (runs, trials): a colour by its order.
+    Auto,
+    /// The curve a paper claims: black.
+    Claimed,
+    /// A fit of the claimed form: teal.
+    FormFit,
+    /// A power-law fit: brown.
+    PowerFit,
+    /// The `i`-th of `k` sizes (a family of curves, one per n): grey, darker for larger `i`.
+    Size(usize, usize),
+}
+
+/// A curve drawn over the points, named in the legend.
 #[derive(Clone, Debug)]
 pub struct Curve {
     pub label: String,
     pub points: Vec<(f64, f64)>,
-    pub tag: Option<(f64, f64)>,
+    pub ink: Ink,
 }
 
 impl Curve {
-    /// A curve in colour, named in the legend.
+    /// A curve coloured by its order among the figure's [`Ink::Auto`] curves.
     pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
-        Curve { label: label.into(), points, tag: None }
+        Curve { label: label.into(), points, ink: Ink::Auto }
+    }
+
+    /// The same curve in `ink`.
+    pub fn inked(self, ink: Ink) -> Self {
+        Curve { ink, ..self }
     }
 }
 
@@ -50,8 +95,7 @@ pub struct Figure {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
-    pub marks_label: String,
-    pub marks: Vec<Mark>,
+    pub marks: Vec<Marks>,
     pub curves: Vec<Curve>,
     pub groups: Vec<Group>,
     /// Whether the y axis is logarithmic (the x axis always is).
@@ -113,11 +157,23 @@ pub fn write_grid(figures: &[Figure], columns: usize, stem: &Path) -> Result<()>
     render(figures, shape, &stem.with_extension("png"))
 }
 
-/// Draws `figures` as a grid of `shape` (rows, columns) panels of 800 x 520 pixels into `path`,
-/// an SVG or PNG file by its extension, atomically.
+/// The size of one panel's plot in pixels; its legend goes below it.
+const PANEL: (u32, u32) = (800, 520);
+/// The plotted area of a panel, at least (the rest holds the title and the axis labels): what
+/// tick labels are spaced against.
+const PLOT_PIXELS: (f64, f64) = (680.0, 400.0);
+/// The legend's rows, its left edge (the plot's) and the pixels a character of its text takes at
+/// most (DejaVu Sans at 14 px).
+const LEGEND_ROW: u32 = 22;
+const LEGEND_LEFT: i32 = 90;
+const CHAR_PIXELS: f64 = 8.0;
+
+/// Draws `figures` as a grid of `shape` (rows, columns) panels, each 800 pixels wide and 520 high
+/// plus the tallest panel's legend, into `path`, an SVG or PNG file by its extension, atomically.
 fn render(figures: &[Figure], shape: (usize, usize), path: &Path) -> Result<()> {
     register_font();
-    let size = (800 * shape.1 as u32, 520 * shape.0 as u32);
+    let legend = figures.iter().map(|f| legend_height(&legend(f))).max().unwrap_or(0);
+    let size = (PANEL.0 * shape.1 as u32, (PANEL.1 + legend) * shape.0 as u32);
     atomically(path, |partial, format| match format {
         "svg" => panels(&SVGBackend::new(partial, size).into_drawing_area(), figures, shape),
         _ => panels(&BitMapBackend::new(partial, size).into_drawing_area(), figures, shape),
@@ -132,25 +188,84 @@ where
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing figures: {e:?}");
     root.fill(&WHITE).map_err(fail)?;
     for (figure, area) in figures.iter().zip(root.split_evenly(shape)) {
-        draw(&area, figure)?;
+        let (plot, key) = area.split_vertically(PANEL.1);
+        draw(&plot, figure)?;
+        draw_legend(&key, &legend(figure)).map_err(fail)?;
     }
     // Once, for the whole picture: an SVG backend writes its file here and draws nothing after.
     root.present().map_err(fail)
 }
 
-/// The range of a log axis: the values with some room, widened to whole decades when they span
-/// less than one (a log axis labels only its decades and their multiples).
+/// The range of a log axis: the values with a twentieth of their span (in log) as room on either
+/// side, at least 5 per cent.
 fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) =
         values.filter(|v| v.is_finite() && *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     if lo > hi {
-        (1.0, 10.0)
-    } else if hi / lo < 10.0 {
-        let (low, high) = (10f64.powf(lo.log10().floor()), 10f64.powf(hi.log10().ceil()));
-        (low, if high > low { high } else { high * 10.0 })
-    } else {
-        (lo / 1.5, hi * 1.5)
+        return (1.0, 10.0);
     }
+    let room = ((hi / lo).ln() / 20.0).max(0.05).exp();
+    (lo / room, hi * room)
+}
+
+/// Which axis a tick label sits on: labels along x need their width, along y their height.
+#[derive(Clone, Copy, Debug)]
+enum Axis {
+    X,
+    Y,
+}
+
+/// The pixels a tick label needs along its axis, with a gap to the next.
+fn label_extent(label: &str, axis: Axis) -> f64 {
+    match axis {
+        Axis::X => label.chars().count() as f64 * CHAR_PIXELS + 12.0,
+        Axis::Y => 22.0,
+    }
+}
+
+/// Whether the labels of `ticks` on a log axis over `range`, `pixels` long, stay apart.
+fn readable(ticks: &[f64], (lo, hi): (f64, f64), pixels: f64, axis: Axis) -> bool {
+    let at = |v: f64| pixels * (v / lo).ln() / (hi / lo).ln();
+    ticks
+        .windows(2)
+        .all(|w| at(w[1]) - at(w[0]) >= (label_extent(&short(w[0]), axis) + label_extent(&short(w[1]), axis)) / 2.0)
+}
+
+/// The ticks of a log axis over `range`, `pixels` long: the first of decades (every second, fifth
+/// ... decade on long ranges), 1-2-5, 1 to 9 times the decades, and evenly spaced round values
+/// (tried first on ranges shorter than a decade) that gives at least three labels that do not
+/// overlap; failing that, the one with most.
+fn log_ticks((lo, hi): (f64, f64), pixels: f64, axis: Axis) -> Vec<f64> {
+    let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let inside = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
+    let decades = |mantissas: &[f64], every: i32| -> Vec<f64> {
+        (first..=last)
+            .filter(|e| e.rem_euclid(every) == 0)
+            .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e)))
+            .filter(inside)
+            .collect()
+    };
+    let every = [1, 2, 5, 10, 20, 50].into_iter().find(|&k| decades(&[1.0], k).len() <= 8).unwrap_or(100);
+    // Within a decade the axis is nearly straight: round steps first.
+    let mut candidates = if hi / lo < 10.0 { vec![even_ticks(lo, hi)] } else { Vec::new() };
+    candidates.push(decades(&[1.0], every));
+    if every == 1 {
+        candidates.push(decades(&[1.0, 2.0, 5.0], 1));
+        candidates.push(decades(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 1));
+        candidates.push(even_ticks(lo, hi));
+    }
+    let readable = |ticks: &&Vec<f64>| readable(ticks, (lo, hi), pixels, axis);
+    let chosen = candidates.iter().filter(readable).find(|t| t.len() >= 3);
+    chosen.or_else(|| candidates.iter().filter(readable).max_by_key(|t| t.len())).cloned().unwrap_or_default()
+}
+
+/// Four to seven round values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`.
+fn even_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let rough = (hi - lo) / 6.0;
+    let power = 10f64.powf(rough.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| *s >= rough).unwrap_or(10.0 * power);
+    let (from, to) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
+    (from..=to).map(|i| i as f64 * step).collect()
 }
 
 /// `range` of a log axis if plotters can draw it: its ticks are counted from `high / low`, and a
@@ -173,39 +288,118 @@ where
 {
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
     root.fill(&WHITE).map_err(fail)?;
-    let points = || figure.curves.iter().flat_map(|c| &c.points).chain(figure.groups.iter().flat_map(|g| &g.points));
-    let xs = figure.marks.iter().map(|m| m.x).chain(points().map(|p| p.0));
-    let ys = figure
-        .marks
-        .iter()
-        .flat_map(|m| [Some(m.y), m.interval.map(|i| i[0]), m.interval.map(|i| i[1])].into_iter().flatten())
-        .chain(points().map(|p| p.1));
-    let x = drawable(bounds(xs), "x", figure)?;
+    let x = drawable(bounds(xs(figure)), "x", figure)?;
+    let x_axis = (x.0..x.1).log_scale().with_key_points(log_ticks(x, PLOT_PIXELS.0, Axis::X));
     let mut builder = ChartBuilder::on(root);
     builder.caption(&figure.title, ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
     if figure.y_log {
-        let y = drawable(bounds(ys), "y", figure)?;
-        let chart = builder.build_cartesian_2d((x.0..x.1).log_scale(), (y.0..y.1).log_scale()).map_err(fail)?;
-        series(chart, figure, x, y, |v| v.ln())?;
+        let y = drawable(bounds(ys(figure)), "y", figure)?;
+        let y_axis = (y.0..y.1).log_scale().with_key_points(log_ticks(y, PLOT_PIXELS.1, Axis::Y));
+        let chart = builder.build_cartesian_2d(x_axis, y_axis).map_err(fail)?;
+        series(chart, figure, x, y.0, |v| v.ln())?;
     } else {
-        let y = linear_bounds(ys);
-        let chart = builder.build_cartesian_2d((x.0..x.1).log_scale(), y.0..y.1).map_err(fail)?;
-        series(chart, figure, x, y, |v| v)?;
+        let y = linear_bounds(ys(figure));
+        let chart = builder.build_cartesian_2d(x_axis, y.0..y.1).map_err(fail)?;
+        series(chart, figure, x, y.0, |v| v)?;
     }
     Ok(())
 }
 
-/// Draws the mesh, the figure's curves, groups and marks and the legend on `chart`, whose y axis
-/// runs over `y` and is straight in `scale(y)`.
-fn series<'a, DB: DrawingBackend + 'a, Y>(
-    mut chart: ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, Y>>,
+/// Every point of the figure's curves and groups.
+fn points(figure: &Figure) -> impl Iterator<Item = (f64, f64)> + '_ {
+    figure
+        .curves
+        .iter()
+        .flat_map(|c| c.points.iter().copied())
+        .chain(figure.groups.iter().flat_map(|g| g.points.iter().copied()))
+}
+
+/// Every x the figure plots.
+fn xs(figure: &Figure) -> impl Iterator<Item = f64> + '_ {
+    figure.marks.iter().flat_map(|m| &m.points).map(|m| m.x).chain(points(figure).map(|p| p.0))
+}
+
+/// Every y the figure plots, interval ends included.
+fn ys(figure: &Figure) -> impl Iterator<Item = f64> + '_ {
+    figure
+        .marks
+        .iter()
+        .flat_map(|m| &m.points)
+        .flat_map(|m| [Some(m.y), m.interval.map(|i| i[0]), m.interval.map(|i| i[1])].into_iter().flatten())
+        .chain(points(figure).map(|p| p.1))
+}
+
+/// The colours of curves in [`Ink::Auto`], by their order.
+const AUTO: [RGBColor; 4] =
+    [RGBColor(200, 60, 40), RGBColor(40, 120, 60), RGBColor(120, 60, 180), RGBColor(200, 140, 0)];
+
+/// The colours of groups (P_LL's modules: quick elimination, tournament, BackUp, ... ).
+const GROUPS: [RGBColor; 5] =
+    [RGBColor(0, 150, 60), RGBColor(230, 120, 0), RGBColor(210, 30, 30), RGBColor(120, 60, 180), RGBColor(90, 90, 90)];
+
+/// The colour of each of the figure's curves.
+fn curve_colors(figure: &Figure) -> Vec<RGBColor> {
+    let mut auto = 0;
+    let mut color = |ink: Ink| match ink {
+        Ink::Auto => {
+            auto += 1;
+            AUTO[(auto - 1) % AUTO.len()]
+        }
+        Ink::Claimed => RGBColor(20, 20, 20),
+        Ink::FormFit => RGBColor(0, 140, 150),
+        Ink::PowerFit => RGBColor(160, 90, 20),
+        Ink::Size(i, k) => {
+            let shade = 180 - (160 * i / k.saturating_sub(1).max(1)).min(160) as u8;
+            RGBColor(shade, shade, shade)
+        }
+    };
+    figure.curves.iter().map(|c| color(c.ink)).collect()
+}
+
+/// Whether curves in `ink` are dashed: power-law fits, which often lie on the claimed curve or
+/// the fit of the claimed form, and must leave it visible.
+fn dashed(ink: Ink) -> bool {
+    ink == Ink::PowerFit
+}
+
+/// The colour of a look of measured points.
+fn mark_color(look: MarkLook) -> RGBColor {
+    match look {
+        MarkLook::Primary => RGBColor(30, 80, 200),
+        MarkLook::Secondary => RGBColor(180, 30, 150),
+    }
+}
+
+/// A measured point at `at` in `look`: a circle or a triangle, hollow for a lower bound.
+fn marker<DB: DrawingBackend, C: Clone + 'static>(at: C, look: MarkLook, hollow: bool) -> DynElement<'static, DB, C> {
+    let color = mark_color(look);
+    let style = if hollow { color.stroke_width(2) } else { color.filled() };
+    match look {
+        MarkLook::Primary => Circle::new(at, 5, style).into_dyn(),
+        MarkLook::Secondary => TriangleMarker::new(at, 7, style).into_dyn(),
+    }
+}
+
+/// The factors `series` series of marks are moved by along a log x axis over `x_range`, so that
+/// points at the same x stand side by side, 9 pixels apart, with their intervals (none for one
+/// series).
+fn dodges(series: usize, (x0, x1): (f64, f64)) -> Vec<f64> {
+    let step = (x1 / x0).ln() * 9.0 / PLOT_PIXELS.0;
+    (0..series).map(|i| (step * (i as f64 - (series as f64 - 1.0) / 2.0)).exp()).collect()
+}
+
+/// Draws the mesh and the figure's curves, groups and marks on `chart`, whose x axis runs over
+/// `x_range` and whose y axis starts at `y0` and is straight in `scale(y)`.
+fn series<'a, DB: DrawingBackend + 'a, X, Y>(
+    mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
     figure: &Figure,
-    (x0, x1): (f64, f64),
-    (y0, y1): (f64, f64),
+    x_range: (f64, f64),
+    y0: f64,
     scale: fn(f64) -> f64,
 ) -> Result<()>
 where
     DB::ErrorType: 'static,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
@@ -216,68 +410,105 @@ where
         .label_style(("sans-serif", 14))
         .x_label_formatter(&|v| short(*v))
         .y_label_formatter(&|v| short(*v))
+        .light_line_style(TRANSPARENT)
         .draw()
         .map_err(fail)?;
-    let palette = [RGBColor(200, 60, 40), RGBColor(40, 120, 60), RGBColor(120, 60, 180), RGBColor(200, 140, 0)];
-    let grey = RGBColor(150, 150, 150);
     let in_range = |(x, y): (f64, f64)| x > 0.0 && x.is_finite() && scale(y).is_finite();
-    for (i, curve) in figure.curves.iter().filter(|c| c.tag.is_none()).enumerate() {
-        let color = palette[i % palette.len()];
-        chart
-            .draw_series(LineSeries::new(curve.points.iter().copied().filter(|p| in_range(*p)), color.stroke_width(2)))
-            .map_err(fail)?
-            .label(curve.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-    }
-    for curve in &figure.curves {
-        let Some(tag) = curve.tag else { continue };
+    for (curve, color) in figure.curves.iter().zip(curve_colors(figure)) {
         let points = curve.points.iter().copied().filter(|p| in_range(*p));
-        chart.draw_series(LineSeries::new(points, grey.stroke_width(1))).map_err(fail)?;
-        let style = ("sans-serif", 12).into_font().color(&BLACK);
-        chart.draw_series(std::iter::once(Text::new(curve.label.clone(), tag, style))).map_err(fail)?;
+        if dashed(curve.ink) {
+            chart.draw_series(DashedLineSeries::new(points, 10, 6, color.stroke_width(2))).map_err(fail)?;
+        } else {
+            chart.draw_series(LineSeries::new(points, color.stroke_width(2))).map_err(fail)?;
+        }
     }
-    let group_palette = [
-        RGBColor(0, 150, 60),
-        RGBColor(230, 120, 0),
-        RGBColor(210, 30, 30),
-        RGBColor(120, 60, 180),
-        RGBColor(90, 90, 90),
-    ];
     for group in &figure.groups {
-        let color = group_palette[group.color % group_palette.len()];
-        chart
-            .draw_series(group.points.iter().filter(|p| in_range(**p)).map(|&p| Circle::new(p, 4, color.filled())))
-            .map_err(fail)?
-            .label(group.label.clone())
-            .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+        let color = GROUPS[group.color % GROUPS.len()];
+        let dots = group.points.iter().filter(|p| in_range(**p)).map(|&p| Circle::new(p, 4, color.filled()));
+        chart.draw_series(dots).map_err(fail)?;
     }
-    let blue = RGBColor(30, 80, 200);
-    chart
-        .draw_series(
-            figure
-                .marks
-                .iter()
-                .filter_map(|m| m.interval.map(|[lo, hi]| PathElement::new(vec![(m.x, lo.max(y0)), (m.x, hi)], blue))),
-        )
-        .map_err(fail)?;
-    if !figure.marks.is_empty() {
-        chart
-            .draw_series(figure.marks.iter().map(|m| {
-                let style = if m.lower_bound { blue.stroke_width(2) } else { blue.filled() };
-                Circle::new((m.x, m.y), 5, style)
-            }))
-            .map_err(fail)?
-            .label(figure.marks_label.clone())
-            .legend(move |(x, y)| Circle::new((x + 10, y), 5, blue.filled()));
+    for (marks, shift) in figure.marks.iter().zip(dodges(figure.marks.len(), x_range)) {
+        let color = mark_color(marks.look);
+        let intervals = marks.points.iter().filter_map(|m| {
+            let x = m.x * shift;
+            m.interval.map(|[lo, hi]| PathElement::new(vec![(x, lo.max(y0)), (x, hi)], color.stroke_width(2)))
+        });
+        chart.draw_series(intervals).map_err(fail)?;
+        let points = marks.points.iter().map(|m| marker((m.x * shift, m.y), marks.look, m.lower_bound));
+        chart.draw_series(points).map_err(fail)?;
     }
-    chart
-        .configure_series_labels()
-        .position(legend_corner(figure, (x0, x1), (y0, y1), scale))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(fail)?;
+    Ok(())
+}
+
+/// How a legend entry shows its series.
+#[derive(Clone, Debug, PartialEq)]
+enum Glyph {
+    /// A line, dashed or solid.
+    Line(RGBColor, bool),
+    Dot(RGBColor),
+    Marker(MarkLook),
+}
+
+/// One line of a legend: every curve, group and series of marks has one.
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    label: String,
+    glyph: Glyph,
+}
+
+/// The figure's legend: its curves, groups and marks in that order.
+fn legend(figure: &Figure) -> Vec<Entry> {
+    let curves = figure
+        .curves
+        .iter()
+        .zip(curve_colors(figure))
+        .map(|(c, color)| (c.label.clone(), Glyph::Line(color, dashed(c.ink))));
+    let groups = figure.groups.iter().map(|g| (g.label.clone(), Glyph::Dot(GROUPS[g.color % GROUPS.len()])));
+    let marks = figure.marks.iter().map(|m| (m.label.clone(), Glyph::Marker(m.look)));
+    curves.chain(groups).chain(marks).map(|(label, glyph)| Entry { label, glyph }).collect()
+}
+
+/// The legend's columns: two, side by side, if every label fits half the panel, else one.
+fn legend_columns(entries: &[Entry]) -> usize {
+    let half = (PANEL.0 as i32 - LEGEND_LEFT) as f64 / 2.0 - 40.0;
+    if entries.iter().all(|e| e.label.chars().count() as f64 * CHAR_PIXELS <= half) { 2 } else { 1 }
+}
+
+/// The pixels a legend takes below its plot.
+fn legend_height(entries: &[Entry]) -> u32 {
+    match entries.len() {
+        0 => 0,
+        n => n.div_ceil(legend_columns(entries)) as u32 * LEGEND_ROW + 10,
+    }
+}
+
+/// Draws `entries` on `area`, below the plot, in [`legend_columns`] columns filled one after the
+/// other.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let columns = legend_columns(entries);
+    let rows = entries.len().div_ceil(columns).max(1);
+    let width = (PANEL.0 as i32 - LEGEND_LEFT) / columns as i32;
+    for (i, entry) in entries.iter().enumerate() {
+        let x = LEGEND_LEFT + (i / rows) as i32 * width;
+        let y = (i % rows) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        match entry.glyph {
+            Glyph::Line(color, false) => {
+                area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))?
+            }
+            Glyph::Line(color, true) => {
+                for from in [x, x + 16] {
+                    area.draw(&PathElement::new(vec![(from, y), (from + 10, y)], color.stroke_width(2)))?;
+                }
+            }
+            Glyph::Dot(color) => area.draw(&Circle::new((x + 12, y), 4, color.filled()))?,
+            Glyph::Marker(look) => area.draw(&marker::<DB, (i32, i32)>((x + 12, y), look, false))?,
+        }
+        let style = ("sans-serif", 14).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(entry.label.clone(), (x + 32, y), style))?;
+    }
     Ok(())
 }
 
@@ -292,46 +523,23 @@ fn linear_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     }
 }
 
-/// The corner of the plot where the legend hides the fewest points (upper left on ties): the
-/// quarter of the plotted area (log x, y straight in `scale(y)`) each corner's legend covers.
-fn legend_corner(
-    figure: &Figure,
-    (x0, x1): (f64, f64),
-    (y0, y1): (f64, f64),
-    scale: fn(f64) -> f64,
-) -> SeriesLabelPosition {
-    let fraction = |v: f64, lo: f64, hi: f64, f: fn(f64) -> f64| (f(v) - f(lo)) / (f(hi) - f(lo));
-    let points = figure
-        .marks
-        .iter()
-        .map(|m| (m.x, m.y))
-        .chain(figure.curves.iter().flat_map(|c| c.points.iter().copied()))
-        .chain(figure.groups.iter().flat_map(|g| g.points.iter().copied()))
-        .map(|(x, y)| (fraction(x, x0, x1, f64::ln), fraction(y, y0, y1, scale)));
-    let mut hidden = [0usize; 4];
-    for (x, y) in points {
-        let (left, right, top, bottom) = (x < 0.5, x > 0.5, y > 0.6, y < 0.4);
-        hidden[0] += usize::from(left && top);
-        hidden[1] += usize::from(right && top);
-        hidden[2] += usize::from(left && bottom);
-        hidden[3] += usize::from(right && bottom);
-    }
-    let corners = [
-        SeriesLabelPosition::UpperLeft,
-        SeriesLabelPosition::UpperRight,
-        SeriesLabelPosition::LowerLeft,
-        SeriesLabelPosition::LowerRight,
-    ];
-    let best = (0..4).min_by_key(|&i| hidden[i]).unwrap_or(0);
-    corners[best].clone()
-}
-
-/// Axis labels: `1e5` style for large and small values, plain otherwise.
+/// Axis labels: `1e5` or `2.5e-3` style for large and small values, plain otherwise (rounded to
+/// six significant digits).
 fn short(v: f64) -> String {
-    if v != 0.0 && (v.abs() >= 1e4 || v.abs() < 1e-2) {
-        format!("{v:.0e}")
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let mut exponent = v.abs().log10().floor() as i32;
+    let mut mantissa = (v / 10f64.powi(exponent) * 1e5).round() / 1e5;
+    if mantissa.abs() >= 10.0 {
+        (mantissa, exponent) = (mantissa / 10.0, exponent + 1);
+    }
+    if v.abs() >= 1e4 || v.abs() < 1e-2 {
+        format!("{mantissa}e{exponent}")
     } else {
-        format!("{}", (v * 100.0).round() / 100.0)
+        let digits = (5 - exponent).max(0) as usize;
+        let plain = format!("{v:.digits$}");
+        if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.').to_string() } else { plain }
     }
 }
 
@@ -339,27 +547,21 @@ fn short(v: f64) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn narrow_log_ranges_widen_to_whole_decades_and_a_decade_edge_stays_the_edge() {
-        assert_eq!(bounds([0.25, 1.0].into_iter()), (0.1, 1.0));
-        assert_eq!(bounds([2.0, 5.0].into_iter()), (1.0, 10.0));
-        assert_eq!(bounds([10.0, 10.0].into_iter()), (10.0, 100.0));
-        // Wide ranges get half a step of room instead.
-        assert_eq!(bounds([3.0, 3000.0].into_iter()), (2.0, 4500.0));
+    fn figure(curves: Vec<Curve>, marks: Vec<Marks>) -> Figure {
+        Figure {
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            marks,
+            curves,
+            groups: Vec::new(),
+            y_log: true,
+        }
     }
 
     #[test]
     fn n5_log_ranges_beyond_f64_are_refused_not_drawn_forever() {
-        let figure = |points| Figure {
-            title: "t".into(),
-            x_label: String::new(),
-            y_label: String::new(),
-            marks_label: String::new(),
-            marks: Vec::new(),
-            curves: vec![Curve::new("c", points)],
-            groups: Vec::new(),
-            y_log: true,
-        };
+        let figure = |points| Figure { title: "t".into(), ..figure(vec![Curve::new("c", points)], Vec::new()) };
         // Before the fix, drawing these never returned: each runs on a thread given 60 seconds.
         for (points, axis) in [(vec![(1e-310, 5.0), (2.0, 3.0)], "x"), (vec![(1.0, 1e-300), (2.0, 1e300)], "y")] {
             let path = std::env::temp_dir().join(format!("poplab-n5-{}-{axis}.svg", std::process::id()));
@@ -375,29 +577,134 @@ mod tests {
         assert_eq!(drawable((1.0, 10.0), "y", &figure(Vec::new())).unwrap(), (1.0, 10.0));
     }
 
-    #[test]
-    fn linear_ranges_get_a_tenth_of_their_span_on_each_side() {
-        let (lo, hi) = linear_bounds([250.0, 420.0].into_iter());
-        assert!((lo - 233.0).abs() < 1e-9 && (hi - 437.0).abs() < 1e-9, "{lo} {hi}");
-        assert_eq!(linear_bounds(std::iter::empty()), (0.0, 1.0));
+    fn mark(x: f64, y: f64) -> Mark {
+        Mark { x, y, interval: Some([y * 0.9, y * 1.1]), lower_bound: false }
     }
 
     #[test]
-    fn the_legend_goes_where_it_hides_no_point() {
-        let figure = |points: Vec<(f64, f64)>| Figure {
-            title: String::new(),
-            x_label: String::new(),
-            y_label: String::new(),
-            marks_label: String::new(),
-            marks: Vec::new(),
-            curves: vec![Curve::new("c", points)],
-            groups: Vec::new(),
-            y_log: true,
+    fn a_log_axis_ends_within_one_tick_of_its_data() {
+        // ppl-holding: c from 1 to 3 (the axis used to run on to 10).
+        for (lo, hi) in [(1.0, 3.0), (2.0, 5.0), (100.0, 1e6), (0.05, 1.0), (12.0, 370.0), (1e2, 1e16)] {
+            let range = bounds([lo, hi].into_iter());
+            assert!(range.0 < lo && range.1 > hi, "{range:?} holds {lo}..{hi}");
+            for axis in [(PLOT_PIXELS.0, Axis::X), (PLOT_PIXELS.1, Axis::Y)] {
+                let ticks = log_ticks(range, axis.0, axis.1);
+                assert!(ticks.len() >= 2, "{lo}..{hi}: {ticks:?}");
+                assert!(ticks.iter().filter(|t| **t > hi).count() <= 1, "{lo}..{hi}: {ticks:?}");
+                assert!(ticks.iter().filter(|t| **t < lo).count() <= 1, "{lo}..{hi}: {ticks:?}");
+                assert!(ticks.iter().all(|t| *t >= range.0 && *t <= range.1), "{range:?}: {ticks:?}");
+            }
+        }
+        // The room is a twentieth of the span on either side, at least 5 per cent.
+        let (lo, hi) = bounds([1.0, 2.0].into_iter());
+        assert!((lo - 1.0 / 0.05f64.exp()).abs() < 1e-12 && (hi - 2.0 * 0.05f64.exp()).abs() < 1e-12);
+        let (lo, hi) = bounds([1.0, 1e4].into_iter());
+        assert!((lo - 1.0 / 10f64.powf(0.2)).abs() < 1e-12 && (hi - 1e4 * 10f64.powf(0.2)).abs() < 1e-9);
+        assert_eq!(bounds(std::iter::empty()), (1.0, 10.0));
+    }
+
+    #[test]
+    fn log_axis_labels_never_overlap_and_prefer_decades() {
+        let ticks = |lo: f64, hi: f64, axis: Axis| {
+            let pixels = if let Axis::X = axis { PLOT_PIXELS.0 } else { PLOT_PIXELS.1 };
+            log_ticks(bounds([lo, hi].into_iter()), pixels, axis)
         };
-        let corner = |points| format!("{:?}", legend_corner(&figure(points), (1.0, 100.0), (1.0, 100.0), f64::ln));
-        // A rising line crosses the lower left and upper right: the legend goes upper left.
-        assert_eq!(corner(vec![(1.0, 1.0), (100.0, 100.0)]), "UpperLeft");
-        // A falling one: upper right.
-        assert_eq!(corner(vec![(1.0, 90.0), (2.0, 90.0), (100.0, 1.0)]), "UpperRight");
+        // 60 to 100 (the labels 60, 70, 80, 90 used to be stacked) and 0.9 to 1 (1 and 0.9 overlapped).
+        assert_eq!(ticks(60.0, 100.0, Axis::Y), [60.0, 70.0, 80.0, 90.0, 100.0]);
+        assert_eq!(ticks(0.9, 1.0, Axis::Y).into_iter().map(short).collect::<Vec<_>>(), ["0.9", "0.95", "1", "1.05"]);
+        assert_eq!(ticks(1.0, 1000.0, Axis::X), [1.0, 10.0, 100.0, 1000.0]);
+        assert_eq!(ticks(700.0, 1.6e4, Axis::Y), [1000.0, 2000.0, 5000.0, 1e4]);
+        // ppl-holding's c from 1 to 3 in steps of a half.
+        assert_eq!(ticks(1.0, 3.0, Axis::X), [1.0, 1.5, 2.0, 2.5, 3.0]);
+        // Thirty decades: every fifth.
+        assert_eq!(ticks(1.0, 1e30, Axis::Y).len(), 7);
+        for (lo, hi) in [(60.0, 100.0), (0.9, 1.0), (0.5, 1.0), (0.01, 1.0), (5.0, 9e9), (1.0, 1e30), (0.97, 1.02)] {
+            for (axis, pixels) in [(Axis::X, PLOT_PIXELS.0), (Axis::Y, PLOT_PIXELS.1)] {
+                let range = bounds([lo, hi].into_iter());
+                let ticks = log_ticks(range, pixels, axis);
+                assert!(ticks.len() >= 2 && readable(&ticks, range, pixels, axis), "{lo}..{hi} {axis:?}: {ticks:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_series_at_the_same_x_stand_apart_and_one_stays_put() {
+        assert_eq!(dodges(1, (1.0, 1e4)), [1.0]);
+        let [left, right] = dodges(2, (1.0, 1e4))[..] else { panic!("two series") };
+        let pixels = |factor: f64| PLOT_PIXELS.0 * factor.ln() / 1e4f64.ln();
+        assert!((pixels(right / left) - 9.0).abs() < 1e-9 && (left * right - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tick_labels_are_short_and_exact() {
+        let labels: Vec<String> = [1e5, 2.5e4, 0.95, 99999.99999999, 0.001, 3.0, 1234.5].map(short).into();
+        assert_eq!(labels, ["1e5", "2.5e4", "0.95", "1e5", "1e-3", "3", "1234.5"]);
+    }
+
+    #[test]
+    fn every_series_has_a_legend_entry_and_the_variants_look_apart() {
+        let both = figure(
+            vec![
+                Curve::new("run 0", vec![(1.0, 1.0)]),
+                Curve::new("claimed", vec![(1.0, 2.0)]).inked(Ink::Claimed),
+                Curve::new("run 1", vec![(1.0, 3.0)]),
+            ],
+            vec![
+                Marks::new("pll", vec![mark(1e3, 20.0)]),
+                Marks { look: MarkLook::Secondary, ..Marks::new("pll-as-printed", vec![mark(1e3, 30.0)]) },
+            ],
+        );
+        let entries = legend(&both);
+        let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels, ["run 0", "claimed", "run 1", "pll", "pll-as-printed"]);
+        assert_eq!(entries[1].glyph, Glyph::Line(RGBColor(20, 20, 20), false));
+        assert_eq!(entries[3].glyph, Glyph::Marker(MarkLook::Primary));
+        assert_eq!(entries[4].glyph, Glyph::Marker(MarkLook::Secondary));
+        assert_ne!(mark_color(MarkLook::Primary), mark_color(MarkLook::Secondary));
+        // Auto curves take colours by their order among themselves: a claimed curve keeps black.
+        assert_eq!(curve_colors(&both), [AUTO[0], RGBColor(20, 20, 20), AUTO[1]]);
+        let alone = figure(vec![Curve::new("claimed", vec![(1.0, 2.0)]).inked(Ink::Claimed)], Vec::new());
+        assert_eq!(curve_colors(&alone), [RGBColor(20, 20, 20)]);
+        // Sizes get distinct greys, darker for larger n.
+        // A power fit is dashed (it often lies on another curve), in the legend too.
+        let fit = figure(vec![Curve::new("fit", vec![]).inked(Ink::PowerFit)], Vec::new());
+        assert!(matches!(legend(&fit)[0].glyph, Glyph::Line(_, true)));
+        let sizes = figure((0..3).map(|i| Curve::new("n", vec![]).inked(Ink::Size(i, 3))).collect(), Vec::new());
+        let greys = curve_colors(&sizes);
+        assert!(greys[0].0 > greys[1].0 && greys[1].0 > greys[2].0, "{greys:?}");
+    }
+
+    #[test]
+    fn legends_sit_below_the_plot_in_columns_their_labels_fit() {
+        let short_labels = figure((0..3).map(|i| Curve::new(format!("n = 1e{i}"), vec![])).collect(), Vec::new());
+        assert_eq!(legend_columns(&legend(&short_labels)), 2);
+        assert_eq!(legend_height(&legend(&short_labels)), 2 * LEGEND_ROW + 10);
+        let long = figure(Vec::new(), vec![Marks::new("mean with 95% CI (hollow: median, a lower bound)", vec![])]);
+        assert_eq!(legend_columns(&legend(&long)), 1);
+        let width = (PANEL.0 as i32 - LEGEND_LEFT) as f64 / 2.0;
+        for entry in legend(&short_labels) {
+            assert!(32.0 + entry.label.chars().count() as f64 * CHAR_PIXELS <= width);
+        }
+        assert_eq!(legend_height(&legend(&figure(Vec::new(), Vec::new()))), 0);
+    }
+
+    #[test]
+    fn a_figure_draws_to_svg_with_every_label() {
+        let dir = std::env::temp_dir().join(format!("poplab-plot-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let both = figure(
+            vec![Curve::new("fit", vec![(1e3, 20.0), (1e5, 40.0)]).inked(Ink::PowerFit)],
+            vec![
+                Marks::new("pll: mean with 95% CI", vec![mark(1e3, 20.0), mark(1e5, 40.0)]),
+                Marks { look: MarkLook::Secondary, ..Marks::new("pll-as-printed: mean", vec![mark(1e3, 30.0)]) },
+            ],
+        );
+        let path = dir.join("both.svg");
+        write_file(&both, &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        for label in ["fit", "pll: mean with 95% CI", "pll-as-printed: mean", "1000", "1e4", "1e5"] {
+            assert!(svg.contains(&format!(">\n{label}\n<")), "{label}");
+        }
     }
 }

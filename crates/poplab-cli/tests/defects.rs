@@ -679,6 +679,8 @@ fn n14_messages_name_the_real_problem() {
         &["reproduce", "--merge", "n14-nowhere", "--out", scratch("n14-rep").to_str().unwrap()],
         &["no such directory"],
     );
+}
+
 /// Input defect N4 (issue 33): `plot` on a malformed CSV (uneven rows, not UTF-8, binary) is an
 /// input error naming the file, the line and what is wrong, not the csv crate's failure (exit 1).
 #[test]

@@ -59,8 +59,13 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
     for id in ["pll-stabilisation", "pll-states", "pll-as-printed", "pll-errata", "pll-sym"] {
         assert!(paper.contains(&format!("{id}: ")), "paper 003 has no panel {id}");
     }
+    // pll and pll-as-printed are separate series, each named in the legend (SVG text sits on its own line).
+    for series in ["pll: mean with 95% CI", "pll-as-printed: mean with 95% CI"] {
+        assert!(paper.contains(&format!(">\n{series}")), "paper 003 names no series '{series}'");
+    }
     let modules = std::fs::read_to_string(out.join("plots/pll-stabilisation-modules.svg")).unwrap();
     assert!(modules.contains("ended by"), "no module legend");
+    assert!(modules.contains(">\nn = "), "no legend entry per n");
     let exact =
         report.lines().find(|l| l.starts_with("The estimator against exact values") && l.contains("ls-timer")).unwrap();
     assert!(exact.contains("N = 3: exact 8.8572e4"), "{exact}");

@@ -12,7 +12,7 @@
 
 use crate::cli::PlotArgs;
 use crate::input::InputError;
-use crate::plot::{Curve, Figure, Mark, write_file};
+use crate::plot::{Curve, Figure, Mark, Marks, write_file};
 use anyhow::Result;
 use poplab::table::Table;
 use std::collections::BTreeMap;
@@ -57,7 +57,6 @@ fn trace_figure(path: &Path) -> Result<Figure> {
         title: format!("leaders against time: {}", name(path)),
         x_label: "parallel time (steps / n)".into(),
         y_label: "leaders".into(),
-        marks_label: String::new(),
         marks: Vec::new(),
         curves: curves.into_iter().map(|(trial, points)| Curve::new(format!("trial {trial}"), points)).collect(),
         groups: Vec::new(),
@@ -90,8 +89,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             title: format!("mean parallel time against n: {}", name(dir)),
             x_label: "n".into(),
             y_label: "parallel time (steps / n)".into(),
-            marks_label: "mean with 95% CI (hollow: lower bound)".into(),
-            marks,
+            marks: vec![Marks::new("mean with 95% CI (hollow: lower bound)", marks)],
             curves: Vec::new(),
             groups: Vec::new(),
             y_log: true,
@@ -113,8 +111,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             title: format!("expected holding time against n: {}", name(dir)),
             x_label: "n".into(),
             y_label: "log10 of the expected holding time (steps)".into(),
-            marks_label: "splitting estimate with 95% CI".into(),
-            marks,
+            marks: vec![Marks::new("splitting estimate with 95% CI", marks)],
             curves: Vec::new(),
             groups: Vec::new(),
             y_log: false,

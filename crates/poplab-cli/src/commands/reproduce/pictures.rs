@@ -3,7 +3,7 @@
 
 use super::ClaimResult;
 use super::claims::Picture;
-use crate::plot::{Curve, Figure, Group, Mark, write, write_grid};
+use crate::plot::{Curve, Figure, Group, Ink, Mark, Marks, write, write_grid};
 use anyhow::Result;
 use poplab::engine::{Measure, Outcome};
 use poplab::protocols::pll::Module;
@@ -50,7 +50,7 @@ pub fn draw(
             let stem = plots.join(format!("{id}-modules"));
             let empty = Vec::new();
             write(&module_tails(id, trials.get(*sweep).unwrap_or(&empty)), &stem)?;
-            let caption = "Stabilisation time per n: for each n a grey staircase (labelled on its way down) of the \
+            let caption = "Stabilisation time per n: for each n a grey staircase (darker for larger n) of the \
                            share of runs that took at least t, against t in parallel time; each run is a dot coloured by \
                            the module that demoted the last leader (from the census)";
             Ok((caption.into(), stem.with_extension("svg")))
@@ -113,7 +113,6 @@ fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threa
         title: format!("{protocol}: leaders against time, n = {n}"),
         x_label: "parallel time (steps / n)".into(),
         y_label: "leaders".into(),
-        marks_label: String::new(),
         marks: Vec::new(),
         curves,
         groups: Vec::new(),
@@ -121,7 +120,7 @@ fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threa
     })
 }
 
-/// Per n, the share of runs taking at least t against t (labelled grey staircases), and every run as a
+/// Per n, the share of runs taking at least t against t (grey staircases named in the legend), and every run as a
 /// dot coloured by the module that demoted its last leader.
 fn module_tails(id: &str, trials: &[Trial]) -> Figure {
     let mut by_n: BTreeMap<u64, Vec<&Trial>> = BTreeMap::new();
@@ -130,7 +129,8 @@ fn module_tails(id: &str, trials: &[Trial]) -> Figure {
     }
     let mut curves = Vec::new();
     let mut groups: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for (n, mut runs) in by_n {
+    let sizes = by_n.len();
+    for (i, (n, mut runs)) in by_n.into_iter().enumerate() {
         runs.sort_by(|a, b| a.parallel_time.total_cmp(&b.parallel_time));
         let total = runs.len() as f64;
         let mut staircase = Vec::new();
@@ -141,11 +141,8 @@ fn module_tails(id: &str, trials: &[Trial]) -> Figure {
             let module = run.last_demotion.clone().unwrap_or_else(|| "not recorded".into());
             groups.entry(module).or_default().push((run.parallel_time, share));
         }
-        // Each curve's label sits where it crosses its own share level, lower for each larger n,
-        // so that labels of curves that end together stay apart.
-        let level = 0.9 * 0.75f64.powi(curves.len() as i32);
-        let tag = staircase.iter().copied().find(|p| p.1 <= level).or(staircase.last().copied());
-        curves.push(Curve { label: format!("n = {}", short_n(n)), points: staircase, tag });
+        // Each n in its own grey, darker for larger n, named in the legend.
+        curves.push(Curve::new(format!("n = {}", short_n(n)), staircase).inked(Ink::Size(i, sizes)));
     }
     // A module keeps its colour in every figure: quick elimination green, tournament orange,
     // BackUp red (the order of P_LL's modules after status assignment); anything else grey.
@@ -159,7 +156,6 @@ fn module_tails(id: &str, trials: &[Trial]) -> Figure {
         title: format!("{id}: stabilisation time by module"),
         x_label: "parallel time (steps / n)".into(),
         y_label: "share of runs taking at least t".into(),
-        marks_label: String::new(),
         marks: Vec::new(),
         curves,
         groups,
@@ -218,9 +214,8 @@ fn exact_holding(
         title: format!("{protocol}: exact and estimated holding time ({setting})"),
         x_label: param.into(),
         y_label: "expected holding time (steps)".into(),
-        marks_label: "splitting estimate with 95% CI".into(),
-        marks,
-        curves: vec![Curve::new("exact (poplab exact --measure holding)", exact)],
+        marks: vec![Marks::new("splitting estimate with 95% CI", marks)],
+        curves: vec![Curve::new("exact (poplab exact --measure holding)", exact).inked(Ink::Claimed)],
         groups: Vec::new(),
         y_log: true,
     };
@@ -284,7 +279,7 @@ mod tests {
         assert_eq!(figure.groups[0].points, [(10.0, 1.0), (20.0, 0.75), (12.0, 1.0)]);
         assert_eq!(figure.groups[2].points, [(300.0, 0.25)]);
         assert_eq!(figure.curves.len(), 2);
-        assert!(figure.curves.iter().all(|c| c.tag.is_some()));
+        assert_eq!(figure.curves.iter().map(|c| c.ink).collect::<Vec<_>>(), [Ink::Size(0, 2), Ink::Size(1, 2)]);
         assert_eq!(figure.curves[0].points.last(), Some(&(300.0, 0.25)));
         assert_eq!(figure.curves[1].label, "n = 1000");
         // Without a tournament run, BackUp keeps its colour.
