@@ -178,6 +178,7 @@
 //! # Ok::<(), poplab::Error>(())
 //! ```
 
+pub mod checkpoint;
 pub mod engine;
 pub mod error;
 pub mod exact;

@@ -20,6 +20,7 @@
 //! assert_eq!(spec.settings.engine.name(), "batched");
 //! ```
 
+use crate::checkpoint::{Checkpoint, Checkpointer, Start, StoredSpec, TrialCheckpoint};
 use crate::engine::{Engine, Fault, Measure, TracePoint, TraceSink};
 use crate::error::{Error, Result};
 use crate::exact::{self, ExactReport, ExploreSettings, Starts, Verification};
@@ -185,6 +186,38 @@ impl RunSpec {
         Ok(self.result(records))
     }
 
+    /// Runs every trial as [`RunSpec::run`] does, writing a checkpoint into `path` every `every`
+    /// and at the end, going on from `resume` if given (see [`crate::checkpoint`]): the records
+    /// are the same as those of a run never stopped. `stored` is this spec as given, written
+    /// into the checkpoint so that a resume needs nothing else.
+    pub fn run_checkpointed(
+        &self,
+        on_done: &(dyn Fn() + Sync),
+        stored: StoredSpec,
+        path: &Path,
+        every: std::time::Duration,
+        resume: Option<Checkpoint>,
+    ) -> Result<RunResult> {
+        if self.settings.trace_every.is_some() {
+            return Err(Error::Setting("--trace does not go with --checkpoint yet; run without one of them".into()));
+        }
+        files::check_output_file(path)?;
+        let checkpointer = Checkpointer::new(path, stored, resume)?;
+        let deposit = |snapshot| checkpointer.deposit(snapshot);
+        let records = checkpointer.around(every, || {
+            self.run_records(on_done, |index| match checkpointer.start(index)? {
+                Start::Done(record) => Ok(record),
+                Start::Run(pause, resume) => {
+                    let checkpoint = TrialCheckpoint { pause, resume, deposit: &deposit };
+                    let record = self.runner.trial_checkpointed(&self.settings, index, checkpoint);
+                    checkpointer.end(index, record.as_ref().ok());
+                    record
+                }
+            })
+        })?;
+        Ok(self.result(records))
+    }
+
     fn run_records(
         &self,
         on_done: &(dyn Fn() + Sync),
@@ -305,6 +338,12 @@ impl RunSpec {
 /// What a resolved spec needs of its protocol, with the protocol's type erased.
 trait Runner: Send + Sync {
     fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord>;
+    fn trial_checkpointed(
+        &self,
+        settings: &RunSettings,
+        index: u64,
+        checkpoint: TrialCheckpoint<'_>,
+    ) -> Result<TrialRecord>;
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>>;
     fn verify(
         &self,
@@ -350,7 +389,16 @@ impl<P: Protocol> Runner for Typed<P> {
     }
 
     fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
-        experiment::trial(&self.0, settings, settings.engine, index, trace)
+        experiment::trial(&self.0, settings, settings.engine, index, trace, None)
+    }
+
+    fn trial_checkpointed(
+        &self,
+        settings: &RunSettings,
+        index: u64,
+        checkpoint: TrialCheckpoint<'_>,
+    ) -> Result<TrialRecord> {
+        experiment::trial(&self.0, settings, settings.engine, index, &mut Vec::<TracePoint>::new(), Some(checkpoint))
     }
 
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {
