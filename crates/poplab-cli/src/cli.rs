@@ -321,10 +321,16 @@ pub struct SweepArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
     pub out: Option<PathBuf>,
 
-    /// Continue the sweep stored in DIR: run only its missing trials, then rewrite its summaries.
-    /// The sweep keeps its own settings: only --threads may be given with it.
+    /// Continue the sweep stored in DIR: run only its missing trials (those that were running go
+    /// on from their checkpoint), then rewrite its summaries. The sweep keeps its own settings:
+    /// only --threads and --checkpoint-every may be given with it.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+
+    /// Time between two checkpoints of the running trials into DIR/running.ckpt: a number and a
+    /// unit, ms, s, m or h (30s, 10m, 1h) [default: 5m].
+    #[arg(long, value_name = "DURATION")]
+    pub checkpoint_every: Option<String>,
 
     #[command(flatten)]
     pub shard: ShardArgs,

@@ -73,7 +73,7 @@ pub fn parse_every(text: &str) -> Result<Duration> {
 /// One running trial at a safe point.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrialSnapshot {
-    /// The trial's index.
+    /// The trial's key in its checkpoint: its index in a run, its job number in a sweep.
     pub index: u64,
     /// The faults' stream.
     pub faults_rng: PopRng,
@@ -86,7 +86,9 @@ pub struct TrialSnapshot {
 pub(crate) struct TrialCheckpoint<'a> {
     pub(crate) pause: Pause,
     pub(crate) resume: Option<TrialSnapshot>,
-    pub(crate) deposit: &'a (dyn Fn(TrialSnapshot) -> Result<()> + Sync),
+    /// Takes a snapshot, or why the trial could not be written (refused by a run, which was
+    /// asked to checkpoint; a sweep's trial then just restarts if the sweep is resumed).
+    pub(crate) deposit: &'a (dyn Fn(Result<TrialSnapshot>) -> Result<()> + Sync),
 }
 
 /// An `@FILE` input named by a spec, with a digest of its contents when the checkpoint was made.
@@ -211,8 +213,8 @@ fn digest_file(path: &str) -> Result<String> {
 /// A checkpoint read back: the spec, the finished trials, the running trials' snapshots.
 #[derive(Debug)]
 pub struct Checkpoint {
-    /// The spec of the run.
-    pub spec: StoredSpec,
+    /// The spec of the run ([`StoredSpec`]), or a sweep's definition.
+    pub spec: Value,
     /// The finished trials' records.
     pub finished: Vec<TrialRecord>,
     /// The running trials' snapshots, each a [`TrialSnapshot`] as JSON.
@@ -223,7 +225,7 @@ pub struct Checkpoint {
 #[derive(Serialize, Deserialize)]
 struct Document<R> {
     poplab: String,
-    spec: StoredSpec,
+    spec: Value,
     finished: Vec<TrialRecord>,
     running: Vec<R>,
 }
@@ -268,6 +270,14 @@ impl Checkpoint {
         }
         Ok(Self { spec: document.spec, finished: document.finished, running: document.running })
     }
+
+    /// The spec of a run's checkpoint (`path` names the file in errors).
+    pub fn run_spec(&self, path: &Path) -> Result<StoredSpec> {
+        serde_json::from_value(self.spec.clone()).map_err(|_| Error::Checkpoint {
+            path: path.display().to_string(),
+            reason: "is not the checkpoint of a run (a sweep's? resume that with poplab sweep --resume DIR)".into(),
+        })
+    }
 }
 
 /// Writes `body` as a checkpoint at `path`, atomically.
@@ -299,13 +309,15 @@ struct Slots {
 /// The checkpoints of one run: what each trial has done, written to `path` every `every`.
 pub(crate) struct Checkpointer {
     path: PathBuf,
-    spec: StoredSpec,
+    spec: Value,
+    /// Whether finished trials are kept in the file (a run's; a sweep keeps them in its rows).
+    keep_finished: bool,
     slots: Mutex<Slots>,
     changed: Condvar,
 }
 
 /// How a trial starts under checkpoints.
-pub(crate) enum Start {
+enum Start {
     /// It finished before the checkpoint: its record.
     Done(TrialRecord),
     /// It runs, from its snapshot if it has one.
@@ -313,8 +325,9 @@ pub(crate) enum Start {
 }
 
 impl Checkpointer {
-    /// The checkpoints of a run of `spec` into `path`, going on from `resume` if given.
-    pub(crate) fn new(path: &Path, spec: StoredSpec, resume: Option<Checkpoint>) -> Result<Self> {
+    /// The checkpoints of a run of `spec` into `path`, going on from `resume` if given; finished
+    /// trials are written too if `keep_finished`.
+    pub(crate) fn new(path: &Path, spec: Value, resume: Option<Checkpoint>, keep_finished: bool) -> Result<Self> {
         let mut slots = Slots::default();
         if let Some(resume) = resume {
             for record in resume.finished {
@@ -328,7 +341,35 @@ impl Checkpointer {
                 slots.waiting.insert(index, snapshot.to_string());
             }
         }
-        Ok(Self { path: path.to_path_buf(), spec, slots: Mutex::new(slots), changed: Condvar::new() })
+        Ok(Self { path: path.to_path_buf(), spec, keep_finished, slots: Mutex::new(slots), changed: Condvar::new() })
+    }
+
+    /// Drops the snapshots of trials that `done` says are finished elsewhere (a sweep's rows).
+    pub(crate) fn forget(&self, done: impl Fn(u64) -> bool) {
+        self.lock().waiting.retain(|&key, _| !done(key));
+    }
+
+    /// Runs the trial with key `key` (its index in a run, its job in a sweep) by `trial`, from its
+    /// snapshot if it has one, handing over snapshots when asked; a trial that finished before the
+    /// checkpoint gives its record at once.
+    pub(crate) fn run_trial(
+        &self,
+        key: u64,
+        trial: impl FnOnce(TrialCheckpoint<'_>) -> Result<TrialRecord>,
+    ) -> Result<TrialRecord> {
+        match self.start(key)? {
+            Start::Done(record) => Ok(record),
+            Start::Run(pause, resume) => {
+                let deposit = |snapshot: Result<TrialSnapshot>| match snapshot {
+                    Ok(snapshot) => self.deposit(key, Some(TrialSnapshot { index: key, ..snapshot })),
+                    Err(e) if self.keep_finished => Err(e),
+                    Err(_) => self.deposit(key, None),
+                };
+                let record = trial(TrialCheckpoint { pause, resume, deposit: &deposit });
+                self.end(key, record.as_ref().ok());
+                record
+            }
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {
@@ -336,7 +377,7 @@ impl Checkpointer {
     }
 
     /// Trial `index` starts: its record if it finished, else its pause and snapshot.
-    pub(crate) fn start(&self, index: u64) -> Result<Start> {
+    fn start(&self, index: u64) -> Result<Start> {
         let mut slots = self.lock();
         if let Some(record) = slots.finished.get(&index) {
             return Ok(Start::Done(record.clone()));
@@ -354,12 +395,14 @@ impl Checkpointer {
         Ok(Start::Run(Pause::new(pause), resume))
     }
 
-    /// A running trial hands over its snapshot.
-    pub(crate) fn deposit(&self, snapshot: TrialSnapshot) -> Result<()> {
-        let text = serde_json::to_string(&snapshot).map_err(|e| Error::Io(format!("a checkpoint: {e}")))?;
+    /// Running trial `key` hands over its snapshot (`None`: it has none to give).
+    fn deposit(&self, key: u64, snapshot: Option<TrialSnapshot>) -> Result<()> {
+        let text = snapshot
+            .map(|s| serde_json::to_string(&s).map_err(|e| Error::Io(format!("a checkpoint: {e}"))))
+            .transpose()?;
         let mut slots = self.lock();
-        if let Some(running) = slots.running.get_mut(&snapshot.index) {
-            running.snapshot = Some(text);
+        if let Some(running) = slots.running.get_mut(&key) {
+            running.snapshot = text;
             running.asked = false;
         }
         self.changed.notify_all();
@@ -367,10 +410,10 @@ impl Checkpointer {
     }
 
     /// Trial `index` ended, with its record (`None`: it failed).
-    pub(crate) fn end(&self, index: u64, record: Option<&TrialRecord>) {
+    fn end(&self, index: u64, record: Option<&TrialRecord>) {
         let mut slots = self.lock();
         slots.running.remove(&index);
-        if let Some(record) = record {
+        if let Some(record) = record.filter(|_| self.keep_finished) {
             slots.finished.insert(index, TrialRecord { trace: Vec::new(), ..record.clone() });
         }
         self.changed.notify_all();

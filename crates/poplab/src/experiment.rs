@@ -297,7 +297,7 @@ fn unguarded_trial<P: Protocol>(
     let resumed = resume.is_some();
     let on_pause = |snapshot: Result<crate::engine::snapshot::RunSnapshot>, rng: &crate::rng::PopRng| {
         if let Some(deposit) = deposit {
-            deposit(TrialSnapshot { index, faults_rng: rng.clone(), run: snapshot? })?;
+            deposit(snapshot.map(|run| TrialSnapshot { index, faults_rng: rng.clone(), run }))?;
         }
         pause.lower();
         Ok(())

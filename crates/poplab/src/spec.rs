@@ -20,7 +20,7 @@
 //! assert_eq!(spec.settings.engine.name(), "batched");
 //! ```
 
-use crate::checkpoint::{Checkpoint, Checkpointer, Start, StoredSpec, TrialCheckpoint};
+use crate::checkpoint::{Checkpoint, Checkpointer, StoredSpec, TrialCheckpoint};
 use crate::engine::{Engine, Fault, Measure, TracePoint, TraceSink};
 use crate::error::{Error, Result};
 use crate::exact::{self, ExactReport, ExploreSettings, Starts, Verification};
@@ -166,6 +166,11 @@ impl RunSpec {
         self.runner.trial(&self.settings, index, trace)
     }
 
+    /// Trial `index` under checkpoints ([`crate::checkpoint`]), without a time series.
+    pub(crate) fn trial_checkpointed(&self, index: u64, checkpoint: TrialCheckpoint<'_>) -> Result<TrialRecord> {
+        self.runner.trial_checkpointed(&self.settings, index, checkpoint)
+    }
+
     /// Runs every trial in parallel (time series kept in the records); `on_done` is called once
     /// per finished trial.
     pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Result<RunResult> {
@@ -202,17 +207,11 @@ impl RunSpec {
             return Err(Error::Setting("--trace does not go with --checkpoint yet; run without one of them".into()));
         }
         files::check_output_file(path)?;
-        let checkpointer = Checkpointer::new(path, stored, resume)?;
-        let deposit = |snapshot| checkpointer.deposit(snapshot);
+        let stored = serde_json::to_value(stored).map_err(|e| Error::Io(format!("a checkpoint: {e}")))?;
+        let checkpointer = Checkpointer::new(path, stored, resume, true)?;
         let records = checkpointer.around(every, || {
-            self.run_records(on_done, |index| match checkpointer.start(index)? {
-                Start::Done(record) => Ok(record),
-                Start::Run(pause, resume) => {
-                    let checkpoint = TrialCheckpoint { pause, resume, deposit: &deposit };
-                    let record = self.runner.trial_checkpointed(&self.settings, index, checkpoint);
-                    checkpointer.end(index, record.as_ref().ok());
-                    record
-                }
+            self.run_records(on_done, |index| {
+                checkpointer.run_trial(index, |checkpoint| self.trial_checkpointed(index, checkpoint))
             })
         })?;
         Ok(self.result(records))

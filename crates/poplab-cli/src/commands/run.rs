@@ -78,7 +78,7 @@ fn resume(args: &RunArgs, file: &Path) -> Result<()> {
     }
     let every = checkpoint_every(args)?;
     let checkpoint = Checkpoint::read(file)?;
-    let stored = checkpoint.spec.clone();
+    let stored = checkpoint.run_spec(file)?;
     let spec = RunSpec::resolve(&stored.raw(args.trials.threads)?)?;
     check_outputs(args)?;
     let progress = Progress::new(spec.settings.trials, &spec.protocol);
