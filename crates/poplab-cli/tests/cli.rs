@@ -241,8 +241,7 @@ fn holds_a_trial_in_progress(path: &std::path::Path) -> bool {
     let body: Value = serde_json::from_str(text.split_once('\n').unwrap().1).unwrap();
     body["running"].as_array().unwrap().iter().any(|trial| {
         let engine = &trial["run"]["engine"];
-        let step = engine.get("agents").or(engine.get("counts")).map(|e| e["step"].to_string());
-        step.is_some_and(|s| s != "0")
+        engine.get("agents").or(engine.get("counts")).is_some_and(|e| e["step"].as_u64().is_some_and(|s| s > 0))
     })
 }
 

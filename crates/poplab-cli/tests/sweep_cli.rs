@@ -115,7 +115,7 @@ fn holds_a_trial_in_progress(dir: &Path) -> bool {
     let body: serde_json::Value = serde_json::from_str(text.split_once('\n').unwrap().1).unwrap();
     body["running"].as_array().unwrap().iter().any(|trial| {
         let engine = &trial["run"]["engine"];
-        engine.get("agents").or(engine.get("counts")).is_some_and(|e| e["step"].to_string() != "0")
+        engine.get("agents").or(engine.get("counts")).is_some_and(|e| e["step"].as_u64().is_some_and(|s| s > 0))
     })
 }
 

@@ -321,7 +321,7 @@ enum Start {
     /// It finished before the checkpoint: its record.
     Done(TrialRecord),
     /// It runs, from its snapshot if it has one.
-    Run(Pause, Option<TrialSnapshot>),
+    Run(Pause, Option<Box<TrialSnapshot>>),
 }
 
 impl Checkpointer {
@@ -365,7 +365,7 @@ impl Checkpointer {
                     Err(e) if self.keep_finished => Err(e),
                     Err(_) => self.deposit(key, None),
                 };
-                let record = trial(TrialCheckpoint { pause, resume, deposit: &deposit });
+                let record = trial(TrialCheckpoint { pause, resume: resume.map(|r| *r), deposit: &deposit });
                 self.end(key, record.as_ref().ok());
                 record
             }
@@ -385,7 +385,7 @@ impl Checkpointer {
         let saved = slots.waiting.remove(&index);
         let resume = match &saved {
             None => None,
-            Some(text) => Some(serde_json::from_str::<TrialSnapshot>(text).map_err(|e| Error::Checkpoint {
+            Some(text) => Some(serde_json::from_str::<Box<TrialSnapshot>>(text).map_err(|e| Error::Checkpoint {
                 path: self.path.display().to_string(),
                 reason: format!("is damaged (trial {index}: {e}); start the run again"),
             })?),
