@@ -211,7 +211,10 @@ impl RunSpec {
         let checkpointer = Checkpointer::new(path, stored, resume, true)?;
         let records = checkpointer.around(every, || {
             self.run_records(on_done, |index| {
-                checkpointer.run_trial(index, |checkpoint| self.trial_checkpointed(index, checkpoint))
+                let record = checkpointer.run_trial(index, |checkpoint| self.trial_checkpointed(index, checkpoint))?;
+                // Derived from the exact steps, not read back (a float's last digit may not
+                // survive the JSON of a checkpoint).
+                Ok(TrialRecord { parallel_time: record.steps.parallel_time(self.n), ..record })
             })
         })?;
         Ok(self.result(records))
