@@ -467,6 +467,10 @@ impl Checkpointer {
             let writer = scope.spawn(|| -> Result<()> {
                 let mut finished = done.0.lock().unwrap_or_else(|e| e.into_inner());
                 loop {
+                    // The work may have ended before this thread first waited.
+                    if *finished {
+                        return Ok(());
+                    }
                     let (guard, timeout) = done.1.wait_timeout(finished, every).unwrap_or_else(|e| e.into_inner());
                     finished = guard;
                     if *finished {
