@@ -254,6 +254,22 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub splitting: SplittingArgs,
+
+    /// Write a checkpoint to this file every --checkpoint-every and at the end (atomically): the
+    /// finished trials and the exact state of each running one. After a kill, `poplab run
+    /// --resume FILE` goes on from it and gives the same results.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub checkpoint: Option<PathBuf>,
+
+    /// Time between two checkpoints: a number and a unit, ms, s, m or h (30s, 10m, 1h) [default: 5m].
+    #[arg(long, value_name = "DURATION")]
+    pub checkpoint_every: Option<String>,
+
+    /// Go on with the run checkpointed in FILE (written by --checkpoint), checkpointing into it
+    /// again. The run keeps its own settings: only --json, --csv, --out, --threads and
+    /// --checkpoint-every may be given with it.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
 }
 
 /// The holding-time estimator and its settings (`run` and `sweep`).
@@ -342,10 +358,16 @@ pub struct SweepArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
     pub out: Option<PathBuf>,
 
-    /// Continue the sweep stored in DIR: run only its missing trials, then rewrite its summaries.
-    /// The sweep keeps its own settings: only --threads may be given with it.
+    /// Continue the sweep stored in DIR: run only its missing trials (those that were running go
+    /// on from their checkpoint), then rewrite its summaries. The sweep keeps its own settings:
+    /// only --threads and --checkpoint-every may be given with it.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+
+    /// Time between two checkpoints of the running trials into DIR/running.ckpt: a number and a
+    /// unit, ms, s, m or h (30s, 10m, 1h) [default: 5m].
+    #[arg(long, value_name = "DURATION")]
+    pub checkpoint_every: Option<String>,
 
     #[command(flatten)]
     pub shard: ShardArgs,

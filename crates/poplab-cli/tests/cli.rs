@@ -302,3 +302,108 @@ fn man_pages_are_roff_and_name_every_subcommand() {
     std::fs::write(&file, "").unwrap();
     fails_with(&["man", "--out", file.to_str().unwrap()], "not a directory");
 }
+
+/// The kill points of the checkpoint tests: a fixed-seed linear congruential sequence of delays
+/// in `lo..hi` milliseconds, so every run of the test kills at the same points.
+fn kill_points(seed: u64, lo: u64, hi: u64, count: usize) -> Vec<u64> {
+    let mut x = seed;
+    (0..count)
+        .map(|_| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            lo + (x >> 33) % (hi - lo)
+        })
+        .collect()
+}
+
+/// Whether the checkpoint at `path` holds a running trial past its first step.
+fn holds_a_trial_in_progress(path: &std::path::Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    let body: Value = serde_json::from_str(text.split_once('\n').unwrap().1).unwrap();
+    body["running"].as_array().unwrap().iter().any(|trial| {
+        let engine = &trial["run"]["engine"];
+        engine.get("agents").or(engine.get("counts")).is_some_and(|e| e["step"].as_u64().is_some_and(|s| s > 0))
+    })
+}
+
+/// `run --checkpoint` killed with SIGKILL at fixed pseudo-random points, then `run --resume`
+/// (killed again, then let finish): the same JSON document, byte for byte, as the uninterrupted
+/// run, on every engine (with a fault and a census on the way), with 1 and 2 threads.
+#[test]
+fn runs_killed_at_random_points_resume_to_the_same_document() {
+    let cases: [&[&str]; 3] = [
+        &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "4", "--seed", "3"],
+        &["ls-timer", "--n", "1500", "--engine", "counts", "--census", "--trials", "4", "--seed", "4"],
+        &["angluin", "--n", "10^7", "--engine", "batched", "--trials", "4", "--seed", "5"],
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut points = kill_points(33, 150, 1200, 12).into_iter();
+    let mut in_progress = 0;
+    for (c, args) in cases.iter().enumerate() {
+        let whole = poplab().arg("run").args(*args).args(["--json", "--threads", "1"]).output().unwrap();
+        assert!(whole.status.success(), "{}", String::from_utf8_lossy(&whole.stderr));
+        for threads in ["1", "2"] {
+            let file = dir.path().join(format!("case{c}-{threads}.ckpt"));
+            let out = dir.path().join(format!("case{c}-{threads}.json"));
+            let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
+            first.arg("run").args(*args).args(["--json", "--threads", threads, "--checkpoint-every", "40ms"]);
+            first.arg("--checkpoint").arg(&file).arg("--out").arg(&out);
+            let mut again = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
+            again.args(["run", "--json", "--threads", threads, "--checkpoint-every", "40ms", "--resume"]);
+            again.arg(&file).arg("--out").arg(&out);
+            for command in [&mut first, &mut again] {
+                let mut child = command.spawn().unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(points.next().unwrap()));
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+                in_progress += usize::from(holds_a_trial_in_progress(&file));
+            }
+            let last = poplab().args(["run", "--json", "--threads", threads, "--resume"]).arg(&file).output().unwrap();
+            assert!(last.status.success(), "{args:?}: {}", String::from_utf8_lossy(&last.stderr));
+            assert_eq!(
+                String::from_utf8_lossy(&last.stdout),
+                String::from_utf8_lossy(&whole.stdout),
+                "{args:?} with {threads} threads"
+            );
+        }
+    }
+    // Resumes went on from trials in progress, not only from finished ones.
+    assert!(in_progress >= 4, "only {in_progress} kills left a trial in progress in the checkpoint");
+}
+
+/// A checkpoint of another format version, a damaged one and a file that is none are refused
+/// with one line (exit 2), as are a bad --checkpoint-every and settings given with --resume; a
+/// finished run's checkpoint resumes to its document at once.
+#[test]
+fn checkpoints_of_another_version_or_damaged_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.ckpt");
+    let args = ["run", "angluin", "--n", "200", "--engine", "agents", "--trials", "3", "--seed", "9", "--json"];
+    let whole = poplab().args(args).arg("--checkpoint").arg(&file).output().unwrap();
+    assert!(whole.status.success(), "{}", String::from_utf8_lossy(&whole.stderr));
+    let again = poplab().args(["run", "--json", "--resume"]).arg(&file).output().unwrap();
+    assert_eq!(again.stdout, whole.stdout);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (head, body) = text.split_once('\n').unwrap();
+    assert!(head.starts_with("poplab-checkpoint 1 "), "{head}");
+    let path = |name: &str, contents: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, contents).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let other = path("other.ckpt", format!("{}\n{body}", head.replacen(" 1 ", " 999 ", 1)));
+    fails_with(&["run", "--resume", &other], "has checkpoint format version 999, and this poplab reads version 1");
+    let damaged = path("damaged.ckpt", format!("{head}\n{}", body.replacen("\"seed\":9", "\"seed\":8", 1)));
+    fails_with(&["run", "--resume", &damaged], "is damaged: its checksum does not match");
+    let cut = path("cut.ckpt", format!("{head}\n{}", &body[..body.len() / 2]));
+    fails_with(&["run", "--resume", &cut], "is damaged");
+    let none = path("none.ckpt", "hello\n".into());
+    fails_with(&["run", "--resume", &none], "is not a poplab checkpoint");
+    let file = file.to_string_lossy().into_owned();
+    fails_with(&["run", "--resume", &file, "--seed", "3"], "drop --seed");
+    fails_with(
+        &["run", "angluin", "--n", "20", "--checkpoint", &file, "--checkpoint-every", "5x"],
+        "--checkpoint-every",
+    );
+    fails_with(&["run", "angluin", "--n", "20", "--checkpoint-every", "10s"], "goes with --checkpoint");
+    fails_with(&["run", "angluin", "--n", "20", "--checkpoint", &file, "--trace", "t.csv"], "--trace does not go");
+}

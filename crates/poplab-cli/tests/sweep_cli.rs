@@ -108,3 +108,49 @@ fn a_sweep_names_the_engine_of_each_cell_when_auto_picks_several() {
     let spec: serde_json::Value = serde_json::from_str(&read(&single, "sweep.json")).unwrap();
     assert_eq!((spec["engine"].as_str(), spec.get("engine_by_cell")), (Some("batched"), None));
 }
+
+/// Whether the sweep checkpoint in `dir` holds a running trial past its first step.
+fn holds_a_trial_in_progress(dir: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join("running.ckpt")) else { return false };
+    let body: serde_json::Value = serde_json::from_str(text.split_once('\n').unwrap().1).unwrap();
+    body["running"].as_array().unwrap().iter().any(|trial| {
+        let engine = &trial["run"]["engine"];
+        engine.get("agents").or(engine.get("counts")).is_some_and(|e| e["step"].as_u64().is_some_and(|s| s > 0))
+    })
+}
+
+/// A sweep killed with SIGKILL at fixed points (twice) and resumed, with 1 thread then 2, ends
+/// with the files of the uninterrupted sweep, on every engine; the trials running at a kill go
+/// on from their checkpoint (`running.ckpt`, removed when the sweep ends).
+#[test]
+fn a_sweep_killed_mid_trial_resumes_its_trials_from_their_checkpoints() {
+    let cases: [&[&str]; 3] = [
+        &["ls-timer", "--n", "3000,3500", "--engine", "agents", "--trials", "2", "--seed", "3"],
+        &["ls-timer", "--n", "1200,1400", "--engine", "counts", "--census", "--trials", "2", "--seed", "4"],
+        &["angluin", "--n", "10000000,12000000", "--engine", "batched", "--trials", "2", "--seed", "5"],
+    ];
+    // Fixed pseudo-random kill points (milliseconds), as in the run test of cli.rs.
+    let points = [420, 980, 610, 1150, 330, 870];
+    let mut in_progress = 0;
+    for (c, args) in cases.iter().enumerate() {
+        let whole = fresh_dir(&format!("ckpt-whole-{c}"));
+        poplab().arg("sweep").args(*args).arg("--out").arg(&whole).assert().success();
+        let killed = fresh_dir(&format!("ckpt-killed-{c}"));
+        let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
+        first.arg("sweep").args(*args).args(["--threads", "1", "--checkpoint-every", "40ms", "--out"]).arg(&killed);
+        let mut again = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
+        again.args(["sweep", "--threads", "2", "--checkpoint-every", "40ms", "--resume"]).arg(&killed);
+        for (k, command) in [&mut first, &mut again].into_iter().enumerate() {
+            let mut child = command.stderr(std::process::Stdio::null()).spawn().unwrap();
+            std::thread::sleep(Duration::from_millis(points[2 * c + k]));
+            child.kill().unwrap(); // SIGKILL
+            child.wait().unwrap();
+            in_progress += usize::from(holds_a_trial_in_progress(&killed));
+        }
+        poplab().args(["sweep", "--threads", "2", "--resume"]).arg(&killed).assert().success();
+        assert_eq!(read(&killed, "summary.csv"), read(&whole, "summary.csv"), "{args:?}");
+        assert_eq!(read(&killed, "trials.csv"), read(&whole, "trials.csv"), "{args:?}");
+        assert!(!killed.join("running.ckpt").exists());
+    }
+    assert!(in_progress >= 3, "only {in_progress} kills left a trial in progress in the checkpoint");
+}

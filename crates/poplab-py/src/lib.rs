@@ -363,6 +363,7 @@ fn sweep(
         census: settings.census,
         engine: settings.engine.parse().map_err(value_error)?,
         shard: None,
+        checkpoint_every: poplab::checkpoint::DEFAULT_EVERY,
     };
     let customs: HashMap<String, Custom> = variants.iter().map(|(k, v)| (k.clone(), v.get().custom.clone())).collect();
     let resolve = |raw: &RawSpec| -> poplab::Result<RunSpec> {

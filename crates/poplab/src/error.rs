@@ -95,6 +95,16 @@ pub enum Error {
     /// A run setting (horizon, trial count, observer) is invalid.
     #[error("{0}")]
     Setting(String),
+
+    /// A checkpoint file that cannot be resumed: another format version, damaged, or not a
+    /// checkpoint at all.
+    #[error("checkpoint '{path}': {reason}")]
+    Checkpoint {
+        /// The file.
+        path: String,
+        /// What is wrong with it and what to do.
+        reason: String,
+    },
 }
 
 /// The library's result type.

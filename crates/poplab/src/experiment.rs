@@ -5,9 +5,10 @@
 //! [`RunSettings::engine`] picks the engine; each engine is deterministic per seed, but engines
 //! draw their pairs differently, so the same seed gives different (equally distributed) results.
 
+use crate::checkpoint::{TrialCheckpoint, TrialSnapshot};
 use crate::engine::{
     AgentRun, CountRun, Ending, Engine, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps,
-    TimeSeries, TracePoint, TraceSink, drive,
+    TimeSeries, TracePoint, TraceSink, drive_pausing,
 };
 use crate::error::{Error, Result};
 use crate::files;
@@ -18,7 +19,7 @@ use crate::protocols::custom::RuleFailure;
 use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The default horizon: 10^12 steps (minutes to hours per trial on one core).
@@ -77,7 +78,7 @@ impl Default for RunSettings {
 }
 
 /// The result of one trial.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialRecord {
     /// The trial's index in its run.
     pub index: u64,
@@ -99,7 +100,7 @@ pub struct TrialRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_demotion: Option<String>,
     /// The time series, when one was recorded in memory.
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub trace: Vec<TracePoint>,
 }
 
@@ -265,21 +266,24 @@ fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
 pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) -> Result<TrialRecord> {
     let engine = validate(protocol, settings)?;
     let mut trace = Vec::new();
-    let mut record = trial(protocol, settings, engine, index, &mut trace)?;
+    let mut record = trial(protocol, settings, engine, index, &mut trace, None)?;
     record.trace = trace;
     Ok(record)
 }
 
 /// Trial `index` on `engine` (already resolved and validated), its time series into `trace`. A
-/// user rule that fails inside the run ([`RuleFailure`]) ends it with [`Error::Rule`].
+/// user rule that fails inside the run ([`RuleFailure`]) ends it with [`Error::Rule`]. With
+/// `checkpoint`, the trial goes on from its snapshot if it has one, and hands a snapshot over each
+/// time its pause is raised ([`crate::checkpoint`]).
 pub(crate) fn trial<P: Protocol>(
     protocol: &P,
     settings: &RunSettings,
     engine: Engine,
     index: u64,
     trace: &mut dyn TraceSink,
+    checkpoint: Option<TrialCheckpoint<'_>>,
 ) -> Result<TrialRecord> {
-    RuleFailure::catch(|| unguarded_trial(protocol, settings, engine, index, trace))
+    RuleFailure::catch(|| unguarded_trial(protocol, settings, engine, index, trace, checkpoint))
 }
 
 fn unguarded_trial<P: Protocol>(
@@ -288,10 +292,29 @@ fn unguarded_trial<P: Protocol>(
     engine: Engine,
     index: u64,
     trace: &mut dyn TraceSink,
+    checkpoint: Option<TrialCheckpoint<'_>>,
 ) -> Result<TrialRecord> {
     let seed = trial_seed(settings.seed, index);
     let TrialStreams { schedule, init: mut init_rng, mut faults, .. } = TrialStreams::new(seed);
+    let (pause, mut resume, deposit) = match checkpoint {
+        Some(c) => (c.pause, c.resume, Some(c.deposit)),
+        None => (Default::default(), None, None),
+    };
     let mut fault_observers = settings.faults.clone();
+    if let Some(saved) = &resume {
+        // The faults at or before the snapshot's step have acted (see `drive_pausing`).
+        faults = saved.faults_rng.clone();
+        let step = saved.run.step();
+        fault_observers.iter_mut().filter(|f| f.step <= step).for_each(Fault::mark_done);
+    }
+    let resumed = resume.is_some();
+    let on_pause = |snapshot: Result<crate::engine::snapshot::RunSnapshot>, rng: &crate::rng::PopRng| {
+        if let Some(deposit) = deposit {
+            deposit(snapshot.map(|run| TrialSnapshot { index, faults_rng: rng.clone(), run }))?;
+        }
+        pause.lower();
+        Ok(())
+    };
     let mut series = settings.trace_every.map(|every| TimeSeries::new(every, trace));
     let mut observers: Vec<&mut dyn Observer<P>> =
         fault_observers.iter_mut().map(|f| f as &mut dyn Observer<P>).collect();
@@ -303,28 +326,48 @@ fn unguarded_trial<P: Protocol>(
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
     let (Ending { outcome, steps }, census) = if engine == Engine::Agents {
         let scheduler = settings.graph.scheduler(protocol.n())?;
-        let agents = settings.init.build(protocol, &mut init_rng)?;
-        let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
-        if settings.census {
-            run.keep_census();
-        }
-        (drive(&mut run, plan, &mut observers, &mut faults)?, run.census())
-    } else {
-        // The default start as counts: no agent array, whatever n.
-        let mut run = match &settings.init {
-            InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
-            InitSpec::Counts(counts) if protocol.starts_as_counts() => {
-                CountRun::from_counts(protocol, &crate::init::states_of_counts(protocol, counts)?, schedule)?
+        let mut run = match resume.take() {
+            Some(saved) => AgentRun::restore(protocol, &settings.graph, scheduler, saved.run)?,
+            None => {
+                let agents = settings.init.build(protocol, &mut init_rng)?;
+                let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
+                if settings.census {
+                    run.keep_census();
+                }
+                run
             }
-            init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,
         };
-        if engine == Engine::Batched {
-            run.batch();
-        }
-        if settings.census {
-            run.keep_census();
-        }
-        (drive(&mut run, plan, &mut observers, &mut faults)?, run.census())
+        run.pause_on(pause.clone());
+        let ending = drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng| {
+            on_pause(run.snapshot(), rng)
+        })?;
+        (ending, run.census())
+    } else {
+        let mut run = match resume.take() {
+            Some(saved) => CountRun::restore(protocol, saved.run)?,
+            None => {
+                // The default start as counts: no agent array, whatever n.
+                let mut run = match &settings.init {
+                    InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
+                    InitSpec::Counts(counts) if protocol.starts_as_counts() => {
+                        CountRun::from_counts(protocol, &crate::init::states_of_counts(protocol, counts)?, schedule)?
+                    }
+                    init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,
+                };
+                if engine == Engine::Batched {
+                    run.batch();
+                }
+                if settings.census {
+                    run.keep_census();
+                }
+                run
+            }
+        };
+        run.pause_on(pause.clone());
+        let ending = drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng| {
+            on_pause(run.snapshot(), rng)
+        })?;
+        (ending, run.census())
     };
     drop(observers);
     Ok(TrialRecord {
@@ -359,7 +402,7 @@ pub fn run_trials<P: Protocol>(
     let engine = validate(protocol, settings)?;
     in_parallel(settings.threads, settings.trials, on_done, |index| {
         let mut trace = Vec::new();
-        trial(protocol, settings, engine, index, &mut trace).map(|r| TrialRecord { trace, ..r })
+        trial(protocol, settings, engine, index, &mut trace, None).map(|r| TrialRecord { trace, ..r })
     })
 }
 

@@ -546,3 +546,9 @@ mod tests {
         assert!(!dead.exists() && other.exists());
     }
 }
+
+/// FNV-1a (64 bits) of `bytes`: the checksum of stored files (checkpoints, shards' trials) and the
+/// hash of a sweep cell's key. It catches accidents (an edited or cut file), not forgery.
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3))
+}

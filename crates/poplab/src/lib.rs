@@ -206,6 +206,7 @@
 //! # Ok::<(), poplab::Error>(())
 //! ```
 
+pub mod checkpoint;
 pub mod engine;
 pub mod error;
 pub mod exact;

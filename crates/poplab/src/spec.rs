@@ -20,6 +20,7 @@
 //! assert_eq!(spec.settings.engine.name(), "batched");
 //! ```
 
+use crate::checkpoint::{Checkpoint, Checkpointer, StoredSpec, TrialCheckpoint};
 use crate::engine::{Engine, Fault, Measure, TracePoint, TraceSink};
 use crate::error::{Error, Result};
 use crate::exact::{self, ExactReport, ExploreSettings, Starts, Verification};
@@ -211,6 +212,11 @@ impl RunSpec {
         self.runner.trial(&self.settings, index, trace)
     }
 
+    /// Trial `index` under checkpoints ([`crate::checkpoint`]), without a time series.
+    pub(crate) fn trial_checkpointed(&self, index: u64, checkpoint: TrialCheckpoint<'_>) -> Result<TrialRecord> {
+        self.runner.trial_checkpointed(&self.settings, index, checkpoint)
+    }
+
     /// Runs every trial in parallel (time series kept in the records); `on_done` is called once
     /// per finished trial.
     pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Result<RunResult> {
@@ -228,6 +234,35 @@ impl RunSpec {
         let file = crate::export::TraceFile::create(trace)?;
         let records = self.run_records(on_done, |index| file.trial(self, index))?;
         file.finish(self)?;
+        Ok(self.result(records))
+    }
+
+    /// Runs every trial as [`RunSpec::run`] does, writing a checkpoint into `path` every `every`
+    /// and at the end, going on from `resume` if given (see [`crate::checkpoint`]): the records
+    /// are the same as those of a run never stopped. `stored` is this spec as given, written
+    /// into the checkpoint so that a resume needs nothing else.
+    pub fn run_checkpointed(
+        &self,
+        on_done: &(dyn Fn() + Sync),
+        stored: StoredSpec,
+        path: &Path,
+        every: std::time::Duration,
+        resume: Option<Checkpoint>,
+    ) -> Result<RunResult> {
+        if self.settings.trace_every.is_some() {
+            return Err(Error::Setting("--trace does not go with --checkpoint yet; run without one of them".into()));
+        }
+        files::check_output_file(path)?;
+        let stored = serde_json::to_value(stored).map_err(|e| Error::Io(format!("a checkpoint: {e}")))?;
+        let checkpointer = Checkpointer::new(path, stored, resume, true)?;
+        let records = checkpointer.around(every, || {
+            self.run_records(on_done, |index| {
+                let record = checkpointer.run_trial(index, |checkpoint| self.trial_checkpointed(index, checkpoint))?;
+                // Derived from the exact steps, not read back (a float's last digit may not
+                // survive the JSON of a checkpoint).
+                Ok(TrialRecord { parallel_time: record.steps.parallel_time(self.n), ..record })
+            })
+        })?;
         Ok(self.result(records))
     }
 
@@ -391,6 +426,12 @@ impl RunSpec {
 /// What a resolved spec needs of its protocol, with the protocol's type erased.
 trait Runner: Send + Sync {
     fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord>;
+    fn trial_checkpointed(
+        &self,
+        settings: &RunSettings,
+        index: u64,
+        checkpoint: TrialCheckpoint<'_>,
+    ) -> Result<TrialRecord>;
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>>;
     fn verify(
         &self,
@@ -436,7 +477,16 @@ impl<P: Protocol> Runner for Typed<P> {
     }
 
     fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
-        experiment::trial(&self.0, settings, settings.engine, index, trace)
+        experiment::trial(&self.0, settings, settings.engine, index, trace, None)
+    }
+
+    fn trial_checkpointed(
+        &self,
+        settings: &RunSettings,
+        index: u64,
+        checkpoint: TrialCheckpoint<'_>,
+    ) -> Result<TrialRecord> {
+        experiment::trial(&self.0, settings, settings.engine, index, &mut Vec::<TracePoint>::new(), Some(checkpoint))
     }
 
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {

@@ -21,6 +21,7 @@
 //! The functions that make and read each file's text are separate from the ones that touch the
 //! directory ([`run_in`], [`read_definition`]), so formats are tested without files.
 
+use crate::checkpoint::{Checkpoint, Checkpointer};
 use crate::engine::{Engine, Measure, Outcome, ParallelTime, Steps};
 use crate::error::{Error, Result};
 use crate::experiment::{MAX_TRIALS, Summary, TrialRecord};
@@ -152,6 +153,8 @@ pub const MAX_CELLS: usize = 10_000;
 pub const SPEC_FILE: &str = "sweep.json";
 /// The file of a sweep's trials.
 pub const TRIALS_FILE: &str = "trials.csv";
+/// The checkpoint of the running trials ([`crate::checkpoint`]), removed when the sweep ends.
+pub const CHECKPOINT_FILE: &str = "running.ckpt";
 
 /// What to sweep.
 ///
@@ -195,6 +198,9 @@ pub struct SweepSpec {
     pub engine: Engine,
     /// Run only this part of the sweep (`None`: all of it).
     pub shard: Option<Shard>,
+    /// Time between two checkpoints of the running trials ([`CHECKPOINT_FILE`]); not part of the
+    /// definition.
+    pub checkpoint_every: std::time::Duration,
 }
 
 impl SweepSpec {
@@ -214,6 +220,7 @@ impl SweepSpec {
             census: false,
             engine: Engine::Auto,
             shard: None,
+            checkpoint_every: crate::checkpoint::DEFAULT_EVERY,
         }
     }
 }
@@ -240,8 +247,7 @@ impl Cell {
     /// The master seed of this cell's trials.
     pub fn seed(&self, master: u64) -> u64 {
         // FNV-1a of the key, then one SplitMix64 step mixed with the master seed.
-        let hash =
-            self.key().bytes().fold(0xCBF2_9CE4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3));
+        let hash = crate::files::fnv1a64(self.key().as_bytes());
         trial_seed(master ^ hash, 0)
     }
 }
@@ -387,14 +393,38 @@ impl SweepSpec {
         done: &HashSet<(String, u64)>,
         on_row: &(dyn Fn(SweepRow) -> Result<()> + Sync),
     ) -> Result<()> {
-        let jobs: Vec<(&ResolvedCell, u64)> =
-            self.jobs(cells).filter(|(cell, trial)| !done.contains(&(cell.cell.key(), *trial))).collect();
+        self.run_jobs(cells, done, on_row, None)
+    }
+
+    /// [`SweepSpec::run`], each trial under `checkpointer` if given, keyed by its job number
+    /// (`cell * trials + trial`, see [`Shard`]).
+    fn run_jobs(
+        &self,
+        cells: &[ResolvedCell],
+        done: &HashSet<(String, u64)>,
+        on_row: &(dyn Fn(SweepRow) -> Result<()> + Sync),
+        checkpointer: Option<&Checkpointer>,
+    ) -> Result<()> {
+        let jobs: Vec<(u64, &ResolvedCell, u64)> = self
+            .jobs(cells)
+            .filter(|(cell, trial)| !done.contains(&(cell.cell.key(), *trial)))
+            .map(|(cell, trial)| (self.job_of(cells, cell, trial), cell, trial))
+            .collect();
         crate::experiment::pool(self.threads)?.install(|| {
-            jobs.into_par_iter().try_for_each(|(cell, trial)| {
-                let record = cell.spec.trial(trial, &mut Vec::new())?;
+            jobs.into_par_iter().try_for_each(|(job, cell, trial)| {
+                let record = match checkpointer {
+                    None => cell.spec.trial(trial, &mut Vec::new())?,
+                    Some(c) => c.run_trial(job, |checkpoint| cell.spec.trial_checkpointed(trial, checkpoint))?,
+                };
                 on_row(SweepRow { cell: cell.cell.clone(), record })
             })
         })
+    }
+
+    /// The job number of `trial` of `cell`, one of `cells`.
+    fn job_of(&self, cells: &[ResolvedCell], cell: &ResolvedCell, trial: u64) -> u64 {
+        let c = cells.iter().position(|other| std::ptr::eq(other, cell)).unwrap_or(0) as u64;
+        c * self.trials + trial
     }
 
     /// Runs every (cell, trial) of `cells` not in `done` and returns the rows, keyed by
@@ -492,6 +522,7 @@ impl SweepSpec {
                     Some(Shard { first, count, of })
                 }
             },
+            checkpoint_every: crate::checkpoint::DEFAULT_EVERY,
         })
     }
 
@@ -840,14 +871,24 @@ pub fn run_in_with(
         done_rows.into_keys().filter(|(key, trial)| keys.contains(key) && *trial < spec.trials).collect();
     on_start((cells.len() as u64 * spec.trials).saturating_sub(done.len() as u64));
     let file = Mutex::new(file);
-    spec.run(&cells, &done, &|row| {
-        let line = spec.trial_line(&row);
-        let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-        // A failed write stops the sweep: the rows written so far stay complete.
-        file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&trials_path, e))?;
-        on_done();
-        Ok(())
+    let checkpointer = sweep_checkpointer(spec, &cells, dir, &definition, &done)?;
+    checkpointer.around(spec.checkpoint_every, || {
+        spec.run_jobs(
+            &cells,
+            &done,
+            &|row| {
+                let line = spec.trial_line(&row);
+                let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+                // A failed write stops the sweep: the rows written so far stay complete.
+                file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&trials_path, e))?;
+                on_done();
+                Ok(())
+            },
+            Some(&checkpointer),
+        )
     })?;
+    // Every trial is a row now: nothing left to go on from.
+    std::fs::remove_file(dir.join(CHECKPOINT_FILE)).map_err(|e| io_error(&dir.join(CHECKPOINT_FILE), e))?;
     let text = std::fs::read_to_string(&trials_path).map_err(|e| io_error(&trials_path, e))?;
     let rows = spec.parse_trials(&text, &trials_path)?;
     write_results(spec, dir, cells, rows)
@@ -858,14 +899,38 @@ pub fn run_in_with(
 /// (a row edited by hand, a file copied from another run), not forgery.
 pub const CHECKSUM_FILE: &str = "trials.csv.checksum";
 
-/// FNV-1a (64 bits) of `bytes`.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3))
-}
-
 /// The line of [`CHECKSUM_FILE`] for the text `trials`.
 fn checksum_line(trials: &str) -> String {
-    format!("fnv1a64 {:016x} {}\n", fnv1a64(trials.as_bytes()), trials.len())
+    format!("fnv1a64 {:016x} {}\n", crate::files::fnv1a64(trials.as_bytes()), trials.len())
+}
+
+/// The checkpoints of the running trials of the sweep in `dir` (whose definition is
+/// `definition`), going on from the snapshots stored there of trials not yet in `done`.
+fn sweep_checkpointer(
+    spec: &SweepSpec,
+    cells: &[ResolvedCell],
+    dir: &Path,
+    definition: &str,
+    done: &HashSet<(String, u64)>,
+) -> Result<Checkpointer> {
+    let path = dir.join(CHECKPOINT_FILE);
+    let definition: Value =
+        serde_json::from_str(definition).map_err(|e| Error::Io(format!("a sweep definition: {e}")))?;
+    let resume = if path.exists() { Some(Checkpoint::read(&path)?) } else { None };
+    if resume.as_ref().is_some_and(|c| c.spec != definition) {
+        return Err(Error::Checkpoint {
+            path: path.display().to_string(),
+            reason: "belongs to another sweep than this directory's sweep.json; remove it to restart its trials".into(),
+        });
+    }
+    let checkpointer = Checkpointer::new(&path, definition, resume, false)?;
+    let done_jobs: HashSet<u64> = spec
+        .jobs(cells)
+        .filter(|(cell, trial)| done.contains(&(cell.cell.key(), *trial)))
+        .map(|(cell, trial)| spec.job_of(cells, cell, trial))
+        .collect();
+    checkpointer.forget(|job| done_jobs.contains(&job));
+    Ok(checkpointer)
 }
 
 /// Writes `trials.csv` in its final order and, for a whole sweep, the summaries and fits (a

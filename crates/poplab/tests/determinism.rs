@@ -84,3 +84,149 @@ fn a_run_that_hits_its_horizon_is_censored_at_the_horizon() {
         assert_eq!(record.steps.0, 1000);
     }
 }
+
+/// Stretch lengths between pauses: a fixed-seed linear congruential sequence in `1..max`.
+fn stretches(seed: u64, max: u64) -> impl FnMut() -> u128 {
+    let mut x = seed;
+    move || {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        u128::from(1 + (x >> 33) % (max - 1))
+    }
+}
+
+/// A run paused at many safe points (a raised [`Pause`]), snapshotted, written out as JSON, read
+/// back and restored into a new run each time, ends exactly as the same run never paused: same
+/// outcome, step and final configuration, on the agent engine (pauses between blocks of pairs), the
+/// count engine (null skipping and plain steps) and the batched engine (stopped at the same steps
+/// as the reference: its batches end where a run is stopped, though not where it pauses).
+#[test]
+fn runs_restored_from_snapshots_go_on_on_the_same_trajectory() {
+    use poplab::engine::snapshot::RunSnapshot;
+    use poplab::engine::{AgentRun, CountRun, Pause, Watch};
+    use poplab::graph::Graph;
+    use poplab::protocol::Protocol;
+    use poplab::protocols::ls_timer::LsTimer;
+    use poplab::rng::TrialStreams;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    fn through_json(snapshot: RunSnapshot) -> RunSnapshot {
+        serde_json::from_str(&serde_json::to_string(&snapshot).unwrap()).unwrap()
+    }
+    const HORIZON: u128 = 1 << 40;
+
+    // The agent engine: ls-timer, plain ring and complete graph.
+    let ls = LsTimer::new(200, &Params::default()).unwrap();
+    for graph in [Graph::Complete, Graph::UndirectedRing] {
+        let schedule = || TrialStreams::new(11).schedule;
+        let start = ls.initial_configuration();
+        // On the ring, a fixed stretch: ls-timer need not converge there soon.
+        let horizon = if graph == Graph::Complete { HORIZON } else { 200_000 };
+        let mut whole = AgentRun::new(&ls, &graph, start.clone(), graph.scheduler(200).unwrap(), schedule());
+        let met = whole.advance(horizon, Watch::SafeSet) || horizon < HORIZON;
+        let mut run = AgentRun::new(&ls, &graph, start, graph.scheduler(200).unwrap(), schedule());
+        let (mut next, mut pauses) = (stretches(1, 300), 0);
+        let paused_met = loop {
+            let stop = (run.step() + next()).min(horizon);
+            if run.advance(stop, Watch::SafeSet) || run.step() >= horizon {
+                break true;
+            }
+            let flag = Arc::new(AtomicBool::new(true));
+            run.pause_on(Pause::new(flag.clone()));
+            if run.advance(horizon, Watch::SafeSet) || run.step() >= horizon {
+                break true;
+            }
+            assert!(flag.load(Ordering::Relaxed));
+            let snapshot = through_json(run.snapshot().unwrap());
+            run = AgentRun::restore(&ls, &graph, graph.scheduler(200).unwrap(), snapshot).unwrap();
+            pauses += 1;
+        };
+        assert!(met && paused_met && pauses > 20, "{pauses} pauses");
+        assert_eq!((run.step(), run.agents()), (whole.step(), whole.agents()), "{}", graph.name());
+    }
+
+    // The count engines: angluin (null skipping, batches while many leaders remain) and ls-timer
+    // (plain steps), each also with batches forced.
+    let angluin = angluin(3000);
+    fn counts_case<'p>(angluin: &'p Angluin, make: &dyn Fn() -> CountRun<'p, Angluin>, max: u64) {
+        // The batched engine's batches end where a run stops: the reference stops at the same
+        // steps, without snapshots (a raised pause stops a count engine before its next event).
+        let (mut whole, mut next) = (make(), stretches(2, max));
+        let met = loop {
+            let stop = whole.step() + next();
+            if whole.advance(stop, Watch::SafeSet) {
+                break true;
+            }
+        };
+        let mut run = make();
+        let (mut next, mut pauses) = (stretches(2, max), 0);
+        let paused_met = loop {
+            let stop = run.step() + next();
+            if run.advance(stop, Watch::SafeSet) {
+                break true;
+            }
+            run.pause_on(Pause::new(Arc::new(AtomicBool::new(true))));
+            if run.advance(HORIZON, Watch::SafeSet) {
+                break true;
+            }
+            run = CountRun::restore(angluin, through_json(run.snapshot().unwrap())).unwrap();
+            pauses += 1;
+        };
+        assert!(met && paused_met && pauses > 20, "{pauses} pauses");
+        assert_eq!((run.step(), run.counts()), (whole.step(), whole.counts()));
+    }
+    let seeded = || TrialStreams::new(12).schedule;
+    counts_case(&angluin, &|| CountRun::from_counts(&angluin, &angluin.initial_counts(), seeded()).unwrap(), 200_000);
+    counts_case(
+        &angluin,
+        &|| {
+            let mut run = CountRun::from_counts(&angluin, &angluin.initial_counts(), seeded()).unwrap();
+            run.batch();
+            run
+        },
+        200_000,
+    );
+    counts_case(
+        &angluin,
+        &|| {
+            let mut run = CountRun::from_counts(&angluin, &angluin.initial_counts(), seeded()).unwrap();
+            run.batch_always();
+            run
+        },
+        200_000,
+    );
+    let ls = LsTimer::new(150, &Params::default()).unwrap();
+    for batched in [false, true] {
+        let make = || {
+            let mut run = CountRun::new(&ls, &ls.initial_configuration(), TrialStreams::new(13).schedule).unwrap();
+            if batched {
+                run.batch_always();
+            }
+            run.keep_census();
+            run
+        };
+        let (mut whole, mut next) = (make(), stretches(3, 500));
+        let met = loop {
+            let stop = whole.step() + next();
+            if whole.advance(stop, Watch::SafeSet) {
+                break true;
+            }
+        };
+        let (mut run, mut next, mut pauses) = (make(), stretches(3, 500), 0);
+        let paused_met = loop {
+            let stop = run.step() + next();
+            if run.advance(stop, Watch::SafeSet) {
+                break true;
+            }
+            run.pause_on(Pause::new(Arc::new(AtomicBool::new(true))));
+            if run.advance(HORIZON, Watch::SafeSet) {
+                break true;
+            }
+            run = CountRun::restore(&ls, through_json(run.snapshot().unwrap())).unwrap();
+            pauses += 1;
+        };
+        assert!(met && paused_met && pauses > 20, "{pauses} pauses");
+        assert_eq!((run.step(), run.counts(), run.census()), (whole.step(), whole.counts(), whole.census()));
+        assert_eq!(run.steps_in_batches(), whole.steps_in_batches());
+    }
+}

@@ -1,15 +1,21 @@
 //! `poplab run`: independent trials of one protocol.
 
 use crate::cli::RunArgs;
+use crate::input::InputError;
 use crate::output;
 use crate::progress::Progress;
 use anyhow::Result;
+use poplab::checkpoint::{self, Checkpoint, StoredSpec};
 use poplab::export::{Csv, Exporter, Json};
 use poplab::files;
 use poplab::spec::{RawSpec, RunSpec};
 use serde_json::{Value, json};
+use std::path::Path;
 
 pub fn run(args: &RunArgs) -> Result<()> {
+    if let Some(file) = &args.resume {
+        return resume(args, file);
+    }
     let mut raw = args.target.raw("run")?;
     args.trials.apply(&mut raw);
     raw.faults = args.faults.clone();
@@ -17,29 +23,98 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if args.splitting.splitting() {
         return splitting(args, raw);
     }
+    let every = checkpoint_every(args)?;
+    if args.checkpoint_every.is_some() && args.checkpoint.is_none() {
+        return Err(InputError("--checkpoint-every goes with --checkpoint FILE (or --resume FILE)".into()).into());
+    }
+    let stored = args.checkpoint.as_ref().map(|_| StoredSpec::of(&raw)).transpose()?;
     let spec = RunSpec::resolve(&raw)?;
+    check_outputs(args)?;
+    if let Some(path) = &args.out
+        && args.trace.as_ref().is_some_and(|trace| trace == path)
+    {
+        return Err(InputError(format!(
+            "--out and --trace both name '{}'; give the time series a file of its own",
+            path.display()
+        ))
+        .into());
+    }
+    let progress = Progress::new(spec.settings.trials, &spec.protocol);
+    let result = match (&args.trace, &args.checkpoint, stored) {
+        (_, Some(file), Some(stored)) => spec.run_checkpointed(&|| progress.inc(), stored, file, every, None)?,
+        (Some(path), _, _) => spec.run_traced(&|| progress.inc(), path)?,
+        _ => spec.run(&|| progress.inc())?,
+    };
+    drop(progress);
+    write_result(args, &result)
+}
+
+/// `--resume FILE`: the checkpointed run goes on with its own settings.
+fn resume(args: &RunArgs, file: &Path) -> Result<()> {
+    let mut given = args.trials.given();
+    let target = &args.target;
+    for (name, is_given) in [
+        ("PROTOCOL", target.protocol.is_some()),
+        ("--n", target.n.is_some()),
+        ("--set", !target.set.is_empty()),
+        ("--graph", target.graph.is_some()),
+        ("--fault", !args.faults.is_empty()),
+        ("--trace", args.trace.is_some()),
+        ("--trace-every", args.trace_every.is_some()),
+        ("--estimator", args.splitting.estimator.is_some()),
+    ] {
+        if is_given {
+            given.push(name);
+        }
+    }
+    if !given.is_empty() {
+        return Err(InputError(format!(
+            "--resume goes on with the run checkpointed in '{}' with its own settings; drop {} (only --json, --csv, \
+             --out, --threads and --checkpoint-every may be given)",
+            file.display(),
+            given.join(", ")
+        ))
+        .into());
+    }
+    let every = checkpoint_every(args)?;
+    let checkpoint = Checkpoint::read(file)?;
+    let stored = checkpoint.run_spec(file)?;
+    let spec = RunSpec::resolve(&stored.raw(args.trials.threads)?)?;
+    check_outputs(args)?;
+    let progress = Progress::new(spec.settings.trials, &spec.protocol);
+    let result = spec.run_checkpointed(&|| progress.inc(), stored, file, every, Some(checkpoint))?;
+    drop(progress);
+    write_result(args, &result)
+}
+
+/// `--checkpoint-every`, or its default.
+fn checkpoint_every(args: &RunArgs) -> Result<std::time::Duration> {
+    Ok(args.checkpoint_every.as_deref().map(checkpoint::parse_every).transpose()?.unwrap_or(checkpoint::DEFAULT_EVERY))
+}
+
+/// Refuses an output file that cannot be written, before anything runs.
+fn check_outputs(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.out {
         files::check_output_file(path)?;
-        if args.trace.as_ref().is_some_and(|trace| trace == path) {
-            return Err(crate::input::InputError(format!(
-                "--out and --trace both name '{}'; give the time series a file of its own",
+        if args.checkpoint.as_ref().or(args.resume.as_ref()).is_some_and(|file| file == path) {
+            return Err(InputError(format!(
+                "--out and the checkpoint both name '{}'; give the checkpoint a file of its own",
                 path.display()
             ))
             .into());
         }
     }
-    let progress = Progress::new(spec.settings.trials, &spec.protocol);
-    let result = match &args.trace {
-        Some(path) => spec.run_traced(&|| progress.inc(), path)?,
-        None => spec.run(&|| progress.inc())?,
-    };
-    drop(progress);
+    Ok(())
+}
+
+/// Writes the run's results as asked: JSON, CSV or a table, to --out or standard output.
+fn write_result(args: &RunArgs, result: &poplab::spec::RunResult) -> Result<()> {
     let text = if args.json {
-        Json.export(&result)?
+        Json.export(result)?
     } else if args.csv {
-        Csv.export(&result)?
+        Csv.export(result)?
     } else {
-        output::human(&result)
+        output::human(result)
     };
     output::write_text(args.out.as_deref(), &text)
 }
@@ -47,9 +122,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
 /// `--estimator splitting`: one estimate of the expected holding time with its interval.
 fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
     args.splitting.check_engine(args.trials.engine)?;
-    if args.csv || args.trace.is_some() || !args.faults.is_empty() {
+    if args.csv || args.trace.is_some() || !args.faults.is_empty() || args.checkpoint.is_some() {
         return Err(crate::input::InputError(
-            "--estimator splitting gives one estimate, not trials: --csv, --trace and --fault do not apply".into(),
+            "--estimator splitting gives one estimate, not trials: --csv, --trace, --fault and --checkpoint do not \
+             apply"
+                .into(),
         )
         .into());
     }

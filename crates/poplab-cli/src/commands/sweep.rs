@@ -31,6 +31,10 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             (spec, dir)
         }
     };
+    let mut spec = spec;
+    if let Some(every) = &args.checkpoint_every {
+        spec.checkpoint_every = poplab::checkpoint::parse_every(every)?;
+    }
     let progress = std::sync::OnceLock::new();
     let results = run_in(&spec, &dir, &|left| drop(progress.set(Progress::new(left, &spec.protocol))), &|| {
         if let Some(p) = progress.get() {
@@ -88,7 +92,8 @@ fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
     }
     if !given.is_empty() {
         return Err(InputError(format!(
-            "--resume continues the sweep stored in '{}' with its own settings; drop {} (only --threads may be given)",
+            "--resume continues the sweep stored in '{}' with its own settings; drop {} (only --threads and \
+             --checkpoint-every may be given)",
             dir.display(),
             given.join(", ")
         ))

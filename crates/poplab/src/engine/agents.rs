@@ -8,7 +8,9 @@
 //! adding to it. Blocks are a private detail: the sequence of pairs, and so every result, is the
 //! same whether a run stops mid-block, is split by observer events, or is observed at all.
 
-use super::{CensusReport, Drivable, Observer, StateHasher, steps_to};
+use super::snapshot::{AgentSnapshot, EngineSnapshot, RunSnapshot, StateWriter, read_states, state_at, static_cause};
+use super::{CensusReport, Drivable, Observer, Pause, StateHasher, steps_to};
+use crate::error::{Error, Result};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol, tally};
 use crate::rng::PopRng;
@@ -67,6 +69,8 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     ahead_len: usize,
     prefetch: bool,
     census: Option<Census<P::State>>,
+    /// Asks the run to stop at the next block boundary (a checkpoint's safe point).
+    pause: Pause,
 }
 
 /// What the agent engine keeps for its [`CensusReport`], only when asked for (it costs a hash-set
@@ -111,7 +115,68 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             ahead_len: 0,
             prefetch,
             census: None,
+            pause: Pause::default(),
         }
+    }
+
+    /// The run at this safe point (a block boundary, or before the first block), its states
+    /// written by the protocol ([`super::snapshot`]).
+    pub fn snapshot(&self) -> Result<RunSnapshot> {
+        let mut writer = StateWriter::new(self.protocol);
+        let agents = self.agents.iter().map(|&s| writer.index(s)).collect::<Result<Vec<u32>>>()?;
+        let census = match &self.census {
+            None => None,
+            Some(c) => Some((
+                c.visited.iter().map(|&s| writer.index(s)).collect::<Result<Vec<u32>>>()?,
+                c.last_demotion.map(String::from),
+            )),
+        };
+        Ok(RunSnapshot {
+            states: writer.into_states(),
+            engine: EngineSnapshot::Agents(AgentSnapshot {
+                agents,
+                step: self.step,
+                rng: self.rng.clone(),
+                outcomes: self.outcomes.clone(),
+                pairs: self.pairs[self.next_pair..self.pairs_len].to_vec(),
+                ahead: self.ahead[..self.ahead_len].to_vec(),
+                census,
+            }),
+        })
+    }
+
+    /// The run `snapshot` saved (of `protocol` on `graph`, pairs by `scheduler`): it goes on
+    /// exactly as the saved one would have. The monitor is rebuilt from the agents.
+    pub fn restore(protocol: &'p P, graph: &'p Graph, scheduler: S, snapshot: RunSnapshot) -> Result<Self> {
+        let EngineSnapshot::Agents(saved) = snapshot.engine else {
+            return Err(Error::Setting("a checkpoint of the count engines given to the agent engine".into()));
+        };
+        let states = read_states(protocol, &snapshot.states)?;
+        if saved.agents.len() != protocol.n() || saved.pairs.len() > BLOCK || saved.ahead.len() > BLOCK {
+            return Err(Error::Setting(format!(
+                "a checkpointed agent array of {} agents for n = {}",
+                saved.agents.len(),
+                protocol.n()
+            )));
+        }
+        let agents = saved.agents.iter().map(|&i| state_at(&states, i)).collect::<Result<Vec<_>>>()?;
+        let mut run = Self::new(protocol, graph, agents, scheduler, saved.rng);
+        run.outcomes = saved.outcomes;
+        run.step = saved.step;
+        run.pairs[..saved.pairs.len()].copy_from_slice(&saved.pairs);
+        run.pairs_len = saved.pairs.len();
+        run.ahead[..saved.ahead.len()].copy_from_slice(&saved.ahead);
+        run.ahead_len = saved.ahead.len();
+        if let Some((visited, last)) = saved.census {
+            let visited = visited.iter().map(|&i| state_at(&states, i)).collect::<Result<_>>()?;
+            run.census = Some(Census { visited, last_demotion: static_cause(last) });
+        }
+        Ok(run)
+    }
+
+    /// Stops [`AgentRun::advance`] at the next block boundary once `pause` is raised.
+    pub fn pause_on(&mut self, pause: Pause) {
+        self.pause = pause;
     }
 
     /// Goes on with `protocol` in place of the run's: a protocol with the same states, rules and
@@ -201,6 +266,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
 
     /// Runs until `until` steps have been taken or what `watch` looks for happens; returns whether
     /// it happened (at exactly the current step). The caller keeps `until <= step + pairs_left()`.
+    /// A raised [`Pause`] stops it earlier, at a block boundary.
     pub fn advance(&mut self, until: u128, watch: Watch) -> bool {
         let until = self.step.saturating_add(steps_to(self.step(), until));
         match (watch, self.randomized) {
@@ -220,6 +286,9 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     ) -> bool {
         while self.step < until {
             if self.next_pair == self.pairs_len {
+                if self.pause.raised() {
+                    return false;
+                }
                 self.refill();
             }
             let (u, v) = self.pairs[self.next_pair];

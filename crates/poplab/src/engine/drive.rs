@@ -190,13 +190,30 @@ pub fn advance_stopping<P: Protocol, R: Drivable<P> + ?Sized>(
 /// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
 /// or the horizon (or the end of a replayed schedule) is reached. A holding run must start in the
 /// safe set; otherwise it is refused.
-pub fn drive<P: Protocol>(
-    run: &mut impl Drivable<P>,
+pub fn drive<P: Protocol, R: Drivable<P>>(
+    run: &mut R,
     plan: RunPlan,
     observers: &mut [&mut dyn Observer<P>],
     faults_rng: &mut PopRng,
 ) -> Result<Ending> {
-    if plan.measure == Measure::Holding && !run.monitor().is_safe() {
+    drive_pausing(run, plan, observers, faults_rng, false, &mut |_, _| Ok(()))
+}
+
+/// As [`drive`], for a run whose engine may pause at a safe point (its
+/// [`Pause`](super::Pause) raised, see [`super::snapshot`]): `on_pause` is then handed the run and
+/// the faults' stream, after the observers due at that step have acted (so the faults done are
+/// exactly those at or before its step), and the run goes on as if it had never paused.
+/// `resumed`: the run was restored from a snapshot taken on the way, so a holding run is not
+/// asked to start safe again.
+pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
+    run: &mut R,
+    plan: RunPlan,
+    observers: &mut [&mut dyn Observer<P>],
+    faults_rng: &mut PopRng,
+    resumed: bool,
+    on_pause: &mut dyn FnMut(&R, &PopRng) -> Result<()>,
+) -> Result<Ending> {
+    if !resumed && plan.measure == Measure::Holding && !run.monitor().is_safe() {
         return Err(Error::Init(
             "a holding-time run starts from a safe configuration and this one is not safe; give a safe start with --init"
                 .into(),
@@ -207,6 +224,7 @@ pub fn drive<P: Protocol>(
         Measure::Convergence => (Watch::SafeSet, Outcome::Converged),
         Measure::Holding => (Watch::OutputChange, Outcome::Broken),
     };
+    let mut paused = false;
     let outcome = loop {
         for observer in observers.iter_mut() {
             while observer.next_at().is_some_and(|at| at <= run.step()) {
@@ -219,6 +237,9 @@ pub fn drive<P: Protocol>(
         }
         if run.step() >= horizon {
             break Outcome::Censored;
+        }
+        if std::mem::take(&mut paused) {
+            on_pause(run, faults_rng)?;
         }
         // Only the observers that act end a stretch; those that only look are shown it on the way.
         let next_act = observers.iter().filter(|o| !o.only_looks()).filter_map(|o| o.next_at()).min();
@@ -234,6 +255,8 @@ pub fn drive<P: Protocol>(
         if happened {
             break met;
         }
+        // Short of `until` without a reason: the engine paused at a safe point.
+        paused = run.step() < until;
     };
     run.finish(observers);
     Ok(Ending { outcome, steps: Steps(run.step()) })

@@ -33,11 +33,12 @@ mod fenwick;
 mod live;
 mod observer;
 mod sampling;
+pub mod snapshot;
 mod snapshots;
 
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
-pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive};
+pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
 pub use live::{LiveRun, SampleSteps};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
 pub use snapshots::snapshots;
@@ -59,7 +60,7 @@ use serde::Serialize;
 /// let n: u128 = 10_000_000_000;
 /// assert!(Steps((n - 1) * (n - 1)) > Steps(u64::MAX.into()));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct Steps(pub u128);
 
@@ -68,8 +69,34 @@ pub struct Steps(pub u128);
 /// depend on a random hash seed.
 pub type StateHasher = foldhash::fast::FixedState;
 
+/// A request to pause a run at its next safe point (see [`snapshot`]), raised by whoever wants a
+/// checkpoint and lowered by the run's driver once it took its snapshot. The default is never
+/// raised and costs one branch per block (agent engine) or event (count engines).
+#[derive(Clone, Debug, Default)]
+pub struct Pause(Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl Pause {
+    /// A pause raised through `flag`.
+    pub fn new(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        Self(Some(flag))
+    }
+
+    /// Whether the run should pause now.
+    #[inline(always)]
+    pub fn raised(&self) -> bool {
+        self.0.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Lowers it: the snapshot is taken.
+    pub fn lower(&self) {
+        if let Some(flag) = &self.0 {
+            flag.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 /// Steps divided by the population size.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct ParallelTime(pub f64);
 
@@ -104,7 +131,7 @@ pub(crate) fn steps_to(step: u128, until: u128) -> u64 {
 /// assert_eq!("censored".parse::<Outcome>()?.name(), "censored");
 /// # Ok::<(), poplab::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// The safe set was entered at exactly the reported step.

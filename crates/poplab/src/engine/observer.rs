@@ -152,6 +152,11 @@ pub struct Fault {
 }
 
 impl Fault {
+    /// Marks the fault as done (a run resumed after its step: it acted before the snapshot).
+    pub fn mark_done(&mut self) {
+        self.done = true;
+    }
+
     /// A fault at `step` that overwrites `count` agents with states from `states`.
     pub fn new(step: u128, count: usize, states: FaultStates) -> Self {
         Self { step, count, states, done: false }

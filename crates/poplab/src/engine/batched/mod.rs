@@ -106,6 +106,7 @@ use super::fenwick::Fenwick;
 use super::sampling::{
     below, below_wide, collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each,
 };
+use super::snapshot::BatcherSnapshot;
 use super::{Lookers, steps_to};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::PopRng;
@@ -191,6 +192,28 @@ impl Single {
 }
 
 impl Batcher {
+    /// What a checkpoint keeps of the batcher between batches ([`super::snapshot`]).
+    pub(in crate::engine) fn snapshot(&self) -> BatcherSnapshot {
+        BatcherSnapshot {
+            always: self.always,
+            steps_in_batches: self.steps_in_batches,
+            census_rng: self.census_rng.clone(),
+            looks_rng: self.looks_rng.clone(),
+        }
+    }
+
+    /// The batcher a checkpoint kept, for `n` agents (its scratch space starts empty).
+    pub(in crate::engine) fn restore(n: u64, saved: BatcherSnapshot) -> Self {
+        let mut rng = PopRng::seed_from_u64(0);
+        Self {
+            always: saved.always,
+            steps_in_batches: saved.steps_in_batches,
+            census_rng: saved.census_rng,
+            looks_rng: saved.looks_rng,
+            ..Self::new(n, &mut rng)
+        }
+    }
+
     /// Interactions a batch aims at with `k` present states (it ends at the first collision after
     /// them).
     fn target(&self, k: usize) -> u64 {

@@ -9,7 +9,9 @@ use super::memo::TransitionMemo;
 use super::skip::{K, Next, SkipTable};
 use crate::engine::fenwick::Fenwick;
 use crate::engine::sampling::below;
+use crate::engine::snapshot::{CountSnapshot, static_cause};
 use crate::engine::{Observer, StateHasher};
+use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Protocol, tally};
 use crate::rng::PopRng;
@@ -111,6 +113,79 @@ impl<'p, P: Protocol> Configuration<'p, P> {
         if self.present.len() <= SKIP_MAX_STATES {
             self.rebuild_skip();
         }
+    }
+
+    /// What a snapshot keeps of the configuration (the interned states are written by the
+    /// caller, in index order); `rng` is the schedule stream. The pending skip and the batcher are
+    /// the caller's.
+    pub(super) fn snapshot(&self, rng: PopRng) -> CountSnapshot {
+        CountSnapshot {
+            counts: self.counts.clone(),
+            present: self.present.clone(),
+            step: self.step,
+            rng,
+            outcomes: self.outcomes.clone(),
+            pending: None,
+            skipping: self.skip.is_some(),
+            skip_review: self.skip_review,
+            census: self.census,
+            last_demotion: self.last_demotion.map(String::from),
+            batcher: None,
+        }
+    }
+
+    /// The configuration a snapshot kept, with its interned `states` in index order: the present
+    /// states in their slot order, the skip table rebuilt if it was kept; the monitor from the
+    /// counts. The memo and the laws are caches and start empty.
+    pub(super) fn restore(protocol: &'p P, states: Vec<P::State>, saved: CountSnapshot) -> Result<Self> {
+        let damaged =
+            || Error::Setting("a checkpointed configuration whose present states do not match its counts".into());
+        let mut slot = vec![ABSENT; states.len()];
+        for (r, &i) in saved.present.iter().enumerate() {
+            let entry = slot.get_mut(i as usize).ok_or_else(damaged)?;
+            if *entry != ABSENT || saved.counts[i as usize] == 0 {
+                return Err(damaged());
+            }
+            *entry = r as u32;
+        }
+        if saved.counts.iter().filter(|&&c| c > 0).count() != saved.present.len()
+            || (saved.skipping && saved.present.len() > SKIP_MAX_STATES)
+        {
+            return Err(damaged());
+        }
+        let n: u64 = saved.counts.iter().sum();
+        let pairs: Vec<(P::State, u64)> =
+            saved.present.iter().map(|&i| (states[i as usize], saved.counts[i as usize])).collect();
+        let index = states.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
+        let mut memo = TransitionMemo::default();
+        memo.cover(states.len());
+        let mut fenwick = Fenwick::default();
+        fenwick.rebuild(&saved.counts);
+        let mut configuration = Self {
+            protocol,
+            n,
+            pairs: u128::from(n) * u128::from(n - 1),
+            states,
+            index,
+            counts: saved.counts,
+            fenwick,
+            present: saved.present,
+            slot,
+            skip: None,
+            skip_review: saved.skip_review,
+            memo,
+            randomized: protocol.randomized(),
+            laws: Laws::default(),
+            outcomes: saved.outcomes,
+            monitor: protocol.monitor_of_counts(&pairs),
+            step: saved.step,
+            census: saved.census,
+            last_demotion: static_cause(saved.last_demotion),
+        };
+        if saved.skipping {
+            configuration.rebuild_skip();
+        }
+        Ok(configuration)
     }
 
     /// Lets `observer` act now: one that only looks and takes counts sees the states present;

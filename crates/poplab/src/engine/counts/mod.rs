@@ -37,7 +37,8 @@ pub(super) use configuration::{Configuration, Effect};
 pub use skip::geometric_skip;
 
 use super::batched::Batcher;
-use super::{CensusReport, Drivable, Lookers, Observer, Watch};
+use super::snapshot::{EngineSnapshot, RunSnapshot, StateWriter, read_states};
+use super::{CensusReport, Drivable, Lookers, Observer, Pause, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Protocol, tally};
@@ -72,6 +73,8 @@ pub struct CountRun<'p, P: Protocol> {
     pending: Option<u128>,
     /// Present when batching ([`CountRun::batch`]).
     batcher: Option<Box<Batcher>>,
+    /// Asks the run to stop before its next event (a checkpoint's safe point).
+    pause: Pause,
 }
 
 impl<'p, P: Protocol> CountRun<'p, P> {
@@ -101,7 +104,44 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         }
         let outcomes = crate::rng::outcome_stream(&rng);
         let configuration = Configuration::new(protocol, counts, n, monitor(), outcomes);
-        Ok(Self { configuration, rng, pending: None, batcher: None })
+        Ok(Self { configuration, rng, pending: None, batcher: None, pause: Pause::default() })
+    }
+
+    /// The run at this safe point (between two events: no batch half taken; a skip drawn before
+    /// is saved as what is left of it), its states written by the protocol ([`super::snapshot`]).
+    pub fn snapshot(&self) -> Result<RunSnapshot> {
+        let mut writer = StateWriter::new(self.configuration.protocol());
+        for i in 0..self.configuration.distinct_states() as u32 {
+            // The interning order is the table's: index i is state i.
+            writer.index(self.configuration.state(i))?;
+        }
+        let mut saved = self.configuration.snapshot(self.rng.clone());
+        saved.pending = self.pending;
+        saved.batcher = self.batcher.as_deref().map(Batcher::snapshot);
+        Ok(RunSnapshot { states: writer.into_states(), engine: EngineSnapshot::Counts(saved) })
+    }
+
+    /// The run `snapshot` saved, of `protocol`: it goes on exactly as the saved one would have.
+    /// The Fenwick tree, the skip table and the monitor are rebuilt from the counts.
+    pub fn restore(protocol: &'p P, snapshot: RunSnapshot) -> Result<Self> {
+        let EngineSnapshot::Counts(saved) = snapshot.engine else {
+            return Err(Error::Setting("a checkpoint of the agent engine given to the count engines".into()));
+        };
+        let states = read_states(protocol, &snapshot.states)?;
+        let n: u64 = saved.counts.iter().sum();
+        if n != protocol.n() as u64 || saved.counts.len() != states.len() {
+            return Err(Error::Setting(format!("a checkpointed configuration of {n} agents for n = {}", protocol.n())));
+        }
+        let rng = saved.rng.clone();
+        let pending = saved.pending;
+        let batcher = saved.batcher.clone().map(|b| Box::new(Batcher::restore(n, b)));
+        let configuration = Configuration::restore(protocol, states, saved)?;
+        Ok(Self { configuration, rng, pending, batcher, pause: Pause::default() })
+    }
+
+    /// Stops [`CountRun::advance`] before its next event once `pause` is raised.
+    pub fn pause_on(&mut self, pause: Pause) {
+        self.pause = pause;
     }
 
     /// Goes on with `protocol` (same states, rules and outputs; see
@@ -221,6 +261,9 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         };
         let mut look = next_look(&lookers);
         while self.configuration.step() < until {
+            if self.pause.raised() {
+                return false;
+            }
             // Computed once per event: the three choices below all read it.
             let p = self.configuration.non_null_probability();
             let met = if self.batch_pays(p, SAFE_SET) {
