@@ -565,9 +565,12 @@ fn two_shards(name: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// An edit of a row's fields.
+type RowEdit<'a> = &'a dyn Fn(&mut Vec<String>);
+
 /// Rewrites line `line` (0: the header) of the shard's trials.csv with `edit`, or appends a copy
 /// of it when `edit` is `None`.
-fn edit_row(shard: &std::path::Path, line: usize, edit: Option<&dyn Fn(&mut Vec<String>)>) {
+fn edit_row(shard: &std::path::Path, line: usize, edit: Option<RowEdit<'_>>) {
     let path = shard.join("trials.csv");
     let text = std::fs::read_to_string(&path).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
