@@ -407,6 +407,12 @@ pub fn check_memory(needed: u128, what: &str, fix: &str) -> Result<()> {
     Ok(())
 }
 
+/// FNV-1a (64 bits) of `bytes`: the checksum of stored files (checkpoints, shards' trials) and the
+/// hash of a sweep cell's key. It catches accidents (an edited or cut file), not forgery.
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,10 +551,4 @@ mod tests {
         write_atomic(&dir.path().join("out.json"), "{}").unwrap();
         assert!(!dead.exists() && other.exists());
     }
-}
-
-/// FNV-1a (64 bits) of `bytes`: the checksum of stored files (checkpoints, shards' trials) and the
-/// hash of a sweep cell's key. It catches accidents (an edited or cut file), not forgery.
-pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3))
 }
