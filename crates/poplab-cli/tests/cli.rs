@@ -133,7 +133,7 @@ fn bad_input_is_a_one_line_error_with_exit_code_2() {
     fails_with(&["run", "angluin", "--n", "10", "--graph", "torus"], "unknown graph 'torus'");
     fails_with(&["run", "angluin", "--n", "10", "--trials", "0"], "give from 1 to 100000000 trials");
     fails_with(&["run", "angluin", "--n", "ten"], "not a whole number");
-    fails_with(&["run", "angluin", "--n", "10", "--init", "@/nonexistent/file.json"], "cannot read");
+    fails_with(&["run", "angluin", "--n", "10", "--init", "@/nonexistent/file.json"], "does not exist; give the path");
     fails_with(&["run", "angluin", "--n", "10", "--fault", "5"], "K is missing");
 
     let malformed = scratch("malformed.json");
