@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fails_with, poplab};
+use common::{fails_with, holds_a_trial_in_progress, kill_in_a_trial, poplab};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -315,28 +315,19 @@ fn kill_points(seed: u64, lo: u64, hi: u64, count: usize) -> Vec<u64> {
         .collect()
 }
 
-/// Whether the checkpoint at `path` holds a running trial past its first step.
-fn holds_a_trial_in_progress(path: &std::path::Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else { return false };
-    let body: Value = serde_json::from_str(text.split_once('\n').unwrap().1).unwrap();
-    body["running"].as_array().unwrap().iter().any(|trial| {
-        let engine = &trial["run"]["engine"];
-        engine.get("agents").or(engine.get("counts")).is_some_and(|e| e["step"].as_u64().is_some_and(|s| s > 0))
-    })
-}
-
-/// `run --checkpoint` killed with SIGKILL at fixed pseudo-random points, then `run --resume`
+/// `run --checkpoint` killed with SIGKILL at fixed pseudo-random delays after a trial in progress
+/// was first checkpointed (so inside a trial however fast the machine), then `run --resume`
 /// (killed again, then let finish): the same JSON document, byte for byte, as the uninterrupted
 /// run, on every engine (with a fault and a census on the way), with 1 and 2 threads.
 #[test]
 fn runs_killed_at_random_points_resume_to_the_same_document() {
     let cases: [&[&str]; 3] = [
-        &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "4", "--seed", "3"],
-        &["ls-timer", "--n", "1500", "--engine", "counts", "--census", "--trials", "4", "--seed", "4"],
-        &["angluin", "--n", "10^7", "--engine", "batched", "--trials", "4", "--seed", "5"],
+        &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "12", "--seed", "3"],
+        &["ls-timer", "--n", "1500", "--engine", "counts", "--census", "--trials", "12", "--seed", "4"],
+        &["angluin", "--n", "10^7", "--engine", "batched", "--trials", "12", "--seed", "5"],
     ];
     let dir = tempfile::tempdir().unwrap();
-    let mut points = kill_points(33, 150, 1200, 12).into_iter();
+    let mut delays = kill_points(33, 20, 300, 12).into_iter();
     let mut in_progress = 0;
     for (c, args) in cases.iter().enumerate() {
         let whole = poplab().arg("run").args(*args).args(["--json", "--threads", "1"]).output().unwrap();
@@ -351,11 +342,9 @@ fn runs_killed_at_random_points_resume_to_the_same_document() {
             again.args(["run", "--json", "--threads", threads, "--checkpoint-every", "40ms", "--resume"]);
             again.arg(&file).arg("--out").arg(&out);
             for command in [&mut first, &mut again] {
-                let mut child = command.spawn().unwrap();
-                std::thread::sleep(std::time::Duration::from_millis(points.next().unwrap()));
-                child.kill().unwrap(); // SIGKILL
-                child.wait().unwrap();
-                in_progress += usize::from(holds_a_trial_in_progress(&file));
+                let delay = std::time::Duration::from_millis(delays.next().unwrap());
+                let killed_running = kill_in_a_trial(command, &file, delay);
+                in_progress += usize::from(killed_running && holds_a_trial_in_progress(&file));
             }
             let last = poplab().args(["run", "--json", "--threads", threads, "--resume"]).arg(&file).output().unwrap();
             assert!(last.status.success(), "{args:?}: {}", String::from_utf8_lossy(&last.stderr));

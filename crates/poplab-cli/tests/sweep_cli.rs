@@ -1,6 +1,9 @@
 //! `poplab sweep`: files, resumption after a kill, and identical results.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{holds_a_trial_in_progress, kill_in_a_trial};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -110,35 +113,6 @@ fn a_sweep_names_the_engine_of_each_cell_when_auto_picks_several() {
     assert_eq!((spec["engine"].as_str(), spec.get("engine_by_cell")), (Some("batched"), None));
 }
 
-/// Whether the sweep checkpoint in `dir` holds a running trial past its first step.
-fn holds_a_trial_in_progress(dir: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(dir.join("running.ckpt")) else { return false };
-    let body: serde_json::Value = serde_json::from_str(text.split_once('\n').unwrap().1).unwrap();
-    body["running"].as_array().unwrap().iter().any(|trial| {
-        let engine = &trial["run"]["engine"];
-        engine.get("agents").or(engine.get("counts")).is_some_and(|e| e["step"].as_u64().is_some_and(|s| s > 0))
-    })
-}
-
-/// Runs `command` (a sweep into `dir`) and kills it with SIGKILL `delay` after its checkpoint first
-/// holds a trial in progress (so the kill lands inside a trial however fast the machine); returns
-/// whether it was still running then.
-fn kill_in_a_trial(command: &mut std::process::Command, dir: &Path, delay: Duration) -> bool {
-    let mut child = command.stderr(std::process::Stdio::null()).spawn().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !holds_a_trial_in_progress(dir) && std::time::Instant::now() < deadline {
-        if child.try_wait().unwrap().is_some() {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    std::thread::sleep(delay);
-    let running = child.try_wait().unwrap().is_none();
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    running
-}
-
 /// A sweep killed with SIGKILL inside its trials (twice, at fixed pseudo-random delays after a
 /// trial in progress was first checkpointed) and resumed, with 1 thread then 2, ends with the files
 /// of the uninterrupted sweep, on every engine; the trials running at a kill go on from their
@@ -163,8 +137,9 @@ fn a_sweep_killed_mid_trial_resumes_its_trials_from_their_checkpoints() {
         let mut again = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
         again.args(["sweep", "--threads", "2", "--checkpoint-every", "40ms", "--resume"]).arg(&killed);
         for (k, command) in [&mut first, &mut again].into_iter().enumerate() {
-            let killed_running = kill_in_a_trial(command, &killed, Duration::from_millis(delays[2 * c + k]));
-            in_progress += usize::from(killed_running && holds_a_trial_in_progress(&killed));
+            let checkpoint = killed.join("running.ckpt");
+            let killed_running = kill_in_a_trial(command, &checkpoint, Duration::from_millis(delays[2 * c + k]));
+            in_progress += usize::from(killed_running && holds_a_trial_in_progress(&checkpoint));
         }
         poplab().args(["sweep", "--threads", "2", "--resume"]).arg(&killed).assert().success();
         assert_eq!(read(&killed, "summary.csv"), read(&whole, "summary.csv"), "{args:?}");
