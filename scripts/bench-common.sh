@@ -31,6 +31,16 @@ install_ppsim() {
   has_ppsim "$v" || { echo "ppsim $v: install failed" >&2; exit 1; }
 }
 install_ppsims() { install_ppsim 1.0.2; install_ppsim 0.1.6; }
+batss_python() { echo "$HERE/.venv-batss-1.0.4/bin/python"; }
+install_batss() {  # batss 1.0.4 (Petrack and Doty's CRN batching simulator, Rust backend) from PyPI
+  local py; py=$(batss_python)
+  if [ -x "$py" ] && "$py" -c 'import batss, sys; sys.exit(batss.__version__ != "1.0.4")' 2>/dev/null; then
+    echo "batss 1.0.4: already installed in $HERE/.venv-batss-1.0.4"; return
+  fi
+  echo "batss 1.0.4: installing into $HERE/.venv-batss-1.0.4"
+  python3 -m venv "$HERE/.venv-batss-1.0.4"
+  "$py" -m pip install -q --disable-pip-version-check batss==1.0.4
+}
 
 # ---------------------------------------------------------------- helpers
 pow10_arg() {  # pow10_arg 10^9|1e9|1000000000 -> 1000000000

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # In-process side-by-side benchmark: poplab's Python `Simulation` against ppsim 1.0.2's and ppsim
-# 0.1.6's, running the same protocol code (ppsim's API, ppsim's README examples) inside Python.
+# 0.1.6's, running the same protocol code (ppsim's API, ppsim's README examples) inside Python, and
+# batss 1.0.4's on the two workloads that are chemical reaction networks.
 # See --help. The cells are scripts/ppsim_inprocess.py; the venvs and helpers are shared with
 # scripts/bench-vs-ppsim.sh (scripts/bench-common.sh); the table is `ppsim_bench.py table`.
 set -euo pipefail
@@ -9,7 +10,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 ALL_WORKLOADS="angluin,approx-majority,readme-am,readme-averaging,readme-sosa,readme-sosa-exact"
-ALL_TOOLS="poplab,ppsim-1.0.2,ppsim-0.1.6"
+ALL_TOOLS="poplab,ppsim-1.0.2,ppsim-0.1.6,batss-1.0.4"
 
 usage() {
   cat <<EOF
@@ -27,6 +28,9 @@ Tools (--tools, default $ALL_TOOLS):
                 installed into $TARGET/venv-bench (with numpy, pandas), unless --no-build or --wheel
   ppsim-1.0.2   ppsim 1.0.2 (Rust backend) in scripts/.venv-ppsim-1.0.2 } created on first use
   ppsim-0.1.6   ppsim 0.1.6 (Cython) in scripts/.venv-ppsim-0.1.6        } (git-ignored; needs PyPI)
+  batss-1.0.4   batss 1.0.4 (Rust backend) in scripts/.venv-batss-1.0.4  }
+                angluin and approx-majority written as CRNs with the rate constants that make
+                batss's time parallel time (ppsim_inprocess.py --help); the other workloads n/a
 
 Workloads (--workloads, default all; details and the README's \`u\` in ppsim_inprocess.py --help):
   angluin            {(L,L): (L,F)}, n x L, asymmetric; sim.run() until silent, history and
@@ -112,6 +116,7 @@ MAX_N=$(pow10_arg "$MAX_N")
 
 # ---------------------------------------------------------------- venvs
 for v in 1.0.2 0.1.6; do uses "ppsim-$v" && install_ppsim "$v"; done
+if uses batss-1.0.4; then install_batss; fi
 VENV="$TARGET/venv-bench"
 if uses poplab; then
   if [ ! -x "$VENV/bin/python" ]; then
@@ -132,7 +137,9 @@ if uses poplab; then
   "$VENV/bin/python" -c 'from poplab import Simulation' || {
     echo "poplab in $VENV has no Simulation: build a checkout that has it, or leave poplab out (--tools)" >&2; exit 1; }
 fi
-tool_python() { if [ "$1" = poplab ]; then echo "$VENV/bin/python"; else venv_python "${1#ppsim-}"; fi; }
+tool_python() {
+  case "$1" in poplab) echo "$VENV/bin/python" ;; batss-*) batss_python ;; *) venv_python "${1#ppsim-}" ;; esac
+}
 
 # ---------------------------------------------------------------- run the cells
 mkdir -p "$OUT"
@@ -179,6 +186,7 @@ run_cell() {  # run_cell TOOL WORKLOAD N: up to REPEAT processes, the fastest ke
     echo "- poplab: Python package $("$VENV/bin/python" -c 'import poplab; print(getattr(poplab, "__version__", "?"))') ($VENV, git $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')), $("$VENV/bin/python" --version), numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'), pandas $("$VENV/bin/python" -c 'import pandas; print(pandas.__version__)')"
   fi
   for v in 1.0.2 0.1.6; do if uses "ppsim-$v"; then ppsim_header_lines "$v"; fi; done
+  if uses batss-1.0.4; then echo "- batss 1.0.4: $("$(batss_python)" --version), numpy $("$(batss_python)" -c 'import numpy; print(numpy.__version__)'); angluin and approx-majority as CRNs (volume n; L + L -> L + F at k = n/(n-1); A + B -> U + U, A + U -> A + A, B + U -> B + B at k = 2n/(n-1): batss's time is then parallel time)"; fi
   machine_line
   echo "- seed $SEED for every Simulation; limits per cell: ${LIMIT}s wall clock, ${MEM_GB} GB address space (ppsim)"
   echo "- seconds: Simulation(...) + sim.run(...) inside an already started Python (interpreter start and imports not timed); the fastest of up to $REPEAT runs per cell, each in a fresh process (same seed; runs over 60 s not repeated)"
@@ -193,6 +201,8 @@ for w in ${WORKLOADS//,/ }; do
     for tool in ${TOOLS//,/ }; do
       if [ "$w" = readme-sosa-exact ] && [ "$tool" != poplab ]; then
         record "$tool" "$w" "$n" "$(reason_json "n/a: poplab only")"
+      elif [ "$tool" = batss-1.0.4 ] && [ "$w" != angluin ] && [ "$w" != approx-majority ]; then
+        record "$tool" "$w" "$n" "$(reason_json "n/a: not a CRN")"
       elif [ -n "${SKIP[$tool $w]:-}" ]; then
         record "$tool" "$w" "$n" "$(reason_json "not run: ${SKIP[$tool $w]}")"
       else

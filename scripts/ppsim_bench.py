@@ -398,6 +398,7 @@ def cmd_validate(args):
 
 # ---------------------------------------------------------------- table
 TOOLS = ["poplab", "ppsim-1.0.2", "ppsim-0.1.6"]
+INPROCESS_TOOLS = TOOLS + ["batss-1.0.4"]  # batss: scripts/bench-inprocess.sh only (CRN workloads)
 
 
 def write_md_csv_json(args, rows, md, fields):
@@ -471,7 +472,8 @@ RANDOM_STOP = {"approx-majority", "readme-averaging", "readme-sosa", "readme-sos
 
 def table_inprocess(args, rows):
     """The table of scripts/bench-inprocess.sh: rows workload x n (workloads in the order of the
-    raw lines), columns poplab, ppsim 1.0.2, ppsim 0.1.6 seconds, speed-up, sim.time of each."""
+    raw lines), columns poplab, ppsim 1.0.2, ppsim 0.1.6 and batss seconds, the speed-ups over the
+    faster ppsim and over batss, the final sim.time of each."""
     cells, order = {}, []
     for r in rows:
         cells[(r["workload"], r["n"], r["tool"])] = r
@@ -491,27 +493,34 @@ def table_inprocess(args, rows):
     def per_time(r):
         return r["seconds"] / r["parallel_time"] if done(r) and r.get("parallel_time") else None
 
-    lines = ["| workload | n | poplab s | ppsim 1.0.2 s | ppsim 0.1.6 s | faster ppsim / poplab "
-             "| same, per unit of sim.time | final sim.time: poplab / 1.0.2 / 0.1.6 |",
-             "|---|---|---|---|---|---|---|---|"]
+    def speedup(w, mine, others, note=""):  # the fastest of others / mine, in seconds and per sim.time
+        secs = [r["seconds"] for r in others if done(r)]
+        ratio = f"{min(secs) / mine['seconds']:.3g}{note}" if secs and done(mine) else "-"
+        pt = [t for t in map(per_time, others) if t is not None]
+        ratio_t = f"{min(pt) / per_time(mine):.3g}" if w in RANDOM_STOP and pt and per_time(mine) else "-"
+        return ratio, ratio_t
+
+    lines = ["| workload | n | poplab s | ppsim 1.0.2 s | ppsim 0.1.6 s | batss 1.0.4 s | faster ppsim / poplab "
+             "| same, per unit of sim.time | batss / poplab (per unit of sim.time) "
+             "| final sim.time: poplab / 1.0.2 / 0.1.6 / batss |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     baselines = set()
     for w, n in keys:
-        c = [cells.get((w, n, t)) for t in TOOLS]
-        pp, note = c[1:], ""
+        c = [cells.get((w, n, t)) for t in INPROCESS_TOOLS]
+        pp, batss, note = c[1:3], c[3], ""
         base = c[0].get("baseline") if c[0] else None
         if base and not any(map(done, pp)):  # poplab only: against ppsim's run of the baseline workload
-            pp, note = [cells.get((base, n, t)) for t in TOOLS[1:]], f" (vs {base})"
+            pp, note = [cells.get((base, n, t)) for t in INPROCESS_TOOLS[1:3]], f" (vs {base})"
             baselines.add((w, base))
-        secs = [r["seconds"] for r in pp if done(r)]
-        ratio = f"{min(secs) / c[0]['seconds']:.3g}{note}" if secs and done(c[0]) else "-"
-        pt = [t for t in map(per_time, pp) if t is not None]
-        ratio_t = f"{min(pt) / per_time(c[0]):.3g}" if w in RANDOM_STOP and pt and per_time(c[0]) else "-"
-        times = " / ".join(f"{r['parallel_time']:.4g}" if done(r) else "-" for r in [c[0]] + pp)
+        ratio, ratio_t = speedup(w, c[0], pp, note)
+        b_ratio, b_ratio_t = speedup(w, c[0], [batss]) if done(batss) else ("-", "-")
+        vs_batss = b_ratio + (f" ({b_ratio_t})" if b_ratio_t != "-" else "")
+        times = " / ".join(f"{r['parallel_time']:.4g}" if done(r) else "-" for r in [c[0]] + pp + [batss])
         lines.append(f"| {w} | 10^{round(math.log10(n))} | " + " | ".join(show(r) for r in c)
-                     + f" | {ratio} | {ratio_t} | {times} |")
+                     + f" | {ratio} | {ratio_t} | {vs_batss} | {times} |")
     lines.append("\nseconds: Simulation(...) + sim.run(...), timed inside Python (imports excluded); setup_s and "
                  "run_s apart in the raw results. Every tool runs the same protocol code and the same run(...) "
-                 "call, so the cells of a row stop by the same rule, at the parallel time of their own random "
+                 "call (batss: the same reactions as a CRN, see scripts/ppsim_inprocess.py --help), so the cells of a row stop by the same rule, at the parallel time of their own random "
                  "run (last column). \"same, per unit of sim.time\" (workloads stopping at a random time: "
                  f"{', '.join(w for w in order if w in RANDOM_STOP)}) divides each tool's seconds by its final "
                  "sim.time, comparing equal simulated work. At silence, ppsim 0.1.6 stops at the next history "

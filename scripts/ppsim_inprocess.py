@@ -1,16 +1,32 @@
 #!/usr/bin/env python3
-"""In-process benchmark cell: one workload at one n with poplab's or ppsim's `Simulation`.
+"""In-process benchmark cell: one workload at one n with poplab's, ppsim's or batss's `Simulation`.
 
 Run by scripts/bench-inprocess.sh, one process per cell, in the venv of the tool:
 
   python ppsim_inprocess.py --tool ppsim  --workload readme-am --n 100000 --seed 1   # ppsim 1.0.2 or 0.1.6
   python ppsim_inprocess.py --tool poplab --workload readme-am --n 100000 --seed 1   # poplab's Simulation
+  python ppsim_inprocess.py --tool batss  --workload angluin   --n 100000 --seed 1   # batss 1.0.4, as a CRN
 
 prints ONE JSON line on stdout (anything the tools print goes to stderr): tool, tool_version,
 workload, n, seed, setup_s (the `Simulation(...)` call), run_s (the `sim.run(...)` call(s)),
 seconds = setup_s + run_s, parallel_time (`sim.time` at the end), ok (whether the run ended where
 expected, see below), expected (what ok checks), and details (history rows, states, final
 configuration when small, false silences, errors).
+
+batss (Petrack and Doty 2026, the CRN successor of ppsim's batching) runs the two workloads that
+are chemical reaction networks, written as CRNs (batss's `species`, `>>`, `.k(rate)`) with
+batss's defaults: volume v = n, stochastic rate constants, continuous time, the "crn" batching
+simulator. A reaction X + Y -> ... (X != Y) with rate k has propensity k x y / v and X + X -> ...
+has k x (x - 1) / v (checked here: A + B -> C + C, k = 1, n = 2 takes time 2.01 +- 0.04 over 3000
+seeds; L + L -> L + F, k = 1, n = 10: 9.16 +- 0.10, theory n - 1 = 9). Under the uniformly random
+scheduler an ordered pair of agents meets at rate 1 / (n - 1) per unit of parallel time, so batss's
+time is parallel time with these constants:
+  angluin           L + L -> L + F, k = n / (n - 1) (the ordered (L, L) pairs: x (x - 1) / (n - 1))
+  approx-majority   A + B -> U + U, A + U -> A + A, B + U -> B + B, each k = 2 n / (n - 1) (both
+                    orders of each unordered pair: 2 x y / (n - 1))
+Same initial configurations and stops as below (until silent; batss checks silence at each stopping
+interval); batss's catalyst species K (a bookkeeping species it adds) is left out of the final
+configuration. The other workloads are not CRNs (n/a for batss).
 
 The interpreter, `import numpy`, `import pandas` and `from <tool> import Simulation` happen before
 the clock starts; only `Simulation(...)` and `sim.run(...)` are timed (time.perf_counter()).
@@ -165,6 +181,34 @@ def workload(name, n, seed):
     raise SystemExit(f"unknown workload {name} (known: {', '.join(WORKLOADS)})")
 
 
+def crn_workload(name, n, seed):
+    """angluin and approx-majority as batss CRNs (rate constants in the module docstring)."""
+    from batss import Simulation, species
+    if name == "angluin":
+        L, F = species("L F")
+        h = n / 100
+        return Workload(
+            lambda _: Simulation({L: n}, [(L + L >> L + F).k(n / (n - 1))], seed=seed),
+            lambda sim: sim.run(None, history_interval=h, stopping_interval=h, timer=False),
+            lambda sim: crn_config(sim) == ({'L': 1, 'F': n - 1} if n > 1 else {'L': 1}),
+            "silent with one L")
+    if name == "approx-majority":
+        A, B, U = species("A B U")
+        k = 2 * n / (n - 1)
+        rxns = [(A + B >> U + U).k(k), (A + U >> A + A).k(k), (B + U >> B + B).k(k)]
+        return Workload(
+            lambda _: Simulation({A: n // 2, B: n - n // 2}, rxns, seed=seed),
+            lambda sim: sim.run(None, history_interval=1.0, stopping_interval=1.0, timer=False),
+            lambda sim: len(crn_config(sim)) == 1 and next(iter(crn_config(sim))) in ('A', 'B'),
+            "silent consensus on A or B")
+    raise SystemExit(f"{name} is not a CRN workload (batss runs angluin and approx-majority)")
+
+
+def crn_config(sim):
+    """batss's final configuration by species name, without its bookkeeping species (catalyst K)."""
+    return {s.name: int(c) for s, c in sim.config_dict.items() if c and not s.is_special_specie}
+
+
 def still_reacting(config, rule, symmetric=True):
     """A pair of present states that the rule dict changes, or None (the configuration is silent)."""
     for p in config:
@@ -186,8 +230,8 @@ def tool_version(tool, module):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tool", choices=["poplab", "ppsim"], required=True,
-                    help="whose Simulation: poplab's, or ppsim's (whichever version this Python has)")
+    ap.add_argument("--tool", choices=["poplab", "ppsim", "batss"], required=True,
+                    help="whose Simulation: poplab's, ppsim's (whichever version this Python has) or batss's")
     ap.add_argument("--workload", choices=WORKLOADS, required=True)
     ap.add_argument("--n", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
@@ -206,12 +250,15 @@ def main():
     if args.tool == "poplab":
         import poplab as module
         from poplab import Simulation
+    elif args.tool == "batss":
+        import batss as module
+        Simulation = None  # crn_workload builds batss's Simulation from its reactions
     else:
         import ppsim as module
         from ppsim import Simulation
     version = tool_version(args.tool, module)
-    tool = "poplab" if args.tool == "poplab" else f"ppsim-{version}"
-    w = workload(args.workload, args.n, args.seed)
+    tool = "poplab" if args.tool == "poplab" else f"{args.tool}-{version}"
+    w = crn_workload(args.workload, args.n, args.seed) if args.tool == "batss" else workload(args.workload, args.n, args.seed)
     if args.tool == "ppsim":
         report_progress_on_sigterm()  # on `timeout`: how far ppsim's setup got
 
@@ -231,7 +278,7 @@ def main():
     phase("done")
 
     details = {}
-    config = sim.config_dict
+    config = crn_config(sim) if args.tool == "batss" else sim.config_dict
     if w.rule is not None and w.early(sim):
         pair = still_reacting(config, w.rule, w.symmetric)
         if pair is not None:
