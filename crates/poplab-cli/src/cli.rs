@@ -2,6 +2,7 @@
 
 use crate::input::{parse_count, parse_steps, parse_threads};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use poplab::spec::{Estimator, SplittingOptions};
 use std::path::PathBuf;
 
 /// poplab: run population protocols, measure what the papers claim.
@@ -180,7 +181,8 @@ pub struct TargetArgs {
     pub graph: Option<String>,
 }
 
-/// How trials run: shared by `run` and `sweep`.
+/// How trials run: shared by `run` and `sweep` (a sweep's template), set on a raw spec by
+/// `TrialArgs::apply`.
 #[derive(Debug, Args)]
 pub struct TrialArgs {
     /// Initial configuration: default, random, a named family, counts:STATE=COUNT,... (user
@@ -216,6 +218,9 @@ pub struct TrialArgs {
     /// Count per trial the distinct states visited and what demoted the last leader (slower).
     #[arg(long)]
     pub census: bool,
+
+    #[command(flatten)]
+    pub splitting: SplittingArgs,
 }
 
 #[derive(Debug, Args)]
@@ -251,9 +256,6 @@ pub struct RunArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub splitting: SplittingArgs,
 
     /// Write a checkpoint to this file every --checkpoint-every and at the end (atomically): the
     /// finished trials and the exact state of each running one. After a kill, `poplab run
@@ -322,15 +324,18 @@ impl SplittingArgs {
         }
     }
 
-    /// The estimator's settings (seed, threads and repetitions come from the spec).
-    pub fn settings(&self) -> poplab::splitting::SplittingSettings {
-        let defaults = poplab::splitting::SplittingSettings::default();
-        poplab::splitting::SplittingSettings {
-            replicas: self.replicas.map_or(defaults.replicas, |r| r as usize),
-            cycles: self.cycles.unwrap_or(defaults.cycles),
-            base_level: self.base_level,
-            ..defaults
+    /// The estimator asked for.
+    pub fn estimator(&self) -> Estimator {
+        if !self.splitting() {
+            return Estimator::Direct;
         }
+        let defaults = SplittingOptions::default();
+        Estimator::Splitting(SplittingOptions {
+            replicas: self.replicas.unwrap_or(defaults.replicas),
+            cycles: self.cycles.unwrap_or(defaults.cycles),
+            score: self.score.clone(),
+            base_level: self.base_level,
+        })
     }
 }
 
@@ -350,9 +355,6 @@ pub struct SweepArgs {
 
     #[command(flatten)]
     pub trials: TrialArgs,
-
-    #[command(flatten)]
-    pub splitting: SplittingArgs,
 
     /// The directory to write (default `sweep`); refused if it already holds a sweep.
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]

@@ -87,36 +87,49 @@ impl ShardArgs {
 }
 
 impl TrialArgs {
-    /// Sets the given options on `raw` (the others keep its defaults).
-    pub fn apply(&self, raw: &mut RawSpec) {
-        raw.init = self.init.clone();
+    /// Sets the options given on `raw` (the others keep its defaults; `--trials` defaults to the
+    /// estimator's repetitions) and returns their names as typed, but `--threads` (it changes no
+    /// result, so a resume may give it).
+    pub fn apply(&self, raw: &mut RawSpec) -> Result<Vec<&'static str>, InputError> {
+        self.splitting.check_engine(self.engine)?;
+        raw.estimator = self.splitting.estimator();
+        let mut given = Vec::new();
+        if let Some(init) = &self.init {
+            raw.init = Some(init.clone());
+            given.push("--init");
+        }
         if let Some(measure) = self.measure {
             raw.measure = measure.into();
+            given.push("--measure");
+        }
+        raw.trials = self.trials.unwrap_or(raw.estimator.default_trials(raw.trials));
+        given.extend(self.trials.map(|_| "--trials"));
+        if let Some(seed) = self.seed {
+            raw.seed = seed;
+            given.push("--seed");
+        }
+        if let Some(max_steps) = self.max_steps {
+            raw.max_steps = max_steps;
+            given.push("--max-steps");
         }
         if let Some(engine) = self.engine {
             raw.engine = engine.into();
+            given.push("--engine");
         }
-        raw.trials = self.trials.unwrap_or(raw.trials);
-        raw.seed = self.seed.unwrap_or(raw.seed);
-        raw.max_steps = self.max_steps.unwrap_or(raw.max_steps);
+        if self.census {
+            raw.census = true;
+            given.push("--census");
+        }
+        if self.splitting.estimator.is_some() {
+            given.push("--estimator");
+        }
         raw.threads = self.threads;
-        raw.census = self.census;
+        Ok(given)
     }
 
     /// The options given that would change an experiment (all but `--threads`), as typed.
-    pub fn given(&self) -> Vec<&'static str> {
-        [
-            ("--init", self.init.is_some()),
-            ("--measure", self.measure.is_some()),
-            ("--trials", self.trials.is_some()),
-            ("--seed", self.seed.is_some()),
-            ("--max-steps", self.max_steps.is_some()),
-            ("--engine", self.engine.is_some()),
-            ("--census", self.census),
-        ]
-        .into_iter()
-        .filter_map(|(name, given)| given.then_some(name))
-        .collect()
+    pub fn given(&self) -> Result<Vec<&'static str>, InputError> {
+        self.apply(&mut RawSpec::default())
     }
 }
 

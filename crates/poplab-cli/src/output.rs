@@ -141,7 +141,7 @@ fn skew_warning(estimate: &poplab::splitting::HoldingEstimate) -> String {
 }
 
 /// A holding curve: one line per cell, then the fits along the swept axis.
-pub fn holding_curve(curve: &poplab::holding_sweep::HoldingCurve) -> String {
+pub fn holding_curve(curve: &poplab::sweep::estimates::HoldingCurve) -> String {
     let mut out = String::new();
     for cell in &curve.cells {
         let e = &cell.estimate;

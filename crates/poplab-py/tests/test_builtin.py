@@ -167,3 +167,29 @@ def test_sweep_fits_against_n():
     power = result.fits[0]["power_law"]
     assert 0.8 < power["exponent"] < 1.2, power  # parallel time (n - 1)^2 / n grows linearly
     assert math.isfinite(result.summary["mean_parallel_time"].iloc[-1])
+
+
+def test_the_splitting_estimator_gives_the_document_of_the_command(cli):
+    """`run(..., measure="holding", estimator="splitting")` is `poplab run --estimator splitting
+    --json` for the same seed: the same estimate, to the last digit (the wall-clock time aside)."""
+    options = {"replicas": 20, "cycles": 50}
+    result = poplab.run(
+        "ls-timer", 4, params={"s": 8}, measure="holding", estimator=options, trials=5, seed=3, threads=2
+    )
+    assert isinstance(result, poplab.EstimateResult)
+    document = json.loads(
+        cli("run", "ls-timer", "--n", "4", "--set", "s=8", "--measure", "holding", "--estimator", "splitting",
+            "--replicas", "20", "--cycles", "50", "--trials", "5", "--seed", "3", "--json")
+    )
+    mine = json.loads(result.to_json())
+    for d in (document, mine):
+        d.pop("wall_seconds")
+    assert mine == document
+    assert result.estimate["repetitions"] == 5 and result.estimate["replicas"] == 20
+    # Without trials=, the estimator's 100 repetitions, as on the command line.
+    small = {"replicas": 10, "cycles": 20}
+    assert poplab.run("ls-timer", 3, params={"s": 4}, measure="holding", estimator=small).estimate["repetitions"] == 100
+    with pytest.raises(ValueError, match="--measure holding"):
+        poplab.run("ls-timer", 4, estimator="splitting")
+    with pytest.raises(ValueError, match="estimator 'bogus'"):
+        poplab.run("ls-timer", 4, measure="holding", estimator="bogus")

@@ -19,8 +19,8 @@
 //! another format version, of another poplab version (engines may draw differently), or whose
 //! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`].
 
+use crate::engine::Pause;
 use crate::engine::snapshot::RunSnapshot;
-use crate::engine::{Engine, Measure, Pause};
 use crate::error::{Error, Result};
 use crate::experiment::TrialRecord;
 use crate::files;
@@ -100,33 +100,12 @@ pub struct FileDigest {
     pub digest: String,
 }
 
-/// The spec of a checkpointed run, as given (everything but the worker threads and outputs).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The spec of a checkpointed run, as given (everything but the worker threads and outputs):
+/// stored as the fields of its [`RawSpec`] and `files`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct StoredSpec {
-    /// The protocol, `@FILE` with an absolute path for a protocol file.
-    pub protocol: String,
-    /// The population size.
-    pub n: u64,
-    /// `KEY=VALUE` parameters.
-    pub params: Vec<String>,
-    /// The initial configuration (`@FILE` with an absolute path).
-    pub init: Option<String>,
-    /// The graph (`@FILE` with an absolute path).
-    pub graph: Option<String>,
-    /// The measure's name.
-    pub measure: String,
-    /// The engine's name as asked (`auto` stays `auto`: it resolves the same way).
-    pub engine: String,
-    /// Trials.
-    pub trials: u64,
-    /// The master seed.
-    pub seed: u64,
-    /// The horizon.
-    pub max_steps: u128,
-    /// Faults as `STEP:K[:FAMILY]`.
-    pub faults: Vec<String>,
-    /// Whether the census is kept.
-    pub census: bool,
+    /// The spec, `@FILE` inputs (protocol, initial configuration, graph) with absolute paths.
+    pub raw: RawSpec,
     /// The `@FILE` inputs and their digests.
     pub files: Vec<FileDigest>,
 }
@@ -151,21 +130,14 @@ impl StoredSpec {
             files.push(FileDigest { digest: digest_file(&full)?, path: full.clone() });
             Ok(format!("@{full}"))
         };
-        Ok(Self {
+        let raw = RawSpec {
             protocol: absolute(&raw.protocol)?,
-            n: raw.n,
-            params: raw.params.clone(),
             init: raw.init.as_deref().map(&mut absolute).transpose()?,
             graph: raw.graph.as_deref().map(&mut absolute).transpose()?,
-            measure: raw.measure.name().to_string(),
-            engine: raw.engine.name().to_string(),
-            trials: raw.trials,
-            seed: raw.seed,
-            max_steps: raw.max_steps,
-            faults: raw.faults.clone(),
-            census: raw.census,
-            files,
-        })
+            threads: None,
+            ..raw.clone()
+        };
+        Ok(Self { raw, files })
     }
 
     /// The raw spec again, with `threads` worker threads; refused if an `@FILE` input changed.
@@ -180,22 +152,23 @@ impl StoredSpec {
                 });
             }
         }
-        Ok(RawSpec {
-            protocol: self.protocol.clone(),
-            n: self.n,
-            params: self.params.clone(),
-            init: self.init.clone(),
-            graph: self.graph.clone(),
-            measure: self.measure.parse::<Measure>()?,
-            engine: self.engine.parse::<Engine>()?,
-            trials: self.trials,
-            seed: self.seed,
-            max_steps: self.max_steps,
-            faults: self.faults.clone(),
-            trace_every: None,
-            census: self.census,
-            threads,
-        })
+        Ok(RawSpec { threads, ..self.raw.clone() })
+    }
+
+    /// The document written into the checkpoint.
+    pub fn to_json(&self) -> Result<Value> {
+        let internal = |e: serde_json::Error| Error::Io(format!("a checkpoint: {e}"));
+        let mut document = serde_json::to_value(&self.raw).map_err(internal)?;
+        if let Some(fields) = document.as_object_mut() {
+            fields.insert("files".into(), serde_json::to_value(&self.files).map_err(internal)?);
+        }
+        Ok(document)
+    }
+
+    /// The spec of a document written by [`StoredSpec::to_json`].
+    fn from_json(mut document: Value) -> Option<Self> {
+        let files = serde_json::from_value(document.as_object_mut()?.remove("files")?).ok()?;
+        Some(Self { raw: serde_json::from_value(document).ok()?, files })
     }
 }
 
@@ -268,7 +241,7 @@ impl Checkpoint {
 
     /// The spec of a run's checkpoint (`path` names the file in errors).
     pub fn run_spec(&self, path: &Path) -> Result<StoredSpec> {
-        serde_json::from_value(self.spec.clone()).map_err(|_| Error::Checkpoint {
+        StoredSpec::from_json(self.spec.clone()).ok_or_else(|| Error::Checkpoint {
             path: path.display().to_string(),
             reason: "is not the checkpoint of a run (a sweep's? resume that with poplab sweep --resume DIR)".into(),
         })

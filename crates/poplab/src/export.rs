@@ -12,7 +12,7 @@ use crate::exact::{Check, Counterexample, ExactReport, Verification};
 use crate::experiment::TrialRecord;
 use crate::files;
 use crate::rng::RNG_NAME;
-use crate::spec::{RunResult, RunSpec};
+use crate::spec::{EstimateResult, RunResult, RunSpec};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -39,12 +39,13 @@ use std::sync::Mutex;
 /// assert!(trace.starts_with("trial,step,parallel_time,leaders\n0,0,0,10\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub trait Exporter {
+pub trait Exporter<R = RunResult> {
     /// The whole output for `result`.
-    fn export(&self, result: &RunResult) -> Result<String>;
+    fn export(&self, result: &R) -> Result<String>;
 }
 
-/// The JSON document of `poplab run --json` (its fields are listed in README.md).
+/// The JSON document of `poplab run --json` (its fields are listed in README.md), of trials or of
+/// a splitting estimate.
 pub struct Json;
 
 /// One CSV row per trial, the run's settings on every row (tidy data).
@@ -72,6 +73,28 @@ impl Exporter for Json {
             "faults": s.faults.iter().map(|f| json!({"step": f.step, "count": f.count, "states": f.states_name()})).collect::<Vec<_>>(),
             "trials": result.records,
             "summary": result.summary,
+        });
+        Ok(format!("{document:#}\n"))
+    }
+}
+
+impl Exporter<EstimateResult> for Json {
+    fn export(&self, result: &EstimateResult) -> Result<String> {
+        let spec = &result.spec;
+        let s = &spec.settings;
+        let document = json!({
+            "protocol": spec.protocol,
+            "n": spec.n,
+            "params": spec.params,
+            "graph": s.graph.name(),
+            "init": s.init.name(),
+            "measure": s.measure.name(),
+            // The estimator reads the score after every interaction, on the agent array.
+            "engine": "agents",
+            "rng": RNG_NAME,
+            "seed": s.seed,
+            "estimate": result.estimate,
+            "wall_seconds": result.wall_seconds,
         });
         Ok(format!("{document:#}\n"))
     }

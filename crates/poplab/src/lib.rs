@@ -215,7 +215,6 @@ pub mod export;
 pub mod files;
 pub mod fit;
 pub mod graph;
-pub mod holding_sweep;
 pub mod init;
 pub mod numbers;
 pub mod protocol;

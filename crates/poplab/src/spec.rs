@@ -33,6 +33,7 @@ use crate::protocols::custom::Custom;
 use crate::protocols::{ProtocolVisitor, with_protocol};
 use crate::rng::TrialStreams;
 use crate::splitting::{self, HoldingEstimate, SplittingSettings};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -66,7 +67,8 @@ use std::sync::Arc;
 /// assert!(RunSpec::resolve(&too_many).is_err());
 /// # Ok::<(), poplab::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RawSpec {
     /// A protocol of the registry (`poplab list`).
     pub protocol: String,
@@ -79,47 +81,207 @@ pub struct RawSpec {
     /// of agent states, or an object of counts by state name) (`None`: `default`, or `safe` for a
     /// holding run).
     pub init: Option<String>,
+    /// What the trials measure.
+    #[serde(with = "named")]
+    pub measure: Measure,
     /// `complete`, `ring`, `undirected-ring` or `@FILE` (`None`: the protocol's own).
     pub graph: Option<String>,
-    /// What the trials measure.
-    pub measure: Measure,
-    /// Which engine runs them (`auto` is resolved).
-    pub engine: Engine,
-    /// Independent trials.
+    /// Independent trials (the splitting estimator's independent repetitions).
     pub trials: u64,
     /// The master seed.
     pub seed: u64,
     /// The horizon in steps.
     pub max_steps: u128,
-    /// Faults as `STEP:K[:FAMILY]`.
-    pub faults: Vec<String>,
-    /// Record a time series every this many steps.
-    pub trace_every: Option<u128>,
     /// Count distinct states and demotion causes per trial.
     pub census: bool,
-    /// Worker threads (`None`: one per core).
+    /// Which engine runs them (`auto` is resolved).
+    #[serde(with = "named")]
+    pub engine: Engine,
+    /// Faults as `STEP:K[:FAMILY]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<String>,
+    /// Record a time series every this many steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_every: Option<u128>,
+    /// Worker threads (`None`: one per core). Results do not depend on it, so it is not stored.
+    #[serde(skip)]
     pub threads: Option<usize>,
+    /// How a holding time is measured: trials until the break, or the splitting estimator
+    /// ([`RunSpec::estimate`]).
+    #[serde(skip_serializing_if = "Estimator::is_direct")]
+    pub estimator: Estimator,
+}
+
+impl Default for RawSpec {
+    fn default() -> Self {
+        Self {
+            protocol: String::new(),
+            n: 0,
+            params: Vec::new(),
+            init: None,
+            measure: Measure::Convergence,
+            graph: None,
+            trials: 1,
+            seed: 0,
+            max_steps: experiment::DEFAULT_MAX_STEPS,
+            census: false,
+            engine: Engine::Auto,
+            faults: Vec::new(),
+            trace_every: None,
+            threads: None,
+            estimator: Estimator::Direct,
+        }
+    }
 }
 
 impl RawSpec {
     /// `protocol` for `n` agents with every other setting at its default.
     pub fn new(protocol: &str, n: u64) -> Self {
-        Self {
-            protocol: protocol.to_string(),
-            n,
-            params: Vec::new(),
-            init: None,
-            graph: None,
-            measure: Measure::Convergence,
-            engine: Engine::Auto,
-            trials: 1,
-            seed: 0,
-            max_steps: experiment::DEFAULT_MAX_STEPS,
-            faults: Vec::new(),
-            trace_every: None,
-            census: false,
-            threads: None,
+        Self { protocol: protocol.to_string(), n, ..Self::default() }
+    }
+}
+
+/// Serde of the enums a spec names by their names (`name()` and `FromStr`), so a file and the
+/// command line spell them alike.
+mod named {
+    use super::{Engine, Error, Measure};
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    pub trait Named: Copy + std::str::FromStr<Err = Error> {
+        fn name(self) -> &'static str;
+    }
+
+    impl Named for Measure {
+        fn name(self) -> &'static str {
+            Measure::name(self)
         }
+    }
+
+    impl Named for Engine {
+        fn name(self) -> &'static str {
+            Engine::name(self)
+        }
+    }
+
+    pub fn serialize<T: Named, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(value.name())
+    }
+
+    pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        String::deserialize(deserializer)?.parse().map_err(de::Error::custom)
+    }
+}
+
+/// How a holding time is measured.
+///
+/// Stored as `{"method": "splitting", "replicas": R, "cycles": C, "score": S, "base_level": L}`
+/// (absent for [`Estimator::Direct`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "EstimatorFields", try_from = "EstimatorFields")]
+pub enum Estimator {
+    /// Independent trials, each until the break.
+    #[default]
+    Direct,
+    /// Renewal decomposition with generalized adaptive multilevel splitting ([`crate::splitting`]).
+    Splitting(SplittingOptions),
+}
+
+/// The splitting estimator's options (its repetitions, seed and threads are the spec's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplittingOptions {
+    /// gAMS replicas per repetition.
+    pub replicas: u64,
+    /// Directly simulated cycles per repetition.
+    pub cycles: u64,
+    /// The holding score, one of the protocol's (`None`: its first).
+    pub score: Option<String>,
+    /// The reference set is `{score <= L}` (`None`: chosen by a pilot run).
+    pub base_level: Option<u64>,
+}
+
+impl Default for SplittingOptions {
+    fn default() -> Self {
+        let defaults = SplittingSettings::default();
+        Self { replicas: defaults.replicas as u64, cycles: defaults.cycles, score: None, base_level: None }
+    }
+}
+
+impl Estimator {
+    /// Whether this is direct simulation.
+    pub fn is_direct(&self) -> bool {
+        *self == Estimator::Direct
+    }
+
+    /// The trials of a run when none are given: the estimator's repetitions, or `direct` trials.
+    pub fn default_trials(&self, direct: u64) -> u64 {
+        match self {
+            Estimator::Direct => direct,
+            Estimator::Splitting(_) => SplittingSettings::default().repetitions,
+        }
+    }
+}
+
+/// An [`Estimator`] as stored.
+#[derive(Serialize, Deserialize)]
+struct EstimatorFields {
+    method: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replicas: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cycles: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    score: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base_level: Option<Option<u64>>,
+}
+
+impl From<Estimator> for EstimatorFields {
+    fn from(estimator: Estimator) -> Self {
+        match estimator {
+            Estimator::Direct => {
+                Self { method: "direct".into(), replicas: None, cycles: None, score: None, base_level: None }
+            }
+            Estimator::Splitting(o) => Self {
+                method: "splitting".into(),
+                replicas: Some(o.replicas),
+                cycles: Some(o.cycles),
+                score: Some(o.score),
+                base_level: Some(o.base_level),
+            },
+        }
+    }
+}
+
+impl TryFrom<EstimatorFields> for Estimator {
+    type Error = Error;
+
+    fn try_from(fields: EstimatorFields) -> Result<Self> {
+        let defaults = SplittingOptions::default();
+        match fields.method.as_str() {
+            "direct" => Ok(Estimator::Direct),
+            "splitting" => Ok(Estimator::Splitting(SplittingOptions {
+                replicas: fields.replicas.unwrap_or(defaults.replicas),
+                cycles: fields.cycles.unwrap_or(defaults.cycles),
+                score: fields.score.flatten(),
+                base_level: fields.base_level.flatten(),
+            })),
+            other => Err(Error::Setting(format!("estimator '{other}': use direct or splitting"))),
+        }
+    }
+}
+
+impl std::str::FromStr for Estimator {
+    type Err = Error;
+
+    /// `direct`, or `splitting` with the default options.
+    fn from_str(name: &str) -> Result<Self> {
+        Estimator::try_from(EstimatorFields {
+            method: name.to_string(),
+            replicas: None,
+            cycles: None,
+            score: None,
+            base_level: None,
+        })
     }
 }
 
@@ -137,6 +299,8 @@ pub struct RunSpec {
     pub settings: RunSettings,
     /// Names of the protocol's own time-series columns.
     pub trace_columns: Vec<String>,
+    /// How a holding time is measured ([`RunSpec::estimate`] for the splitting estimator).
+    pub estimator: Estimator,
     runner: Arc<dyn Runner>,
 }
 
@@ -147,6 +311,7 @@ impl std::fmt::Debug for RunSpec {
             .field("n", &self.n)
             .field("params", &self.params)
             .field("settings", &self.settings)
+            .field("estimator", &self.estimator)
             .finish_non_exhaustive()
     }
 }
@@ -160,6 +325,17 @@ pub struct RunResult {
     pub records: Vec<TrialRecord>,
     /// Their summary statistics.
     pub summary: Summary,
+}
+
+/// A splitting estimate of a run's expected holding time ([`RunSpec::estimate`]).
+#[derive(Clone, Debug)]
+pub struct EstimateResult {
+    /// What ran.
+    pub spec: RunSpec,
+    /// The estimate with its interval.
+    pub estimate: HoldingEstimate,
+    /// Wall-clock seconds it took.
+    pub wall_seconds: f64,
 }
 
 /// Bytes an initial-configuration file may hold per agent (a state object with its keys).
@@ -253,7 +429,7 @@ impl RunSpec {
             return Err(Error::Setting("--trace does not go with --checkpoint yet; run without one of them".into()));
         }
         files::check_output_file(path)?;
-        let stored = serde_json::to_value(stored).map_err(|e| Error::Io(format!("a checkpoint: {e}")))?;
+        let stored = stored.to_json()?;
         let checkpointer = Checkpointer::new(path, stored, resume, true)?;
         let records = checkpointer.around(every, || {
             self.run_records(on_done, |index| {
@@ -336,16 +512,14 @@ impl RunSpec {
     }
 
     /// Estimates the expected holding time from the spec's (safe) initial configuration by the
-    /// splitting estimator ([`crate::splitting`]), on the agent-array engine whatever the spec's
-    /// engine: `score` names one of the protocol's holding scores (`None`: its first),
-    /// `splitting.seed` and `splitting.threads` are taken from the spec, and its trials are the
-    /// estimator's independent repetitions; `done` is called as each repetition finishes.
-    pub fn estimate(
-        &self,
-        splitting: &SplittingSettings,
-        score: Option<&str>,
-        done: &(dyn Fn() + Sync),
-    ) -> Result<HoldingEstimate> {
+    /// splitting estimator ([`crate::splitting`]) its [`Estimator::Splitting`] options describe, on
+    /// the agent-array engine whatever the spec's engine: the spec's trials are the estimator's
+    /// independent repetitions, its seed and threads the estimator's; `done` is called as each
+    /// repetition finishes.
+    pub fn estimate(&self, done: &(dyn Fn() + Sync)) -> Result<EstimateResult> {
+        let Estimator::Splitting(options) = &self.estimator else {
+            return Err(Error::Setting("this run measures by direct simulation; give --estimator splitting".into()));
+        };
         if self.settings.measure != Measure::Holding {
             return Err(Error::Setting(
                 "the splitting estimator estimates holding times; give --measure holding".into(),
@@ -365,20 +539,25 @@ impl RunSpec {
                 self.protocol
             )));
         }
-        let score = match score {
+        let score = match &options.score {
             None => 0,
-            Some(name) => offered.iter().position(|offer| *offer == name).ok_or_else(|| {
+            Some(name) => offered.iter().position(|offer| *offer == name.as_str()).ok_or_else(|| {
                 Error::Setting(format!("--score {name}: {} offers {}", self.protocol, offered.join(", ")))
             })?,
         };
         let splitting = SplittingSettings {
+            replicas: usize::try_from(options.replicas).unwrap_or(usize::MAX),
+            cycles: options.cycles,
+            base_level: options.base_level,
             repetitions: self.settings.trials,
             seed: self.settings.seed,
             threads: self.settings.threads,
             score,
-            ..*splitting
+            ..SplittingSettings::default()
         };
-        self.runner.estimate(&self.settings, &splitting, done)
+        let started = std::time::Instant::now();
+        let estimate = self.runner.estimate(&self.settings, &splitting, done)?;
+        Ok(EstimateResult { spec: self.clone(), estimate, wall_seconds: started.elapsed().as_secs_f64() })
     }
 
     /// Refuses an exploration whose cap could not fit in memory: every configuration takes about
@@ -568,6 +747,7 @@ impl ProtocolVisitor for Resolve<'_> {
             params: protocol.params(),
             settings,
             trace_columns: protocol.trace_columns().iter().map(|c| c.to_string()).collect(),
+            estimator: raw.estimator.clone(),
             runner: Arc::new(Typed(protocol)),
         })
     }

@@ -9,7 +9,6 @@ use poplab::checkpoint::{self, Checkpoint, StoredSpec};
 use poplab::export::{Csv, Exporter, Json};
 use poplab::files;
 use poplab::spec::{RawSpec, RunSpec};
-use serde_json::{Value, json};
 use std::path::Path;
 
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -17,11 +16,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         return resume(args, file);
     }
     let mut raw = args.target.raw("run")?;
-    args.trials.apply(&mut raw);
+    args.trials.apply(&mut raw)?;
     raw.faults = args.faults.clone();
     raw.trace_every = args.trace.as_ref().map(|_| args.trace_every.unwrap_or(u128::from(raw.n)));
-    if args.splitting.splitting() {
-        return splitting(args, raw);
+    if !raw.estimator.is_direct() {
+        return estimate(args, &raw);
     }
     let every = checkpoint_every(args)?;
     if args.checkpoint_every.is_some() && args.checkpoint.is_none() {
@@ -51,7 +50,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
 /// `--resume FILE`: the checkpointed run goes on with its own settings.
 fn resume(args: &RunArgs, file: &Path) -> Result<()> {
-    let mut given = args.trials.given();
+    let mut given = args.trials.given()?;
     let target = &args.target;
     for (name, is_given) in [
         ("PROTOCOL", target.protocol.is_some()),
@@ -61,7 +60,6 @@ fn resume(args: &RunArgs, file: &Path) -> Result<()> {
         ("--fault", !args.faults.is_empty()),
         ("--trace", args.trace.is_some()),
         ("--trace-every", args.trace_every.is_some()),
-        ("--estimator", args.splitting.estimator.is_some()),
     ] {
         if is_given {
             given.push(name);
@@ -120,53 +118,35 @@ fn write_result(args: &RunArgs, result: &poplab::spec::RunResult) -> Result<()> 
 }
 
 /// `--estimator splitting`: one estimate of the expected holding time with its interval.
-fn splitting(args: &RunArgs, mut raw: RawSpec) -> Result<()> {
-    args.splitting.check_engine(args.trials.engine)?;
+fn estimate(args: &RunArgs, raw: &RawSpec) -> Result<()> {
     if args.csv || args.trace.is_some() || !args.faults.is_empty() || args.checkpoint.is_some() {
-        return Err(crate::input::InputError(
+        return Err(InputError(
             "--estimator splitting gives one estimate, not trials: --csv, --trace, --fault and --checkpoint do not \
              apply"
                 .into(),
         )
         .into());
     }
-    if args.trials.trials.is_none() {
-        raw.trials = poplab::splitting::SplittingSettings::default().repetitions;
-    }
-    let spec = RunSpec::resolve(&raw)?;
+    let spec = RunSpec::resolve(raw)?;
     if let Some(path) = &args.out {
         files::check_output_file(path)?;
     }
     let progress = Progress::counting(spec.settings.trials, &spec.protocol, "repetitions");
-    let started = std::time::Instant::now();
-    let estimate = spec.estimate(&args.splitting.settings(), args.splitting.score.as_deref(), &|| progress.inc())?;
-    let seconds = started.elapsed().as_secs_f64();
+    let result = spec.estimate(&|| progress.inc())?;
     drop(progress);
     let text = if args.json {
-        let document = json!({
-            "protocol": spec.protocol,
-            "n": spec.n,
-            "params": Value::Object(spec.params.clone()),
-            "graph": spec.settings.graph.name(),
-            "init": spec.settings.init.name(),
-            "measure": spec.settings.measure.name(),
-            "engine": "agents",
-            "rng": poplab::rng::RNG_NAME,
-            "seed": spec.settings.seed,
-            "estimate": estimate,
-            "wall_seconds": seconds,
-        });
-        serde_json::to_string_pretty(&document)? + "\n"
+        Json.export(&result)?
     } else {
+        let estimate = &result.estimate;
         format!(
             "{} measure=holding estimator=splitting score={}\nseed={} repetitions={} replicas={} cycles={}\n{}",
-            crate::output::what_ran(&spec),
+            output::what_ran(&spec),
             estimate.score,
             spec.settings.seed,
             estimate.repetitions,
             estimate.replicas,
             estimate.cycles,
-            output::holding_estimate(&estimate, spec.n, seconds)
+            output::holding_estimate(estimate, spec.n, result.wall_seconds)
         )
     };
     output::write_text(args.out.as_deref(), &text)

@@ -11,14 +11,22 @@ use poplab::sweep::{SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_i
 use std::path::PathBuf;
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
-    if args.splitting.splitting() {
-        return holding_curve(args);
+    if args.trials.splitting.splitting() && args.resume.is_some() {
+        return Err(InputError(
+            "--estimator splitting: run the same command with the same --out again to continue a holding sweep \
+             (--resume is for trial sweeps)"
+                .into(),
+        )
+        .into());
     }
     let (spec, dir) = match &args.resume {
         Some(dir) => (resumed(args, dir)?, dir.clone()),
         None => {
             let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("sweep"));
             let spec = spec_from_args(args)?;
+            if !spec.template.estimator.is_direct() {
+                return holding_curve(&spec, &dir);
+            }
             // A shard run again (a re-submitted cluster task) continues; run_in refuses a
             // directory that holds another sweep or shard.
             if spec.shard.is_none() && dir.join(TRIALS_FILE).exists() {
@@ -36,22 +44,23 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         spec.checkpoint_every = poplab::checkpoint::parse_every(every)?;
     }
     let progress = std::sync::OnceLock::new();
-    let results = run_in(&spec, &dir, &|left| drop(progress.set(Progress::new(left, &spec.protocol))), &|| {
-        if let Some(p) = progress.get() {
-            p.inc()
-        }
-    })?;
+    let results =
+        run_in(&spec, &dir, &|left| drop(progress.set(Progress::new(left, &spec.template.protocol))), &|| {
+            if let Some(p) = progress.get() {
+                p.inc()
+            }
+        })?;
     drop(progress);
     match spec.shard {
         Some(shard) => eprintln!(
             "{} of a sweep of {} cells x {} trials ({} trials) written to '{}'; join the shards with poplab merge",
             shard.describe(),
             results.cells.len(),
-            spec.trials,
+            spec.template.trials,
             results.rows.len(),
             dir.display()
         ),
-        None => report(&results, spec.trials, &dir),
+        None => report(&results, spec.template.trials, &dir),
     }
     Ok(())
 }
@@ -75,7 +84,7 @@ fn report(results: &SweepResults, trials: u64, dir: &std::path::Path) {
 
 /// The stored sweep of `dir`; options that would change it are refused, `--threads` is honoured.
 fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
-    let mut given = args.trials.given();
+    let mut given = args.trials.given()?;
     let target = &args.target;
     for (name, is_given) in [
         ("PROTOCOL", target.protocol.is_some()),
@@ -100,7 +109,7 @@ fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
         .into());
     }
     let mut spec = read_definition(dir)?;
-    spec.threads = args.trials.threads;
+    spec.template.threads = args.trials.threads;
     Ok(spec)
 }
 
@@ -117,23 +126,12 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
             .ok_or_else(|| InputError(format!("--set {item}: write KEY=LIST, for example k=3,5,7")))?;
         params.push((name.trim().to_string(), parse_list(values)?));
     }
-    let t = &args.trials;
-    let defaults = SweepSpec::new(&target.protocol("sweep")?, &ns);
-    Ok(SweepSpec {
-        params,
-        // A file is stored with its absolute path, so --resume finds it from any directory.
-        init: t.init.as_deref().map(absolute_file).transpose()?,
-        measure: t.measure.map_or(defaults.measure, Into::into),
-        graph: target.graph.as_deref().map(absolute_file).transpose()?,
-        trials: t.trials.unwrap_or(defaults.trials),
-        seed: t.seed.unwrap_or(defaults.seed),
-        max_steps: t.max_steps.unwrap_or(defaults.max_steps),
-        threads: t.threads,
-        census: t.census,
-        engine: t.engine.map_or(defaults.engine, Into::into),
-        shard: args.shard.shard()?,
-        ..defaults
-    })
+    let mut spec = SweepSpec { params, shard: args.shard.shard()?, ..SweepSpec::new(&target.protocol("sweep")?, &ns) };
+    args.trials.apply(&mut spec.template)?;
+    // A file is stored with its absolute path, so --resume finds it from any directory.
+    spec.template.init = spec.template.init.as_deref().map(absolute_file).transpose()?;
+    spec.template.graph = target.graph.as_deref().map(absolute_file).transpose()?;
+    Ok(spec)
 }
 
 /// `@FILE` with FILE made absolute; names pass through.
@@ -149,29 +147,13 @@ fn absolute_file(text: &str) -> Result<String> {
 }
 
 /// `--estimator splitting`: one holding estimate per cell, with the growth fitted along the swept
-/// axis (files described in `poplab::holding_sweep`).
-fn holding_curve(args: &SweepArgs) -> Result<()> {
-    args.splitting.check_engine(args.trials.engine)?;
-    if args.resume.is_some() {
-        return Err(InputError(
-            "--estimator splitting: run the same command with the same --out again to continue a holding sweep \
-             (--resume is for trial sweeps)"
-                .into(),
-        )
-        .into());
-    }
-    let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("sweep"));
-    let mut spec = spec_from_args(args)?;
-    if args.trials.trials.is_none() {
-        spec.trials = poplab::splitting::SplittingSettings::default().repetitions;
-    }
+/// axis (files described in `poplab::sweep::estimates`).
+fn holding_curve(spec: &SweepSpec, dir: &std::path::Path) -> Result<()> {
     let progress = std::sync::OnceLock::new();
-    let curve = poplab::holding_sweep::run_in(
-        &spec,
-        &args.splitting.settings(),
-        args.splitting.score.as_deref(),
-        &dir,
-        &|left| drop(progress.set(Progress::counting(left, &spec.protocol, "repetitions"))),
+    let curve = poplab::sweep::estimates::run_in(
+        spec,
+        dir,
+        &|left| drop(progress.set(Progress::counting(left, &spec.template.protocol, "repetitions"))),
         &|| {
             if let Some(p) = progress.get() {
                 p.inc()

@@ -6,7 +6,8 @@ scale; sweep sizes and parameters; fit growth laws; analyse small populations ex
 come back as pandas DataFrames and dicts with the fields of the ``poplab`` command's JSON.
 
 - `run`, `sweep`, `trace`, `exact`, `verify`, `protocols`: the commands of ``poplab``, as
-  functions (`RunResult`, `SweepResult`: what `run` and `sweep` return).
+  functions (`RunResult`, `SweepResult`: what `run` and `sweep` return; `EstimateResult`: what
+  `run` returns with the splitting estimator).
 - `Protocol`: a protocol written in Python (a dict or a function of two states); `OUTPUTS`
   lists the outputs a state can give; a failing rule raises `RuleError`.
 - `Simulation`, `time_trials`: ppsim's API on poplab's engines.
@@ -23,7 +24,7 @@ True
 """
 
 from ._poplab import RNG, RuleError
-from ._api import RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
+from ._api import EstimateResult, RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
 from ._protocol import OUTPUTS, Protocol
 from ._simulation import Simulation, time_trials
 
@@ -35,6 +36,7 @@ except Exception:  # pragma: no cover - not installed as a distribution
     __version__ = "0+unknown"
 
 __all__ = [
+    "EstimateResult",
     "OUTPUTS",
     "RNG",
     "Protocol",

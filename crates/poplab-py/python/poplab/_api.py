@@ -1,7 +1,11 @@
-"""poplab's functions: run, sweep, trace, exact, verify, protocols."""
+"""poplab's functions: run, sweep, trace, exact, verify, protocols.
+
+Every run option is declared once, in `_settings`, and reaches `run`, `trace` and `sweep` as
+their ``**options`` (their signatures show it)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import pathlib
@@ -208,21 +212,65 @@ def _graph(graph: Any) -> Optional[str]:
     raise TypeError(f"graph must be complete, ring, undirected-ring or a path to an arc list, not {graph!r}")
 
 
+def _estimator(estimator: Any) -> Dict[str, Any]:
+    """The library's estimator: ``"direct"``, ``"splitting"``, or a dict of the splitting
+    estimator's options (``replicas``, ``cycles``, ``score``, ``base_level``)."""
+    if isinstance(estimator, str):
+        return {"method": estimator}
+    if isinstance(estimator, Mapping):
+        return {"method": "splitting", **estimator}
+    raise TypeError(f"estimator must be 'direct', 'splitting' or a dict of splitting options, not {estimator!r}")
+
+
+def _settings(
+    user: Optional[Protocol],
+    *,
+    init: Any = None,
+    graph: Any = None,
+    engine: str = "auto",
+    measure: str = "convergence",
+    trials: Optional[int] = None,
+    seed: int = 0,
+    max_steps: Optional[int] = None,
+    faults: Any = None,
+    threads: Optional[int] = None,
+    census: bool = False,
+    estimator: Any = "direct",
+) -> Dict[str, Any]:
+    """The options of a run, checked, as the library's JSON (the fields of its ``RawSpec``): the
+    one place the Python layer declares them. Options left out keep the library's defaults."""
+    settings: Dict[str, Any] = {
+        "init": _init(init, user),
+        "graph": _graph(graph),
+        "engine": str(engine),
+        "measure": str(measure),
+    }
+    if trials is not None:
+        settings["trials"] = _whole("trials", trials, 1, _MAX_TRIALS, "10**8")
+    settings["seed"] = _whole("seed", seed, 0, _U64_MAX, "2**64 - 1")
+    if max_steps is not None:
+        settings["max_steps"] = _max_steps(max_steps)
+    settings["faults"] = _faults(faults)
+    if threads is not None:
+        settings["threads"] = _threads(threads)
+    settings["census"] = _flag("census", census)
+    settings["estimator"] = _estimator(estimator)
+    return settings
+
+
+def _with_options(function: Any) -> Any:
+    """Shows the options of `_settings` in ``function``'s signature (``help``, completion), in
+    place of its ``**options``."""
+    own = [p for p in inspect.signature(function).parameters.values() if p.kind != p.VAR_KEYWORD]
+    taken = {p.name for p in own}
+    options = [p for p in list(inspect.signature(_settings).parameters.values())[1:] if p.name not in taken]
+    function.__signature__ = inspect.signature(function).replace(parameters=own + options)
+    return function
+
+
 def _prepare(
-    protocol: ProtocolLike,
-    n: Any,
-    params: Optional[Mapping],
-    init: Any,
-    graph: Any,
-    engine: str,
-    measure: str,
-    trials: int,
-    seed: int,
-    max_steps: Optional[int],
-    faults: Any,
-    threads: Optional[int],
-    census: bool,
-) -> Tuple[Any, Optional[Protocol], int, Dict[str, Any]]:
+    protocol: ProtocolLike, n: Any, params: Optional[Mapping], **options: Any
+) -> Tuple[Any, Optional[Protocol], int, str]:
     target, user = _target(protocol)
     library_params: List[str] = []
     if params:
@@ -231,24 +279,12 @@ def _prepare(
             target = user
         else:
             library_params = [f"{k}={_param_text(v)}" for k, v in params.items()]
-    if user is not None and init is None and user.init is not None:
+    if user is not None and options.get("init") is None and user.init is not None:
         user._ensure()
-    settings = {
-        "params": library_params,
-        "init": _init(init, user),
-        "graph": _graph(graph),
-        "engine": str(engine),
-        "measure": str(measure),
-        "trials": _whole("trials", trials, 1, _MAX_TRIALS, "10**8"),
-        "seed": _whole("seed", seed, 0, _U64_MAX, "2**64 - 1"),
-        "max_steps": _max_steps(max_steps),
-        "faults": _faults(faults),
-        "threads": _threads(threads),
-        "census": _flag("census", census),
-    }
+    settings = {"params": library_params, **_settings(user, **options)}
     if user is not None:
         target = user._ensure()[0]
-    return target, user, _n(n), settings
+    return target, user, _n(n), json.dumps(settings)
 
 
 def _int_column(values: Sequence[Any], unsigned: bool = False) -> pd.Series:
@@ -348,22 +384,48 @@ class RunResult:
         )
 
 
-def run(
-    protocol: ProtocolLike,
-    n: int,
-    *,
-    params: Optional[Mapping] = None,
-    init: Any = None,
-    graph: Any = None,
-    engine: str = "auto",
-    measure: str = "convergence",
-    trials: int = 1,
-    seed: int = 0,
-    max_steps: Optional[int] = None,
-    faults: Any = None,
-    threads: Optional[int] = None,
-    census: bool = False,
-) -> RunResult:
+class EstimateResult:
+    """A splitting estimate of the expected holding time, as `run` returns it with
+    ``estimator="splitting"`` (the document of ``poplab run --estimator splitting --json``).
+
+    Attributes:
+        estimate: a dict: ``mean_steps`` and ``ci95`` (its 95% interval, in steps), their base-10
+            logarithms ``log10_mean_steps`` and ``log10_ci95``, the ``score``, ``replicas``,
+            ``repetitions``, ``cycles``, ``levels``, ``interactions_simulated``, ``runs``, ...
+        wall_seconds: the time it took.
+        n, protocol, params, document: the population size, the protocol's name, the effective
+            parameters and the whole JSON document.
+
+    >>> import poplab
+    >>> result = poplab.run("ls-timer", 4, params={"s": 8}, measure="holding", estimator="splitting",
+    ...                     trials=10, seed=1)
+    >>> result
+    <EstimateResult ls-timer n=4 mean_steps=... ci95=[...]>
+    >>> low, high = result.estimate["ci95"]   # poplab.exact gives 64431.72 steps
+    >>> low < result.estimate["mean_steps"] < high
+    True
+    """
+
+    def __init__(self, document: str):
+        self._json = document
+        self.document: Dict[str, Any] = json.loads(document)
+        self.protocol: str = self.document["protocol"]
+        self.n: int = self.document["n"]
+        self.params: Dict[str, Any] = dict(self.document["params"])
+        self.estimate: Dict[str, Any] = self.document["estimate"]
+        self.wall_seconds: float = self.document["wall_seconds"]
+
+    def to_json(self) -> str:
+        """The document of ``poplab run --estimator splitting --json`` for the same spec."""
+        return self._json
+
+    def __repr__(self) -> str:
+        e = self.estimate
+        return f"<EstimateResult {self.protocol} n={self.n} mean_steps={e['mean_steps']} ci95={e['ci95']}>"
+
+
+@_with_options
+def run(protocol: ProtocolLike, n: int, *, params: Optional[Mapping] = None, **options: Any) -> Union[RunResult, "EstimateResult"]:
     """Runs ``trials`` independent trials of ``protocol`` with ``n`` agents (as ``poplab run``).
 
     Args:
@@ -384,9 +446,14 @@ def run(
         faults: ``"STEP:K[:FAMILY]"`` strings or ``(step, k[, family])`` tuples.
         threads: worker threads (default: every core; results do not depend on it).
         census: count distinct states and demotion causes per trial.
+        estimator: with ``measure="holding"``, ``"direct"`` (trials until the break) or
+            ``"splitting"`` (the splitting estimator, ``--estimator splitting``; ``trials`` are
+            its repetitions, default 100), or a dict of its options ``{"replicas": 200,
+            "cycles": 1000, "score": None, "base_level": None}``.
 
     Returns:
-        A `RunResult`: ``trials`` (a DataFrame), ``summary`` (a dict), ``engine``, ``params``.
+        A `RunResult`: ``trials`` (a DataFrame), ``summary`` (a dict), ``engine``, ``params``; or
+        with the splitting estimator an `EstimateResult`.
 
     Raises:
         ValueError: invalid input, with the library's one-line message.
@@ -413,12 +480,14 @@ def run(
     ...
     ValueError: protocol threshold has no parameter 'kk'; its parameters: k, f
     """
-    target, user, n, settings = _prepare(
-        protocol, n, params, init, graph, engine, measure, trials, seed, max_steps, faults, threads, census
-    )
-    return RunResult(_poplab.run(target, n, settings), user)
+    target, user, n, settings = _prepare(protocol, n, params, **options)
+    document = _poplab.run(target, n, settings)
+    if '"estimate":' in document:
+        return EstimateResult(document)
+    return RunResult(document, user)
 
 
+@_with_options
 def trace(
     protocol: ProtocolLike,
     n: int,
@@ -426,14 +495,7 @@ def trace(
     every: Optional[int] = None,
     trial: int = 0,
     params: Optional[Mapping] = None,
-    init: Any = None,
-    graph: Any = None,
-    engine: str = "auto",
-    measure: str = "convergence",
-    seed: int = 0,
-    max_steps: Optional[int] = None,
-    faults: Any = None,
-    census: bool = False,
+    **options: Any,
 ) -> pd.DataFrame:
     """The time series of one trial, as ``poplab run --trace``.
 
@@ -458,10 +520,11 @@ def trace(
     >>> record["outcome"], bool(record["steps"] == poplab.run("angluin", 100, seed=1).trials["steps"][0])
     ('converged', True)
     """
-    target, user, n, settings = _prepare(
-        protocol, n, params, init, graph, engine, measure, _whole("trial", trial, 0, _MAX_TRIALS - 1) + 1, seed,
-        max_steps, faults, 1, census
-    )
+    for fixed in ("trials", "threads"):
+        if fixed in options:
+            raise TypeError(f"trace() runs one trial on one thread: it takes trial=, not {fixed}=")
+    options.update(trials=_whole("trial", trial, 0, _MAX_TRIALS - 1) + 1, threads=1)
+    target, user, n, settings = _prepare(protocol, n, params, **options)
     every = n if every is None else _whole("every", every, 1, _U128_MAX, "2**128 - 1")
     record, columns, steps, leaders, values = _poplab.trace(target, n, settings, every, int(trial))
     data: Dict[str, Any] = {"step": _int_column(steps), "parallel_time": [s / n for s in steps], "leaders": leaders}
@@ -511,9 +574,7 @@ def exact(
     >>> round(holding["expected_steps"], 2)
     64431.72
     """
-    target, user, n, settings = _prepare(
-        protocol, n, params, init, graph, "auto", measure, 1, 0, None, None, None, False
-    )
+    target, user, n, settings = _prepare(protocol, n, params, init=init, graph=graph, measure=measure)
     return _states_back(json.loads(_poplab.exact(target, n, settings, _whole("max_configs", max_configs, 1, _U64_MAX))), user)
 
 
@@ -553,10 +614,8 @@ def verify(
     (False, False)
     """
     from_all = isinstance(start, str) and start == "all"
-    target, user, n, settings = _prepare(
-        protocol, n, params, None if from_all else start, graph, "auto", "convergence", 1, 0, None, None, None, False
-    )
-    from_name = start if isinstance(start, str) else str(settings["init"])
+    target, user, n, settings = _prepare(protocol, n, params, init=None if from_all else start, graph=graph)
+    from_name = start if isinstance(start, str) else str(json.loads(settings)["init"])
     document = json.loads(_poplab.verify(target, n, settings, from_name, _whole("max_configs", max_configs, 1, _U64_MAX)))
     return _states_back(document, user)
 
@@ -622,21 +681,15 @@ class SweepResult:
         return f"<SweepResult {len(self.summary)} cells, {len(self.trials)} trials, out={self.out!r}>"
 
 
+@_with_options
 def sweep(
     protocol: ProtocolLike,
     n: Union[int, Sequence[int]],
     *,
     params: Optional[Mapping] = None,
-    init: Any = None,
-    graph: Any = None,
-    engine: str = "auto",
-    measure: str = "convergence",
     trials: int = 20,
-    seed: int = 0,
-    max_steps: Optional[int] = None,
-    threads: Optional[int] = None,
-    census: bool = False,
     out: Union[None, str, "os.PathLike[str]"] = None,
+    **options: Any,
 ) -> SweepResult:
     """Runs ``protocol`` over the cross product of sizes and parameter values (as
     ``poplab sweep``).
@@ -652,7 +705,7 @@ def sweep(
             (``sweep.json``, ``trials.csv`` as trials finish, then ``summary.csv``,
             ``summary.json``, ``fits.json``); calling again with the same ``out`` continues it,
             running only the missing trials (like ``--resume``).
-        init, graph, engine, measure, max_steps, threads, census: as for `run`.
+        init, graph, engine, measure, max_steps, faults, threads, census: as for `run`.
 
     Returns:
         A `SweepResult`: ``trials``, ``summary`` (one row per cell) and ``fits``.
@@ -672,6 +725,7 @@ def sweep(
     True
     """
     ns = [_n(x) for x in ([n] if hasattr(n, "__index__") else n)]
+    init = options.pop("init", None)
     target, user = _target(protocol)
     swept: Dict[str, List[Any]] = {}
     for name, values in (params or {}).items():
@@ -701,19 +755,8 @@ def sweep(
     else:
         name = target
         init_text = _init(init, None)
-    settings = {
-        "ns": ns,
-        "params": [(k, [_param_text(v) for v in values]) for k, values in swept.items()],
-        "init": init_text,
-        "graph": _graph(graph),
-        "engine": str(engine),
-        "measure": str(measure),
-        "trials": _whole("trials", trials, 1, _MAX_TRIALS, "10**8"),
-        "seed": _whole("seed", seed, 0, _U64_MAX, "2**64 - 1"),
-        "max_steps": _max_steps(max_steps),
-        "threads": _threads(threads),
-        "census": _flag("census", census),
-    }
+    settings = {**_settings(None, trials=trials, **options), "init": init_text}
     out_path = None if out is None else os.fspath(pathlib.Path(out))
-    rows, summary, fits = _poplab.sweep(name, settings, variants, out_path)
+    library_params = [(k, [_param_text(v) for v in values]) for k, values in swept.items()]
+    rows, summary, fits = _poplab.sweep(name, json.dumps(settings), ns, library_params, variants, out_path)
     return SweepResult(rows, summary, fits, texts, out_path)

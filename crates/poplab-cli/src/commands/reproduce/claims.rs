@@ -105,13 +105,32 @@ pub struct Estimator {
     pub score: &'static str,
 }
 
-fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, seed: u64) -> SweepSpec {
-    SweepSpec {
-        params: params.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect(),
-        trials,
-        seed,
-        ..SweepSpec::new(protocol, ns)
+impl Estimator {
+    /// The estimator as a spec's.
+    pub fn spec(&self) -> poplab::spec::Estimator {
+        poplab::spec::Estimator::Splitting(poplab::spec::SplittingOptions {
+            replicas: self.settings.replicas as u64,
+            cycles: self.settings.cycles,
+            score: Some(self.score.to_string()),
+            base_level: self.settings.base_level,
+        })
     }
+}
+
+fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, seed: u64) -> SweepSpec {
+    let mut spec = SweepSpec {
+        params: params.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect(),
+        ..SweepSpec::new(protocol, ns)
+    };
+    spec.template.trials = trials;
+    spec.template.seed = seed;
+    spec
+}
+
+/// `spec` with `change` made to its template.
+fn with_template(mut spec: SweepSpec, change: impl FnOnce(&mut poplab::spec::RawSpec)) -> SweepSpec {
+    change(&mut spec.template);
+    spec
 }
 
 /// The stabilisation sweep of a P_LL variant from n = 100 to 10^6 (10^7 in --full), with a
@@ -123,13 +142,13 @@ fn pll_sweep(protocol: &str, mode: Mode, trials: u64, census: bool, seed: u64) -
     } else {
         &[100, 1000, 10_000, 100_000, 1_000_000]
     };
-    SweepSpec { census, ..spec(protocol, ns, &[], trials, seed) }
+    with_template(spec(protocol, ns, &[], trials, seed), |t| t.census = census)
 }
 
 fn with(mut spec: SweepSpec, init: &str, measure: Measure, max_steps: u64) -> SweepSpec {
-    spec.init = Some(init.to_string());
-    spec.measure = measure;
-    spec.max_steps = max_steps.into();
+    spec.template.init = Some(init.to_string());
+    spec.template.measure = measure;
+    spec.template.max_steps = max_steps.into();
     spec
 }
 
@@ -154,9 +173,8 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                     pick(400, 1000),
                     seed,
                 ),
-                SweepSpec {
-                    max_steps: 1 << 62,
-                    ..spec(
+                with_template(
+                    spec(
                         "angluin",
                         if quick {
                             &[1_000_000, 10_000_000, 100_000_000]
@@ -166,8 +184,9 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                         &[],
                         pick(12, 40),
                         seed,
-                    )
-                },
+                    ),
+                    |t| t.max_steps = 1 << 62,
+                ),
             ],
             x: XVar::N,
             y: YVar::Steps,
@@ -406,14 +425,16 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             // comparison stops below the stabilisation sweeps' largest n.
             sweeps: ["pll", "pll-as-printed"]
                 .iter()
-                .map(|protocol| SweepSpec {
-                    census: true,
-                    ..spec(
-                        protocol,
-                        if quick { &[1000, 10_000, 100_000] } else { &[1000, 10_000, 100_000, 1_000_000] },
-                        &[],
-                        pick(20, 50),
-                        seed,
+                .map(|protocol| {
+                    with_template(
+                        spec(
+                            protocol,
+                            if quick { &[1000, 10_000, 100_000] } else { &[1000, 10_000, 100_000, 1_000_000] },
+                            &[],
+                            pick(20, 50),
+                            seed,
+                        ),
+                        |t| t.census = true,
                     )
                 })
                 .collect(),
@@ -500,7 +521,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             for (_, values) in &mut spec.params {
                 values.truncate(2);
             }
-            spec.trials = 4;
+            spec.template.trials = 4;
         }
         for picture in claims.iter_mut().flat_map(|c| c.pictures.iter_mut()) {
             match picture {

@@ -108,7 +108,8 @@ fn run_shard(claims: &[Claim], shard: poplab::sweep::Shard, out: &Path, threads:
     let started = Instant::now();
     for claim in claims.iter().filter(|c| c.estimator.is_none()) {
         for (i, spec) in claim.sweeps.iter().enumerate() {
-            let spec = poplab::sweep::SweepSpec { threads, shard: Some(shard), ..spec.clone() };
+            let mut spec = poplab::sweep::SweepSpec { shard: Some(shard), ..spec.clone() };
+            spec.template.threads = threads;
             run_in(&spec, &out.join(&claim.data[i]), &|_| {}, &|| {})?;
         }
         eprintln!("reproduce: {} ({}) done", claim.id, shard.describe());
@@ -163,7 +164,7 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
     let trials_run = std::sync::atomic::AtomicU64::new(0);
     let mut trials_all = 0;
     for (i, spec) in claim.sweeps.iter_mut().enumerate() {
-        spec.threads = threads;
+        spec.template.threads = threads;
         let dir = out.join(&claim.data[i]);
         let results = run_in(spec, &dir, &|_| {}, &|| {
             trials_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -181,10 +182,10 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
         for row in results.rows.values() {
             let x = x_value(claim.x, &row.cell);
             let (value, horizon) = match claim.y {
-                YVar::Steps => (row.record.steps.0 as f64, spec.max_steps as f64),
+                YVar::Steps => (row.record.steps.0 as f64, spec.template.max_steps as f64),
                 YVar::ParallelTime => {
                     let n = row.cell.n as f64;
-                    (row.record.steps.0 as f64 / n, spec.max_steps as f64 / n)
+                    (row.record.steps.0 as f64 / n, spec.template.max_steps as f64 / n)
                 }
                 YVar::DistinctStates => (row.record.distinct_states.unwrap_or(0) as f64, f64::INFINITY),
             };
@@ -211,7 +212,7 @@ fn run_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) ->
             Row {
                 variant: compare.then(|| {
                     let backup = trials.iter().filter(|t| t.3).count();
-                    (claim.sweeps[variant].protocol.clone(), backup)
+                    (claim.sweeps[variant].template.protocol.clone(), backup)
                 }),
                 trials: trials.len(),
                 mean: summary.mean,
@@ -270,7 +271,7 @@ fn slower_judgement(claim: &Claim, rows: &[Row]) -> Judgement {
     let of = |variant: &str| -> Vec<&Row> {
         rows.iter().filter(|r| r.variant.as_ref().is_some_and(|(p, _)| p == variant)).collect()
     };
-    let (fast, slow) = (of(&claim.sweeps[0].protocol), of(&claim.sweeps[1].protocol));
+    let (fast, slow) = (of(&claim.sweeps[0].template.protocol), of(&claim.sweeps[1].template.protocol));
     let points = |rows: &[&Row]| rows.iter().map(|r| r.point.clone()).collect::<Vec<_>>();
     let judgement = verdict::slower_than(&points(&slow), &points(&fast));
     let shares = |rows: &[&Row]| {
@@ -283,9 +284,9 @@ fn slower_judgement(claim: &Claim, rows: &[Row]) -> Judgement {
         evidence: format!(
             "{}; runs whose last leader BackUp demoted: {} {}; {} {}",
             judgement.evidence,
-            claim.sweeps[0].protocol,
+            claim.sweeps[0].template.protocol,
             shares(&fast),
-            claim.sweeps[1].protocol,
+            claim.sweeps[1].template.protocol,
             shares(&slow)
         ),
         ..judgement
@@ -322,19 +323,19 @@ fn censored_judgement() -> Judgement {
 }
 
 /// A claim measured by the splitting estimator: one holding estimate per cell
-/// ([`poplab::holding_sweep`]), judged on the logarithms of the estimates in parallel time.
+/// ([`poplab::sweep::estimates`]), judged on the logarithms of the estimates in parallel time.
 fn run_estimate_claim(mut claim: Claim, out: &Path, seed: u64, threads: Option<usize>) -> Result<ClaimResult> {
     let started = Instant::now();
     let estimator = claim.estimator.expect("an estimator claim");
     let repetitions_run = std::sync::atomic::AtomicU64::new(0);
     let (mut rows, mut points, mut repetitions_all) = (Vec::new(), Vec::new(), 0);
     for (i, spec) in claim.sweeps.iter_mut().enumerate() {
-        spec.threads = threads;
+        spec.template.threads = threads;
+        spec.template.estimator = estimator.spec();
         let dir = out.join(&claim.data[i]);
-        let curve =
-            poplab::holding_sweep::run_in(spec, &estimator.settings, Some(estimator.score), &dir, &|_| {}, &|| {
-                repetitions_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            })?;
+        let curve = poplab::sweep::estimates::run_in(spec, &dir, &|_| {}, &|| {
+            repetitions_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })?;
         for (cell, result) in spec.cells()?.iter().zip(&curve.cells) {
             let x = x_value(claim.x, cell);
             let e = &result.estimate;

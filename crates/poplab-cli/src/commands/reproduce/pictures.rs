@@ -7,7 +7,7 @@ use crate::plot::{Curve, Figure, Group, Ink, Mark, Marks, write, write_grid};
 use anyhow::Result;
 use poplab::engine::{Measure, Outcome};
 use poplab::protocols::pll::Module;
-use poplab::spec::{RawSpec, RunSpec};
+use poplab::spec::{Estimator, RawSpec, RunSpec, SplittingOptions};
 use poplab::splitting::SplittingSettings;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -191,11 +191,12 @@ fn exact_holding(
             trials: SplittingSettings::default().repetitions,
             seed,
             threads,
+            estimator: Estimator::Splitting(SplittingOptions::default()),
             ..RawSpec::new(protocol, n.unwrap_or(x as u64))
         };
         let spec = RunSpec::resolve(&raw)?;
         let truth = spec.exact(poplab::exact::DEFAULT_MAX_CONFIGS)?.expected_steps;
-        let estimate = spec.estimate(&SplittingSettings::default(), None, &|| {})?;
+        let estimate = spec.estimate(&|| {})?.estimate;
         let (Some(mean), Some(interval)) = (estimate.mean_steps, estimate.ci95) else {
             anyhow::bail!("{protocol} {param} = {value}: the estimate is beyond 10^300 steps");
         };

@@ -39,7 +39,7 @@ pub fn figure(result: &ClaimResult) -> Figure {
         let protocol = row
             .variant
             .as_ref()
-            .map_or_else(|| claim.sweeps.first().map(|s| s.protocol.as_str()), |v| Some(v.0.as_str()));
+            .map_or_else(|| claim.sweeps.first().map(|s| s.template.protocol.as_str()), |v| Some(v.0.as_str()));
         let look = if protocol == Some("pll-as-printed") { MarkLook::Secondary } else { MarkLook::Primary };
         let label = match protocol {
             Some(protocol) if row.variant.is_some() || look == MarkLook::Secondary => format!("{protocol}: {what}"),
@@ -206,24 +206,24 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     for (i, spec) in claim.sweeps.iter().enumerate() {
         let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k} in {{{}}}", v.join(", "))).collect();
         let trials = match &claim.estimator {
-            None => format!("{} trials per cell", spec.trials),
+            None => format!("{} trials per cell", spec.template.trials),
             Some(e) => format!(
                 "splitting estimator (score {}, {} independent repetitions of {} replicas and {} cycles per cell)",
-                e.score, spec.trials, e.settings.replicas, e.settings.cycles
+                e.score, spec.template.trials, e.settings.replicas, e.settings.cycles
             ),
         };
         blocks.push(Block::Paragraph(format!(
             "Experiment {}: protocol {}, n in {{{}}}{}{}, init {}, measure {}, {trials}, master seed {}, horizon {} steps, \
              engine {}; data in {}/{}.",
             i + 1,
-            spec.protocol,
+            spec.template.protocol,
             spec.ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
             if params.is_empty() { "" } else { ", " },
             params.join(", "),
             spec.init_name(),
-            spec.measure.name(),
-            spec.seed,
-            spec.max_steps,
+            spec.template.measure.name(),
+            spec.template.seed,
+            spec.template.max_steps,
             result.engines.get(i).map_or("-", String::as_str),
             claim.data[i],
             match claim.data[i].split('/').nth(1) {

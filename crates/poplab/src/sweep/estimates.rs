@@ -1,10 +1,10 @@
-//! Holding curves: the splitting estimator ([`crate::splitting`]) over the cells of a sweep
-//! (`poplab sweep --measure holding --estimator splitting`), with the growth of the expected
-//! holding time fitted along the swept axis.
+//! The store of a sweep's splitting rows: the estimator ([`crate::splitting`]) over the cells of
+//! a sweep (`poplab sweep --measure holding --estimator splitting`), one estimate per cell, with
+//! the growth of the expected holding time fitted along the swept axis.
 //!
 //! The directory holds:
-//! - `estimates.json`: the definition (the sweep's, as [`SweepSpec::definition`] writes it, with
-//!   the estimator's settings);
+//! - `estimates.json`: the definition (the sweep's, as [`SweepSpec::definition`] writes it, the
+//!   estimator's options included);
 //! - `estimates.jsonl`: one line per finished cell, appended as each finishes, so a kill loses
 //!   only the cell that was running; the same command run again into the same directory continues
 //!   with the cells still missing (a directory holding another definition is refused);
@@ -20,10 +20,10 @@
 use crate::error::{Error, Result};
 use crate::files;
 use crate::fit::{WeightedLine, fit_weighted_line};
-use crate::splitting::{HoldingEstimate, SplittingSettings};
+use crate::splitting::HoldingEstimate;
 use crate::sweep::{Cell, SweepSpec};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -72,17 +72,15 @@ pub struct HoldingCurve {
     pub fit: Option<HoldingFit>,
 }
 
-/// Runs the splitting estimator on every cell of `spec` not yet in `dir`, then writes the table
-/// and the fits. `score` names the holding score (`None`: each protocol's first); `on_start` gets
-/// the number of repetitions still to run, `done` is called as each finishes.
-pub fn run_in(
-    spec: &SweepSpec,
-    splitting: &SplittingSettings,
-    score: Option<&str>,
-    dir: &Path,
-    on_start: &dyn Fn(u64),
-    done: &(dyn Fn() + Sync),
-) -> Result<HoldingCurve> {
+/// Runs the splitting estimator (the template's [`Estimator::Splitting`](crate::spec::Estimator::Splitting)) on every cell of
+/// `spec` not yet in `dir`, then writes the table and the fits. `on_start` gets the number of
+/// repetitions still to run, `done` is called as each finishes.
+pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn Fn() + Sync)) -> Result<HoldingCurve> {
+    if spec.template.estimator.is_direct() {
+        return Err(Error::Setting(
+            "a holding curve is estimated by splitting; give --estimator splitting (direct trials are a sweep)".into(),
+        ));
+    }
     if spec.shard.is_some() {
         return Err(Error::Setting(
             "--shard splits trials, and a splitting estimate is one job per cell; run the cells as separate \
@@ -91,16 +89,7 @@ pub fn run_in(
         ));
     }
     let cells = spec.resolve()?;
-    let mut definition: Value = serde_json::from_str(&spec.definition(&cells))
-        .map_err(|e| Error::Setting(format!("internal: the sweep definition is not JSON ({e})")))?;
-    definition["estimator"] = json!({
-        "method": "splitting",
-        "replicas": splitting.replicas,
-        "cycles": splitting.cycles,
-        "score": score,
-        "base_level": splitting.base_level,
-    });
-    let definition = format!("{definition:#}\n");
+    let definition = spec.definition(&cells);
     let definition_path = dir.join(DEFINITION_FILE);
     if let Ok(stored) = std::fs::read_to_string(&definition_path)
         && stored != definition
@@ -116,19 +105,19 @@ pub fn run_in(
     let lines_path = dir.join(LINES_FILE);
     let mut finished = read_lines(&lines_path)?;
     let missing: Vec<_> = cells.iter().filter(|c| !finished.contains_key(&c.cell.key())).collect();
-    on_start(missing.len() as u64 * spec.trials);
+    on_start(missing.len() as u64 * spec.template.trials);
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&lines_path)
         .map_err(|e| io_error(&lines_path, e))?;
     for cell in missing {
-        let started = std::time::Instant::now();
-        let estimate = cell.spec.estimate(splitting, score, done).map_err(|e| match e {
+        let result = cell.spec.estimate(done).map_err(|e| match e {
             Error::Setting(text) => Error::Setting(format!("cell {}: {text}", cell.cell.key())),
             other => other,
         })?;
-        let result = CellEstimate { cell: cell.cell.key(), estimate, wall_seconds: started.elapsed().as_secs_f64() };
+        let result =
+            CellEstimate { cell: cell.cell.key(), estimate: result.estimate, wall_seconds: result.wall_seconds };
         let line = serde_json::to_string(&result).map_err(|e| Error::Setting(format!("internal: {e}")))? + "\n";
         file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&lines_path, e))?;
         finished.insert(result.cell.clone(), result);

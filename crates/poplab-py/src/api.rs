@@ -1,0 +1,199 @@
+//! The functional API: `run`, `trace`, `exact`, `verify`, `sweep` and `protocols`, each the
+//! document of the `poplab` command of the same name.
+
+use crate::error;
+use crate::user::UserProtocol;
+use poplab::Error;
+use poplab::engine::TracePoint;
+use poplab::export::{Exporter, Json};
+use poplab::protocol::Protocol;
+use poplab::protocols::custom::Custom;
+use poplab::spec::{Estimator, RawSpec, RunSpec};
+use poplab::sweep::{SweepResults, SweepSpec, fits_json, run_in_with};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+
+/// What to run: a registry name or `@FILE`, or a protocol defined in Python.
+#[derive(FromPyObject)]
+pub enum Target {
+    User(Py<UserProtocol>),
+    Name(String),
+}
+
+/// The raw spec of `protocol` for `n` agents with `settings`, the options as the Python layer
+/// normalised them: a JSON object of [`RawSpec`]'s fields (its serde; absent fields keep their
+/// defaults, and absent trials are the estimator's default).
+fn raw(settings: &str, protocol: &str, n: u64) -> PyResult<RawSpec> {
+    let invalid = |e: serde_json::Error| PyValueError::new_err(e.to_string());
+    let mut fields: Map<String, Value> = serde_json::from_str(settings).map_err(invalid)?;
+    let trials_given = fields.contains_key("trials");
+    fields.insert("protocol".into(), protocol.into());
+    fields.insert("n".into(), n.into());
+    let mut raw: RawSpec = serde_json::from_value(Value::Object(fields)).map_err(invalid)?;
+    if !trials_given {
+        raw.trials = raw.estimator.default_trials(raw.trials);
+    }
+    Ok(raw)
+}
+
+/// Resolves `settings` for `target`, then runs `then` on the spec with the GIL released; errors
+/// are converted with the user protocol (if any) for `__cause__`.
+fn with_spec<T: Send>(
+    py: Python<'_>,
+    target: &Target,
+    n: u64,
+    settings: &str,
+    trace_every: Option<u128>,
+    then: impl FnOnce(&RunSpec) -> poplab::Result<T> + Send,
+) -> PyResult<T> {
+    let (name, user) = match target {
+        Target::Name(name) => (name.clone(), None),
+        Target::User(p) => (p.get().custom.info().name.to_string(), Some(p.get())),
+    };
+    let mut raw = raw(settings, &name, n)?;
+    raw.trace_every = trace_every;
+    let custom = user.map(|u| u.custom.clone());
+    py.detach(|| {
+        let spec = match &custom {
+            None => RunSpec::resolve(&raw)?,
+            Some(custom) => RunSpec::resolve_custom(&raw, custom)?,
+        };
+        then(&spec)
+    })
+    .map_err(|e| error(e, user))
+}
+
+/// The protocols of the registry: the document of `poplab list --json`.
+#[pyfunction]
+pub fn protocols() -> String {
+    format!("{:#}\n", poplab::protocols::list_json(poplab::protocols::PROTOCOLS))
+}
+
+/// Runs the trials, or the splitting estimator; returns the document of `poplab run --json`.
+#[pyfunction]
+pub fn run(py: Python<'_>, protocol: Target, n: u64, settings: &str) -> PyResult<String> {
+    with_spec(py, &protocol, n, settings, None, |spec| match spec.estimator {
+        Estimator::Direct => Json.export(&spec.run(&|| {})?),
+        Estimator::Splitting(_) => Json.export(&spec.estimate(&|| {})?),
+    })
+}
+
+/// Trial `trial` with a time series every `every` steps: its record (JSON), the protocol's
+/// columns, and the rows (step, leaders, values).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn trace(
+    py: Python<'_>,
+    protocol: Target,
+    n: u64,
+    settings: &str,
+    every: u128,
+    trial: u64,
+) -> PyResult<(String, Vec<String>, Vec<u128>, Vec<u64>, Vec<Vec<f64>>)> {
+    with_spec(py, &protocol, n, settings, Some(every), |spec| {
+        if trial >= spec.settings.trials {
+            return Err(Error::Setting(format!(
+                "trial {trial} does not exist: the run has {} trials (numbered from 0)",
+                spec.settings.trials
+            )));
+        }
+        let mut points: Vec<TracePoint> = Vec::new();
+        let record = spec.trial(trial, &mut points)?;
+        let record = serde_json::to_string(&record).unwrap_or_default();
+        let steps = points.iter().map(|p| p.step).collect();
+        let leaders = points.iter().map(|p| p.leaders).collect();
+        let values = points.into_iter().map(|p| p.values).collect();
+        Ok((record, spec.trace_columns.clone(), steps, leaders, values))
+    })
+}
+
+/// Exact expected steps; returns the document of `poplab exact --json`.
+#[pyfunction]
+pub fn exact(py: Python<'_>, protocol: Target, n: u64, settings: &str, max_configs: usize) -> PyResult<String> {
+    with_spec(py, &protocol, n, settings, None, |spec| {
+        let report = spec.exact(max_configs)?;
+        Ok(format!("{:#}\n", poplab::export::exact_json(spec, max_configs, &report)))
+    })
+}
+
+/// Closure, safety and convergence; returns the document of `poplab verify --json`.
+#[pyfunction]
+pub fn verify(
+    py: Python<'_>,
+    protocol: Target,
+    n: u64,
+    settings: &str,
+    from_name: String,
+    max_configs: usize,
+) -> PyResult<String> {
+    let from_all = from_name == "all";
+    with_spec(py, &protocol, n, settings, None, |spec| {
+        let v = spec.verify(from_all, max_configs)?;
+        Ok(format!("{:#}\n", poplab::export::verify_json(spec, &from_name, max_configs, &v)))
+    })
+}
+
+/// A sweep: over registry protocols by name, or over protocols defined in Python, one per
+/// combination of the swept parameters (`variants`, keyed by the cell's `KEY=VALUE` items joined
+/// by spaces; `""` without parameters). Writes the sweep directory `out` (continuing the trials
+/// stored there) when given. Returns the trials (a JSON array of rows), `summary.json` and
+/// `fits.json`.
+#[pyfunction]
+#[pyo3(signature = (protocol, settings, ns, params, variants, out))]
+pub fn sweep(
+    py: Python<'_>,
+    protocol: String,
+    settings: &str,
+    ns: Vec<u64>,
+    params: Vec<(String, Vec<String>)>,
+    variants: HashMap<String, Py<UserProtocol>>,
+    out: Option<PathBuf>,
+) -> PyResult<(String, String, String)> {
+    let spec = SweepSpec { template: raw(settings, &protocol, 0)?, ns, params, ..SweepSpec::new(&protocol, &[]) };
+    let customs: HashMap<String, Custom> = variants.iter().map(|(k, v)| (k.clone(), v.get().custom.clone())).collect();
+    let resolve = |raw: &RawSpec| -> poplab::Result<RunSpec> {
+        if customs.is_empty() {
+            return RunSpec::resolve(raw);
+        }
+        let key = raw.params.join(" ");
+        let custom = customs.get(&key).ok_or_else(|| Error::Setting(format!("no protocol for the cell {key}")))?;
+        RunSpec::resolve_custom(&RawSpec { params: Vec::new(), ..raw.clone() }, custom)
+    };
+    let result = py.detach(|| -> poplab::Result<_> {
+        let results = match &out {
+            Some(dir) => run_in_with(&spec, dir, &resolve, &|_| {}, &|| {})?,
+            None => {
+                let cells = spec.resolve_with(&resolve)?;
+                let rows = spec.collect(&cells, &HashSet::new())?;
+                let summaries = spec.summarise(&cells, &rows);
+                SweepResults { cells, summaries, rows }
+            }
+        };
+        let rows: Vec<Value> = results
+            .rows
+            .values()
+            .map(|row| {
+                let params: BTreeMap<_, _> = row.cell.params.iter().cloned().collect();
+                json!({"cell": row.cell.key(), "n": row.cell.n, "params": params, "record": row.record})
+            })
+            .collect();
+        Ok((
+            format!("{}", Value::Array(rows)),
+            spec.summary_json(&results.cells, &results.summaries),
+            fits_json(&results.summaries),
+        ))
+    });
+    result.map_err(|e| {
+        let user = variants.values().next().map(|p| p.get());
+        error(e, user)
+    })
+}
+
+/// The seed of trial `index` of a run with master seed `seed` (SplitMix64, as every run derives it).
+#[pyfunction]
+pub fn trial_seed(seed: u64, index: u64) -> u64 {
+    poplab::rng::trial_seed(seed, index)
+}

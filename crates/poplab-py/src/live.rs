@@ -1,0 +1,175 @@
+//! The live simulation: one trial of a Python protocol advanced piece by piece, the engine of
+//! `poplab.Simulation`.
+
+use crate::user::UserProtocol;
+use crate::{error, value_error};
+use poplab::engine::{Engine, LiveRun, SampleSteps};
+use poplab::graph::Graph;
+use poplab::protocols::custom::{Custom, CustomState, StopRule};
+use pyo3::prelude::*;
+use std::sync::{Mutex, PoisonError};
+
+/// The exception the sample steps' iterator raised, if any.
+fn take_failure(samples: &mut SampleSteps<PySteps>) -> PyResult<()> {
+    match samples.steps_mut().failure.take() {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}
+
+/// A configuration as (state name, count) pairs.
+type NamedCounts = Vec<(String, u64)>;
+
+/// The steps of a Python iterator of ints, taken with the GIL as a run reaches them. The first
+/// exception it raises ends it and is kept.
+struct PySteps {
+    iterator: Option<Py<PyAny>>,
+    failure: Option<PyErr>,
+}
+
+impl Iterator for PySteps {
+    type Item = u128;
+
+    fn next(&mut self) -> Option<u128> {
+        let iterator = self.iterator.as_ref()?;
+        let next = Python::attach(|py| iterator.call_method0(py, "__next__").and_then(|step| step.extract::<u128>(py)));
+        match next {
+            Ok(step) => Some(step),
+            Err(err) => {
+                let stopped = Python::attach(|py| err.is_instance_of::<pyo3::exceptions::PyStopIteration>(py));
+                if !stopped {
+                    self.failure = Some(err);
+                }
+                self.iterator = None;
+                None
+            }
+        }
+    }
+}
+
+/// One trial of a Python protocol advanced piece by piece: the engine of `poplab.Simulation`.
+/// The configuration is given and returned by state names (the Python layer keeps the objects).
+/// Every stop also stops when the run is silent, as ppsim's simulations do.
+#[pyclass(module = "poplab._poplab")]
+pub struct LiveSimulation {
+    run: Mutex<LiveRun<Custom>>,
+    /// Where to record the configuration (`sample_at`).
+    samples: Mutex<SampleSteps<PySteps>>,
+    /// The protocol for this run's `n`, with its own stop rule.
+    protocol: Custom,
+    /// The stop rule the run watches now, and whether it was declared closed.
+    stop: Mutex<(StopRule, bool)>,
+    user: Py<UserProtocol>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn named(protocol: &Custom, counts: Vec<(CustomState, u64)>) -> NamedCounts {
+    counts.into_iter().map(|(state, count)| (protocol.name(state), count)).collect()
+}
+
+#[pymethods]
+impl LiveSimulation {
+    /// A run of `protocol` from `counts` (states by name) on `graph` (`None`: complete), on
+    /// `engine` (`auto`: batched on the complete graph, else agents), with the streams of trial
+    /// seed `seed`.
+    #[new]
+    fn new(
+        py: Python<'_>,
+        protocol: Py<UserProtocol>,
+        counts: NamedCounts,
+        graph: Option<String>,
+        engine: &str,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let user = protocol.get();
+        let n: u64 = counts.iter().map(|c| c.1).sum();
+        let result = py.detach(|| -> poplab::Result<_> {
+            let graph = match &graph {
+                None => Graph::Complete,
+                Some(text) => poplab::spec::read_graph(text, n as usize)?,
+            };
+            let (agents, batched) = match engine.parse::<Engine>()?.resolve(&graph, false, true)? {
+                Engine::Counts => (false, false),
+                Engine::Batched => (false, true),
+                Engine::Agents | Engine::Auto => (true, false),
+            };
+            let custom = user.custom.with_n(n as usize)?.with_stop(StopRule::Silent, true);
+            let states = counts
+                .iter()
+                .filter(|c| c.1 > 0)
+                .map(|(name, count)| Ok((custom.declare(name)?, *count)))
+                .collect::<poplab::Result<Vec<_>>>()?;
+            let run = LiveRun::new(custom.clone(), graph, &states, agents, batched, seed)?;
+            Ok((run, custom))
+        });
+        let (run, custom) = result.map_err(|e| error(e, Some(user)))?;
+        Ok(Self {
+            run: Mutex::new(run),
+            samples: Mutex::new(SampleSteps::new(PySteps { iterator: None, failure: None })),
+            protocol: custom,
+            stop: Mutex::new((StopRule::Silent, false)),
+            user: protocol,
+        })
+    }
+
+    /// Records the configuration from now on at the steps of `steps`, an iterator of ascending
+    /// ints (endless, say), drawn on as the run reaches them.
+    fn sample_at(&self, py: Python<'_>, steps: Py<PyAny>) -> PyResult<()> {
+        let steps = steps.call_method0(py, "__iter__")?;
+        let mut samples = SampleSteps::new(PySteps { iterator: Some(steps), failure: None });
+        take_failure(&mut samples)?;
+        *lock(&self.samples) = samples;
+        Ok(())
+    }
+
+    /// Runs to step `until`, or until `stop` holds (a stop rule of the library; silence always
+    /// stops the run too), recording the configuration at the steps of `sample_at`. `closed`
+    /// declares that the rule's safe set is never left once entered (so the batched engine may
+    /// check it once per batch). Returns whether it stopped at the rule (or silence), and the
+    /// records as (step, configuration).
+    #[pyo3(signature = (until, stop, closed=false))]
+    #[allow(clippy::type_complexity)]
+    fn advance(
+        &self,
+        py: Python<'_>,
+        until: u128,
+        stop: &str,
+        closed: bool,
+    ) -> PyResult<(bool, Vec<(u128, NamedCounts)>)> {
+        let rule: StopRule = stop.parse().map_err(value_error)?;
+        let mut samples = Vec::new();
+        let met = py.detach(|| {
+            let mut run = lock(&self.run);
+            let mut current = lock(&self.stop);
+            if *current != (rule, closed) {
+                let protocol = self.protocol.with_stop(rule, true);
+                run.set_protocol(if closed { protocol.declared_closed() } else { protocol })?;
+                *current = (rule, closed);
+            }
+            run.advance(until, true, &mut *lock(&self.samples), &mut |step, counts| {
+                samples.push((step, named(&self.protocol, counts)));
+            })
+        });
+        let met = met.map_err(|e| error(e, Some(self.user.get())))?;
+        take_failure(&mut lock(&self.samples))?;
+        Ok((met, samples))
+    }
+
+    /// The configuration: (state name, count) of the states present.
+    fn counts(&self, py: Python<'_>) -> NamedCounts {
+        py.detach(|| named(&self.protocol, lock(&self.run).counts()))
+    }
+
+    /// Steps taken so far.
+    fn step(&self) -> u128 {
+        lock(&self.run).step()
+    }
+
+    /// Whether the run is silent (no interaction can change anything).
+    fn silent(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.advance(py, self.step(), "silent", false)?.0)
+    }
+}

@@ -1,0 +1,90 @@
+//! Running a sweep into its directory, continuing what is stored there.
+
+use super::jobs::sweep_checkpointer;
+use super::store::{io_error, write_results};
+use super::{CHECKPOINT_FILE, SPEC_FILE, SweepResults, SweepSpec, TRIALS_FILE};
+use crate::error::{Error, Result};
+use crate::export::csv_line;
+use crate::files;
+use crate::spec::{RawSpec, RunSpec};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Runs `spec` in the directory `dir`: continues the trials already stored there (refusing a
+/// directory that holds a different sweep), then writes the summaries and returns the results.
+/// `on_start` gets the number of trials still to run, `on_done` is called once per finished trial.
+pub fn run_in(
+    spec: &SweepSpec,
+    dir: &Path,
+    on_start: &dyn Fn(u64),
+    on_done: &(dyn Fn() + Sync),
+) -> Result<SweepResults> {
+    run_in_with(spec, dir, &RunSpec::resolve, on_start, on_done)
+}
+
+/// [`run_in`] with the cells resolved by `resolve` ([`SweepSpec::resolve_with`]).
+pub fn run_in_with(
+    spec: &SweepSpec,
+    dir: &Path,
+    resolve: &dyn Fn(&RawSpec) -> Result<RunSpec>,
+    on_start: &dyn Fn(u64),
+    on_done: &(dyn Fn() + Sync),
+) -> Result<SweepResults> {
+    let cells = spec.resolve_with(resolve)?;
+    let definition = spec.definition(&cells);
+    let spec_path = dir.join(SPEC_FILE);
+    if let Ok(stored) = std::fs::read_to_string(&spec_path)
+        && stored != definition
+    {
+        return Err(Error::File {
+            path: dir.display().to_string(),
+            reason: "holds a different sweep; choose another directory or remove it".into(),
+        });
+    }
+    files::prepare_output_dir(dir)?;
+    files::write_atomic(&spec_path, &definition)?;
+
+    let trials_path = dir.join(TRIALS_FILE);
+    let stored = std::fs::read_to_string(&trials_path).unwrap_or_default();
+    let done_rows = spec.parse_trials(&stored, &trials_path)?;
+    // Keep only complete rows (a kill can tear the last line or the header) before appending;
+    // the repair is atomic, so a kill during it loses nothing.
+    let complete = if done_rows.is_empty() {
+        csv_line(spec.trials_header())
+    } else {
+        stored[..stored.rfind('\n').map_or(0, |i| i + 1)].to_string()
+    };
+    if complete != stored {
+        files::write_atomic(&trials_path, &complete)?;
+    }
+    let file = std::fs::OpenOptions::new().append(true).open(&trials_path).map_err(|e| io_error(&trials_path, e))?;
+    // Rows of cells no longer in the sweep do not count as done.
+    let keys: HashSet<String> = cells.iter().map(|c| c.cell.key()).collect();
+    let done: HashSet<(String, u64)> =
+        done_rows.into_keys().filter(|(key, trial)| keys.contains(key) && *trial < spec.template.trials).collect();
+    on_start((cells.len() as u64 * spec.template.trials).saturating_sub(done.len() as u64));
+    let file = Mutex::new(file);
+    let checkpointer = sweep_checkpointer(spec, &cells, dir, &definition, &done)?;
+    checkpointer.around(spec.checkpoint_every, || {
+        spec.run_jobs(
+            &cells,
+            &done,
+            &|row| {
+                let line = spec.trial_line(&row);
+                let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+                // A failed write stops the sweep: the rows written so far stay complete.
+                file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&trials_path, e))?;
+                on_done();
+                Ok(())
+            },
+            Some(&checkpointer),
+        )
+    })?;
+    // Every trial is a row now: nothing left to go on from.
+    std::fs::remove_file(dir.join(CHECKPOINT_FILE)).map_err(|e| io_error(&dir.join(CHECKPOINT_FILE), e))?;
+    let text = std::fs::read_to_string(&trials_path).map_err(|e| io_error(&trials_path, e))?;
+    let rows = spec.parse_trials(&text, &trials_path)?;
+    write_results(spec, dir, cells, rows)
+}
