@@ -43,8 +43,8 @@
 //! ## A first run
 //! Everything the command line does goes through a spec: what the user typed
 //! ([`RawSpec`](spec::RawSpec)), resolved once ([`RunSpec`](spec::RunSpec)), then run, analysed
-//! exactly or exported. A sweep ([`SweepSpec`](sweep::SweepSpec)) runs one spec per cell and
-//! fits the means. angluin's election, whose expected time to one leader is exactly `(n - 1)^2`
+//! exactly or exported. A sweep ([`SweepSpec`](sweep::SweepSpec)) is a raw spec as a template over
+//! sizes and parameter lists: it runs one spec per cell and fits the means. angluin's election, whose expected time to one leader is exactly `(n - 1)^2`
 //! steps, from end to end:
 //! ```
 //! use poplab::exact::DEFAULT_MAX_CONFIGS;
@@ -71,7 +71,8 @@
 //! // poplab sweep angluin --n 10,20,40,80 --trials 100 --seed 1 --out DIR: the parallel time
 //! // (n - 1)^2 / n grows like n, so a power law through the means has an exponent near 1.
 //! let dir = tempfile::tempdir()?;
-//! let sweep = SweepSpec { trials: 100, seed: 1, ..SweepSpec::new("angluin", &[10, 20, 40, 80]) };
+//! let mut sweep = SweepSpec::new("angluin", &[10, 20, 40, 80]);
+//! (sweep.template.trials, sweep.template.seed) = (100, 1);
 //! let results = run_in(&sweep, dir.path(), &|_| {}, &|| {})?;
 //! let ns: Vec<f64> = results.summaries.iter().map(|(cell, _)| cell.n as f64).collect();
 //! let means: Vec<f64> = results.summaries.iter().map(|(_, s)| s.mean_parallel_time.unwrap()).collect();

@@ -9,16 +9,16 @@
 //! ```
 //! use poplab::engine::Measure;
 //! use poplab::exact::DEFAULT_MAX_CONFIGS;
-//! use poplab::spec::{RawSpec, RunSpec};
-//! use poplab::splitting::SplittingSettings;
+//! use poplab::spec::{Estimator, RawSpec, RunSpec, SplittingOptions};
 //!
 //! // poplab run ls-timer --n 4 --set s=8 --measure holding --estimator splitting
 //! //     --trials 20 --replicas 50 --cycles 200 --seed 1
 //! let params = vec!["s=8".into()];
-//! let raw = RawSpec { params, measure: Measure::Holding, trials: 20, seed: 1, ..RawSpec::new("ls-timer", 4) };
+//! let options = SplittingOptions { replicas: 50, cycles: 200, ..SplittingOptions::default() };
+//! let estimator = Estimator::Splitting(options);
+//! let raw = RawSpec { params, measure: Measure::Holding, trials: 20, seed: 1, estimator, ..RawSpec::new("ls-timer", 4) };
 //! let spec = RunSpec::resolve(&raw)?;
-//! let settings = SplittingSettings { replicas: 50, cycles: 200, ..SplittingSettings::default() };
-//! let estimate = spec.estimate(&settings, None, &|| {})?;
+//! let estimate = spec.estimate(&|| {})?.estimate;
 //! // The exact value is 64,431.72 steps (poplab exact, the same spec).
 //! let exact = spec.exact(DEFAULT_MAX_CONFIGS)?.expected_steps;
 //! let [low, high] = estimate.ci95.unwrap();
