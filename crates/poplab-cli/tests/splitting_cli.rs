@@ -101,6 +101,11 @@ fn a_sweep_gives_a_holding_curve_and_continues_where_it_stopped() {
     assert!(again.status.success());
     assert_eq!(std::fs::read_to_string(out.join("estimates.jsonl")).unwrap(), lines);
     assert_eq!(String::from_utf8(again.stdout).unwrap(), stdout);
+    // So does --resume DIR: the estimator is part of the stored spec.
+    let resumed = poplab().args(["sweep", "--resume"]).arg(&out).output().unwrap();
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert_eq!(String::from_utf8(resumed.stdout).unwrap(), stdout);
+    assert_eq!(std::fs::read_to_string(out.join("estimates.jsonl")).unwrap(), lines);
 
     // A different sweep into the same directory is refused.
     let mut other: Vec<&str> = args.to_vec();

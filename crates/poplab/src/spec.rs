@@ -103,8 +103,9 @@ pub struct RawSpec {
     /// Record a time series every this many steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_every: Option<u128>,
-    /// Worker threads (`None`: one per core). Results do not depend on it, so it is not stored.
-    #[serde(skip)]
+    /// Worker threads (`None`: one per core). Results do not depend on it, so it is not written
+    /// (a resume gives its own).
+    #[serde(skip_serializing)]
     pub threads: Option<usize>,
     /// How a holding time is measured: trials until the break, or the splitting estimator
     /// ([`RunSpec::estimate`]).
@@ -267,21 +268,6 @@ impl TryFrom<EstimatorFields> for Estimator {
             })),
             other => Err(Error::Setting(format!("estimator '{other}': use direct or splitting"))),
         }
-    }
-}
-
-impl std::str::FromStr for Estimator {
-    type Err = Error;
-
-    /// `direct`, or `splitting` with the default options.
-    fn from_str(name: &str) -> Result<Self> {
-        Estimator::try_from(EstimatorFields {
-            method: name.to_string(),
-            replicas: None,
-            cycles: None,
-            score: None,
-            base_level: None,
-        })
     }
 }
 

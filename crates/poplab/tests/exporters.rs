@@ -71,7 +71,10 @@ fn the_streamed_time_series_equals_the_one_in_memory() {
 
 #[test]
 fn the_files_of_a_sweep() {
-    let mut spec = SweepSpec { params: vec![("k".into(), vec!["3".into(), "5".into()])], ..SweepSpec::new("threshold", &[10, 20]) };
+    let mut spec = SweepSpec {
+        params: vec![("k".into(), vec!["3".into(), "5".into()])],
+        ..SweepSpec::new("threshold", &[10, 20])
+    };
     spec.template = RawSpec { trials: 3, seed: 2, max_steps: 3000, ..spec.template };
     let cells = spec.resolve().unwrap();
     let rows = spec.collect(&cells, &HashSet::new()).unwrap();

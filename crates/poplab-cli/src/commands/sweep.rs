@@ -11,25 +11,14 @@ use poplab::sweep::{SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_i
 use std::path::PathBuf;
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
-    if args.trials.splitting.splitting() && args.resume.is_some() {
-        return Err(InputError(
-            "--estimator splitting: run the same command with the same --out again to continue a holding sweep \
-             (--resume is for trial sweeps)"
-                .into(),
-        )
-        .into());
-    }
-    let (spec, dir) = match &args.resume {
+    let (mut spec, dir) = match &args.resume {
         Some(dir) => (resumed(args, dir)?, dir.clone()),
         None => {
             let dir = args.out.clone().unwrap_or_else(|| PathBuf::from("sweep"));
             let spec = spec_from_args(args)?;
-            if !spec.template.estimator.is_direct() {
-                return holding_curve(&spec, &dir);
-            }
-            // A shard run again (a re-submitted cluster task) continues; run_in refuses a
-            // directory that holds another sweep or shard.
-            if spec.shard.is_none() && dir.join(TRIALS_FILE).exists() {
+            // A shard run again (a re-submitted cluster task) continues, and so does a holding
+            // sweep run again; run_in refuses a directory that holds another sweep or shard.
+            if spec.template.estimator.is_direct() && spec.shard.is_none() && dir.join(TRIALS_FILE).exists() {
                 return Err(InputError(format!(
                     "'{}' already holds a sweep; continue it with --resume {0} or choose another --out",
                     dir.display()
@@ -39,7 +28,9 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             (spec, dir)
         }
     };
-    let mut spec = spec;
+    if !spec.template.estimator.is_direct() {
+        return holding_curve(&spec, &dir);
+    }
     if let Some(every) = &args.checkpoint_every {
         spec.checkpoint_every = poplab::checkpoint::parse_every(every)?;
     }

@@ -371,7 +371,8 @@ pub(super) fn io_error(path: &Path, e: std::io::Error) -> Error {
     Error::Io(format!("'{}': {e}", path.display()))
 }
 
-/// Reads the definition stored in the sweep directory `dir`.
+/// Reads the definition stored in the sweep directory `dir`: its `sweep.json`, or for a sweep of
+/// the splitting estimator its `estimates.json` ([`super::estimates`]).
 pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
     if !dir.is_dir() {
         return Err(Error::File {
@@ -379,7 +380,8 @@ pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
             reason: "is not a directory; give the --out directory of a sweep".into(),
         });
     }
-    let path = dir.join(SPEC_FILE);
+    let estimates = dir.join(super::estimates::DEFINITION_FILE);
+    let path = if !dir.join(SPEC_FILE).exists() && estimates.exists() { estimates } else { dir.join(SPEC_FILE) };
     let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
         path: path.display().to_string(),
         reason: format!("cannot be read ({e}): not a directory written by poplab sweep (or its task never started)"),
