@@ -57,47 +57,51 @@ pub struct Trace;
 
 impl Exporter for Json {
     fn export(&self, result: &RunResult) -> Result<String> {
-        let spec = &result.spec;
-        let s = &spec.settings;
-        let document = json!({
-            "protocol": spec.protocol,
-            "n": spec.n,
-            "params": spec.params,
-            "graph": s.graph.name(),
-            "init": s.init.name(),
-            "measure": s.measure.name(),
-            "engine": s.engine.name(),
-            "rng": RNG_NAME,
-            "seed": s.seed,
-            "max_steps": s.max_steps,
-            "faults": s.faults.iter().map(|f| json!({"step": f.step, "count": f.count, "states": f.states_name()})).collect::<Vec<_>>(),
-            "trials": result.records,
-            "summary": result.summary,
-        });
-        Ok(format!("{document:#}\n"))
+        let s = &result.spec.settings;
+        let faults: Vec<Value> =
+            s.faults.iter().map(|f| json!({"step": f.step, "count": f.count, "states": f.states_name()})).collect();
+        document(
+            &result.spec,
+            s.engine.name(),
+            [
+                ("max_steps", json!(s.max_steps)),
+                ("faults", Value::from(faults)),
+                ("trials", json!(result.records)),
+                ("summary", json!(result.summary)),
+            ],
+        )
     }
 }
 
 impl Exporter<EstimateResult> for Json {
     fn export(&self, result: &EstimateResult) -> Result<String> {
-        let spec = &result.spec;
-        let s = &spec.settings;
-        let document = json!({
-            "protocol": spec.protocol,
-            "n": spec.n,
-            "params": spec.params,
-            "graph": s.graph.name(),
-            "init": s.init.name(),
-            "measure": s.measure.name(),
-            // The estimator reads the score after every interaction, on the agent array.
-            "engine": "agents",
-            "rng": RNG_NAME,
-            "seed": s.seed,
-            "estimate": result.estimate,
-            "wall_seconds": result.wall_seconds,
-        });
-        Ok(format!("{document:#}\n"))
+        // The estimator reads the score after every interaction, on the agent array.
+        document(
+            &result.spec,
+            "agents",
+            [("estimate", json!(result.estimate)), ("wall_seconds", json!(result.wall_seconds))],
+        )
     }
+}
+
+/// A run's JSON document: what ran (protocol, size, parameters, graph, start, measure, `engine`,
+/// generator and seed), then `results`.
+fn document<const N: usize>(spec: &RunSpec, engine: &str, results: [(&str, Value); N]) -> Result<String> {
+    let s = &spec.settings;
+    let head = [
+        ("protocol", json!(spec.protocol)),
+        ("n", json!(spec.n)),
+        ("params", json!(spec.params)),
+        ("graph", json!(s.graph.name())),
+        ("init", json!(s.init.name())),
+        ("measure", json!(s.measure.name())),
+        ("engine", json!(engine)),
+        ("rng", json!(RNG_NAME)),
+        ("seed", json!(s.seed)),
+    ];
+    let fields: serde_json::Map<String, Value> =
+        head.into_iter().chain(results).map(|(key, value)| (key.to_string(), value)).collect();
+    Ok(format!("{:#}\n", Value::Object(fields)))
 }
 
 /// The columns of [`Csv`].

@@ -89,18 +89,7 @@ pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn 
         ));
     }
     let cells = spec.resolve()?;
-    let definition = spec.definition(&cells);
-    let definition_path = dir.join(DEFINITION_FILE);
-    if let Ok(stored) = std::fs::read_to_string(&definition_path)
-        && stored != definition
-    {
-        return Err(Error::File {
-            path: dir.display().to_string(),
-            reason: "holds a different holding sweep; choose another directory or remove it".into(),
-        });
-    }
-    files::prepare_output_dir(dir)?;
-    files::write_atomic(&definition_path, &definition)?;
+    super::store::write_definition(dir, DEFINITION_FILE, &spec.definition(&cells), "holding sweep")?;
 
     let lines_path = dir.join(LINES_FILE);
     let mut finished = read_lines(&lines_path)?;

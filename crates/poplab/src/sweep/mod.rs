@@ -18,8 +18,18 @@
 //!   sweep ends, from `trials.csv`, so a resumed sweep ends with exactly the files an
 //!   uninterrupted one writes.
 //!
-//! The functions that make and read each file's text are separate from the ones that touch the
-//! directory ([`run_in`], [`read_definition`]), so formats are tested without files.
+//! A sweep of the splitting estimator (`--estimator splitting` in the template) stores one
+//! estimate per cell instead ([`estimates`]).
+//!
+//! # The parts
+//! - `cells`: the cross product and each cell's seed, resolved from the template;
+//! - `jobs`: the (cell, trial) jobs in parallel, under checkpoints;
+//! - `store`: each file's text, made and read without touching the directory (so formats are
+//!   tested without files), `sweep.json` by the template's serde;
+//! - [`estimates`]: the store of splitting rows;
+//! - `shard`: parts of a sweep, from the command line or a Slurm array task;
+//! - `resume`: a sweep run into its directory, continuing what is there ([`run_in`]);
+//! - `merge`: the shards of one sweep joined ([`merge()`]).
 
 mod cells;
 pub mod estimates;

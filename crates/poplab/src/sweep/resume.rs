@@ -1,9 +1,9 @@
 //! Running a sweep into its directory, continuing what is stored there.
 
 use super::jobs::sweep_checkpointer;
-use super::store::{io_error, write_results};
+use super::store::{io_error, write_definition, write_results};
 use super::{CHECKPOINT_FILE, SPEC_FILE, SweepResults, SweepSpec, TRIALS_FILE};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::export::csv_line;
 use crate::files;
 use crate::spec::{RawSpec, RunSpec};
@@ -34,17 +34,7 @@ pub fn run_in_with(
 ) -> Result<SweepResults> {
     let cells = spec.resolve_with(resolve)?;
     let definition = spec.definition(&cells);
-    let spec_path = dir.join(SPEC_FILE);
-    if let Ok(stored) = std::fs::read_to_string(&spec_path)
-        && stored != definition
-    {
-        return Err(Error::File {
-            path: dir.display().to_string(),
-            reason: "holds a different sweep; choose another directory or remove it".into(),
-        });
-    }
-    files::prepare_output_dir(dir)?;
-    files::write_atomic(&spec_path, &definition)?;
+    write_definition(dir, SPEC_FILE, &definition, "sweep")?;
 
     let trials_path = dir.join(TRIALS_FILE);
     let stored = std::fs::read_to_string(&trials_path).unwrap_or_default();

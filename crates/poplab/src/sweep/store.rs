@@ -371,6 +371,22 @@ pub(super) fn io_error(path: &Path, e: std::io::Error) -> Error {
     Error::Io(format!("'{}': {e}", path.display()))
 }
 
+/// Writes `definition` as the file `name` of the sweep directory `dir` (made if need be),
+/// refusing a directory that holds another `what` ("sweep", "holding sweep").
+pub(super) fn write_definition(dir: &Path, name: &str, definition: &str, what: &str) -> Result<()> {
+    let path = dir.join(name);
+    if let Ok(stored) = std::fs::read_to_string(&path)
+        && stored != definition
+    {
+        return Err(Error::File {
+            path: dir.display().to_string(),
+            reason: format!("holds a different {what}; choose another directory or remove it"),
+        });
+    }
+    files::prepare_output_dir(dir)?;
+    files::write_atomic(&path, definition)
+}
+
 /// Reads the definition stored in the sweep directory `dir`: its `sweep.json`, or for a sweep of
 /// the splitting estimator its `estimates.json` ([`super::estimates`]).
 pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
