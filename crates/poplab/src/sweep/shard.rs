@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// count` of `of`. The jobs of a sweep, (cell, trial) pairs numbered `j = cell * trials + trial` in
 /// cell order, are dealt round-robin: job `j` belongs to shard `j mod of`, so every shard gets a
 /// similar mix of small and large cells. Seeds come from the cell and the trial, never from the
-/// shard, so any split gives the same trials, and [`merge`] rebuilds the unsharded directory.
+/// shard, so any split gives the same trials, and [`merge`](super::merge()) rebuilds the unsharded directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
     /// The first shard this part runs.

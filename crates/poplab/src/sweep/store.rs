@@ -197,7 +197,7 @@ impl SweepSpec {
     }
 
     /// The text of `trials.csv` with `rows` in cell order, then trial order: what a sweep leaves
-    /// when it ends, whatever order its trials finished in (and what [`merge`] writes).
+    /// when it ends, whatever order its trials finished in (and what [`merge`](super::merge()) writes).
     pub fn trials_csv(&self, cells: &[ResolvedCell], rows: &BTreeMap<(String, u64), SweepRow>) -> String {
         let mut text = csv_line(self.trials_header());
         for cell in cells {
@@ -406,7 +406,7 @@ pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
 }
 
 /// The checksum of a shard's finished `trials.csv`, written next to it (`fnv1a64 HEX BYTES`) and
-/// checked by [`merge`]: an edited, truncated or replaced file is refused. It catches accidents
+/// checked by [`merge`](super::merge()): an edited, truncated or replaced file is refused. It catches accidents
 /// (a row edited by hand, a file copied from another run), not forgery.
 pub const CHECKSUM_FILE: &str = "trials.csv.checksum";
 
