@@ -15,7 +15,7 @@ use crate::files;
 use crate::graph::Graph;
 use crate::init::{InitSpec, check_family};
 use crate::protocol::Protocol;
-use crate::protocols::custom::RuleFailure;
+use crate::protocol::RuleFailure;
 use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;

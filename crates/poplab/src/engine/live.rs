@@ -10,8 +10,7 @@
 use super::{AgentRun, CountRun, Drivable, Lookers, Observer, Watch};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, RandomScheduler};
-use crate::protocol::{Monitor, Protocol, tally};
-use crate::protocols::custom::RuleFailure;
+use crate::protocol::{Monitor, Protocol, RuleFailure, tally};
 use crate::rng::{PopRng, TrialStreams};
 
 /// One trial of `P` on an engine, advanced by the caller. It owns its protocol and graph.

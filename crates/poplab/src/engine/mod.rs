@@ -27,6 +27,7 @@
 
 mod agents;
 pub mod batched;
+mod configuration;
 mod counts;
 mod drive;
 mod fenwick;
@@ -37,7 +38,8 @@ pub mod snapshot;
 mod snapshots;
 
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
-pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
+pub use configuration::{SKIP_MAX_STATES, geometric_skip};
+pub use counts::CountRun;
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
 pub use live::{LiveRun, SampleSteps};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
@@ -63,11 +65,6 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct Steps(pub u128);
-
-/// The hasher of the engines' state sets and maps: states are small keys hashed once per changed
-/// agent, where SipHash cost a fifth of the count engine's time (pll); fixed, so runs do not
-/// depend on a random hash seed.
-pub type StateHasher = foldhash::fast::FixedState;
 
 /// A request to pause a run at its next safe point (see [`snapshot`]), raised by whoever wants a
 /// checkpoint and lowered by the run's driver once it took its snapshot. The default is never

@@ -101,7 +101,7 @@
 //! # Ok::<(), poplab::Error>(())
 //! ```
 
-use super::counts::{Configuration, Effect};
+use super::configuration::{Configuration, Effect};
 use super::fenwick::Fenwick;
 use super::sampling::{
     below, below_wide, collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each,

@@ -5,7 +5,7 @@
 
 use super::{Batcher, PairType, Single, index_of_rank};
 use crate::engine::Lookers;
-use crate::engine::counts::Configuration;
+use crate::engine::configuration::Configuration;
 use crate::engine::sampling::{below, hypergeometric};
 use crate::protocol::Protocol;
 use crate::rng::PopRng;

@@ -1,21 +1,30 @@
 //! The count engine's configuration: the counts of the states present, with everything kept in
 //! step with them (interned states, a Fenwick tree, the table of non-null pairs, the monitor, the
 //! census), and the step count. Single steps, null skipping and batches all change it through
-//! these methods.
+//! these methods. Both count engines ([`CountRun`](crate::engine::CountRun) and the batched engine) run on
+//! it.
 
-use super::SKIP_MAX_STATES;
-use super::laws::Laws;
-use super::memo::TransitionMemo;
-use super::skip::{K, Next, SkipTable};
+mod laws;
+mod memo;
+mod skip;
+
+pub use skip::geometric_skip;
+
+use crate::engine::Observer;
 use crate::engine::fenwick::Fenwick;
 use crate::engine::sampling::below;
 use crate::engine::snapshot::{CountSnapshot, static_cause};
-use crate::engine::{Observer, StateHasher};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{Monitor, Protocol, tally};
+use crate::protocol::{Monitor, Protocol, StateHasher, tally};
 use crate::rng::PopRng;
+use laws::Laws;
+use memo::TransitionMemo;
+use skip::{K, Next, SkipTable};
 use std::collections::HashMap;
+
+/// Null skipping is used while at most this many states are present.
+pub const SKIP_MAX_STATES: usize = 64;
 
 /// Plain steps replace null skipping while more than this fraction of the steps are non-null.
 const PLAIN_ABOVE: f64 = 0.5;
