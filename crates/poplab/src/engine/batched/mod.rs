@@ -103,13 +103,11 @@
 
 use super::configuration::{Configuration, Effect};
 use super::fenwick::Fenwick;
-use super::sampling::{
-    below, below_wide, collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each,
-};
+use super::sampling::{collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each};
 use super::snapshot::BatcherSnapshot;
 use super::{Lookers, steps_to};
 use crate::protocol::{Monitor, Protocol};
-use crate::rng::PopRng;
+use crate::rng::{PopRng, below_u64, below_u128};
 use rand_core::{Rng, SeedableRng};
 
 mod timeline;
@@ -459,7 +457,7 @@ impl Batcher {
     fn collide<P: Protocol>(&mut self, configuration: &mut Configuration<'_, P>, rng: &mut PopRng, kinds: &mut Kinds) {
         let t = u128::from(kinds.delayed + kinds.taken);
         let u = u128::from(kinds.untouched);
-        let x = below_wide(rng, t * (t - 1) + 2 * t * u);
+        let x = below_u128(rng, t * (t - 1) + 2 * t * u);
         let (i, j) = if x < t * (t - 1) {
             let i = self.take_touched(configuration, rng, kinds);
             (i, self.take_touched(configuration, rng, kinds))
@@ -484,7 +482,7 @@ impl Batcher {
         rng: &mut PopRng,
         kinds: &mut Kinds,
     ) -> u32 {
-        let y = below(rng, kinds.delayed + kinds.taken);
+        let y = below_u64(rng, kinds.delayed + kinds.taken);
         if y < kinds.delayed {
             let i = self.draw_from_urn(configuration, rng, kinds);
             kinds.delayed -= 1;
@@ -523,7 +521,7 @@ impl Batcher {
         rng: &mut PopRng,
         kinds: &Kinds,
     ) -> u32 {
-        let r = self.urn_ranks.find(below(rng, kinds.untouched + kinds.delayed));
+        let r = self.urn_ranks.find(below_u64(rng, kinds.untouched + kinds.delayed));
         self.urn[r] -= 1;
         self.urn_ranks.add(r, -1);
         configuration.index_at(r)

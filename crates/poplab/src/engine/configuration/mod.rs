@@ -12,12 +12,12 @@ pub use skip::geometric_skip;
 
 use crate::engine::Observer;
 use crate::engine::fenwick::Fenwick;
-use crate::engine::sampling::below;
 use crate::engine::snapshot::{CountSnapshot, static_cause};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Protocol, StateHasher, tally};
 use crate::rng::PopRng;
+use crate::rng::below_u64;
 use laws::Laws;
 use memo::TransitionMemo;
 use skip::{K, Next, SkipTable};
@@ -542,8 +542,8 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     /// Draws an ordered pair of distinct agents uniformly; returns their state indices.
     #[inline]
     pub(super) fn draw_pair(&self, rng: &mut PopRng) -> (u32, u32) {
-        let u = below(rng, self.n);
-        let v = below(rng, self.n - 1);
+        let u = below_u64(rng, self.n);
+        let v = below_u64(rng, self.n - 1);
         let v = if v >= u { v + 1 } else { v };
         (self.fenwick.find(u) as u32, self.fenwick.find(v) as u32)
     }
