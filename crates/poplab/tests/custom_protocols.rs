@@ -463,7 +463,7 @@ fn holding_times_of_user_protocols_from_a_safe_start() {
         stop: StopRule::AllYes,
     };
     let protocol = Custom::new(&definition, 100).unwrap();
-    assert!(!protocol.safe_set_is_closed(), "the rule leaves the safe set");
+    assert!(!protocol.hints().safe_set_is_closed, "the rule leaves the safe set");
     let trials = 2000;
     for (k, engine) in ENGINES.into_iter().enumerate() {
         let settings =

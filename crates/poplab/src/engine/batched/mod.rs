@@ -68,7 +68,7 @@
 //! steps and null skips stop at the looks' steps, which changes no draw (a skip drawn is kept).
 //!
 //! **When to batch.** While a safe set that can be left is watched, never: it must be checked after
-//! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise the engine batches when a batch
+//! every interaction ([`EngineHints::safe_set_is_closed`](crate::protocol::EngineHints::safe_set_is_closed)). Otherwise the engine batches when a batch
 //! is expected to beat single steps: while skipping null steps, when a batch is expected to hold
 //! at least `k^2` non-null interactions; while taking plain steps (many states present, or most
 //! pairs non-null), when a batch aims at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
@@ -318,7 +318,7 @@ struct Kinds {
 
 impl Batcher {
     /// Whether to batch now. The watch must be checkable per batch (not a safe set that can be
-    /// left, see [`Protocol::safe_set_is_closed`]). While skipping null steps (`k` present states,
+    /// left, see [`EngineHints::safe_set_is_closed`](crate::protocol::EngineHints::safe_set_is_closed)). While skipping null steps (`k` present states,
     /// non-null probability `p`), a batch must be expected to hold at least `k^2` non-null
     /// interactions, so that it beats single null-skipping steps; while taking plain steps, it
     /// must aim at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
@@ -328,7 +328,7 @@ impl Batcher {
         non_null_probability: Option<f64>,
         watching_safe_set: bool,
     ) -> bool {
-        if watching_safe_set && !configuration.protocol().safe_set_is_closed() {
+        if watching_safe_set && !configuration.protocol().hints().safe_set_is_closed {
             return false;
         }
         let k = configuration.present_len();

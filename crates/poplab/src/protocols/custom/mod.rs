@@ -35,7 +35,7 @@ pub use stop::{StopMonitor, StopRule};
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{Law, Output, Protocol, ProtocolInfo, RuleFailure, StateHasher};
+use crate::protocol::{EngineHints, Law, Output, Protocol, ProtocolInfo, RuleFailure, StateHasher};
 use crate::rng::{PopRng, below_u64};
 use rules::{Lazy, Rule, Rules, StateTable};
 use serde_json::{Map, Value};
@@ -545,10 +545,6 @@ impl Protocol for Custom {
         (name == "default").then(|| self.default_counts().err()).flatten()
     }
 
-    fn starts_as_counts(&self) -> bool {
-        true
-    }
-
     fn monitor_of_counts(&self, counts: &[(CustomState, u64)]) -> StopMonitor {
         StopMonitor::of_counts(self, counts)
     }
@@ -576,12 +572,8 @@ impl Protocol for Custom {
         matches!(self.inner.rules, Rules::Table(_)).then(|| self.inner.declared.clone())
     }
 
-    fn safe_set_is_closed(&self) -> bool {
-        self.stop.closed
-    }
-
-    fn auto_batches(&self) -> bool {
-        true
+    fn hints(&self) -> EngineHints {
+        EngineHints { starts_as_counts: true, safe_set_is_closed: self.stop.closed, auto_batches: true }
     }
 
     fn horizon(&self) -> Option<u128> {
@@ -616,7 +608,7 @@ mod tests {
         let built_in = ApproxMajority::new(1000, &Params::parse(&["a=0.6"]).unwrap()).unwrap();
         let angluin = Custom::new(&example("angluin.toml"), 300).unwrap();
         let election = Angluin::new(300, &Params::default()).unwrap();
-        assert!(majority.safe_set_is_closed() && angluin.safe_set_is_closed());
+        assert!(majority.hints().safe_set_is_closed && angluin.hints().safe_set_is_closed);
         for engine in [Engine::Agents, Engine::Counts, Engine::Batched] {
             assert_eq!(steps(&majority, engine), steps(&built_in, engine), "approx-majority, {engine:?}");
             assert_eq!(steps(&angluin, engine), steps(&election, engine), "angluin, {engine:?}");
