@@ -53,7 +53,7 @@ impl<S> Check<S> {
     }
 }
 
-/// The result of [`verify()`].
+/// The result of [`verify()`](super::verify()).
 ///
 /// - **closure**: no transition leaves the safe set. `violations` = safe configurations with an
 ///   unsafe successor; the counterexample reaches one of them and ends with the interaction that
