@@ -222,7 +222,7 @@ fn cell(workload: &Workload, size: &Size, reps: usize, seed: u64) -> Cell {
     };
     let definition = read_file(workload);
     let custom = Custom::new(&definition, size.n).expect("valid protocol file");
-    assert!(custom.safe_set_is_closed(), "{}: the batched engine batches only closed safe sets", workload.file);
+    assert!(custom.hints().safe_set_is_closed, "{}: the batched engine batches only closed safe sets", workload.file);
     let new = || Timing { per_trial: Vec::new(), cpu_per_trial: Vec::new(), steps: Vec::new(), censored: 0 };
     let (mut built_in, mut table) = (new(), new());
     let n = size.n;

@@ -91,18 +91,14 @@ impl LiveSimulation {
                 None => Graph::Complete,
                 Some(text) => poplab::spec::read_graph(text, n as usize)?,
             };
-            let (agents, batched) = match engine.parse::<Engine>()?.resolve(&graph, false, true)? {
-                Engine::Counts => (false, false),
-                Engine::Batched => (false, true),
-                Engine::Agents | Engine::Auto => (true, false),
-            };
+            let engine = engine.parse::<Engine>()?;
             let custom = user.custom.with_n(n as usize)?.with_stop(StopRule::Silent, true);
             let states = counts
                 .iter()
                 .filter(|c| c.1 > 0)
                 .map(|(name, count)| Ok((custom.declare(name)?, *count)))
                 .collect::<poplab::Result<Vec<_>>>()?;
-            let run = LiveRun::new(custom.clone(), graph, &states, agents, batched, seed)?;
+            let run = LiveRun::new(custom.clone(), graph, &states, engine, seed)?;
             Ok((run, custom))
         });
         let (run, custom) = result.map_err(|e| error(e, Some(user)))?;

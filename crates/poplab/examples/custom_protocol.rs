@@ -33,7 +33,9 @@ use poplab::exact::{ExploreSettings, expected_steps};
 use poplab::experiment::{RunSettings, Summary, TrialRecord, run_trials};
 use poplab::fit::{Form, fit_form, fit_power, local_exponent};
 use poplab::graph::Graph;
-use poplab::protocol::{FamilyInfo, Monitor, Output, ParamInfo, Protocol, ProtocolInfo, json_bool, json_expect_keys};
+use poplab::protocol::{
+    EngineHints, FamilyInfo, Monitor, Output, ParamInfo, Protocol, ProtocolInfo, json_bool, json_expect_keys,
+};
 use poplab::protocols::custom::{Amount, Custom, file};
 use poplab::rng::{PopRng, below_u64};
 use poplab::stats::{ks_critical, ks_two_sample};
@@ -175,11 +177,6 @@ impl Protocol for ExactMajority {
         Tally::new(agents)
     }
 
-    // Start the count engines from counts: no agent array, whatever n.
-    fn starts_as_counts(&self) -> bool {
-        true
-    }
-
     fn initial_counts(&self) -> Vec<(Agent, u64)> {
         let a = self.initial_a as u64;
         [(Agent::A, a), (Agent::B, self.n as u64 - a)].into_iter().filter(|&(_, count)| count > 0).collect()
@@ -225,14 +222,11 @@ impl Protocol for ExactMajority {
         Some(Agent::ALL.to_vec())
     }
 
-    /// A consensus is closed: it holds no strong agent of the other side, so nothing converts.
-    fn safe_set_is_closed(&self) -> bool {
-        true
-    }
-
-    /// Four states: null skipping and batches beat the agent array.
-    fn auto_batches(&self) -> bool {
-        true
+    /// Start the count engines from counts (no agent array, whatever n); a consensus is closed (it
+    /// holds no strong agent of the other side, so nothing converts); four states, so null
+    /// skipping and batches beat the agent array.
+    fn hints(&self) -> EngineHints {
+        EngineHints { starts_as_counts: true, safe_set_is_closed: true, auto_batches: true }
     }
 }
 

@@ -2,8 +2,10 @@
 
 use thiserror::Error;
 
-/// Everything the library refuses, with a message meant for the person who typed the input.
+/// Everything the library refuses, with a message meant for the person who typed the input. New
+/// kinds of refusal may be added, so a `match` needs a catch-all arm.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// The protocol name is not in the registry.
     #[error("unknown protocol '{name}'; known protocols: {known} (see `poplab list`)")]
@@ -12,6 +14,17 @@ pub enum Error {
         name: String,
         /// The registered names.
         known: String,
+    },
+
+    /// A name that is none of the choices of its kind (an engine, a measure, an outcome).
+    #[error("unknown {kind} '{name}'; use {choices}")]
+    UnknownName {
+        /// What was named: `engine`, `measure`, `outcome`.
+        kind: &'static str,
+        /// The name given.
+        name: String,
+        /// The choices, in words ("auto, agents, counts or batched").
+        choices: &'static str,
     },
 
     /// The population is too small or too large for the model or engine.

@@ -15,7 +15,7 @@ use crate::files;
 use crate::graph::Graph;
 use crate::init::{InitSpec, check_family};
 use crate::protocol::Protocol;
-use crate::protocols::custom::RuleFailure;
+use crate::protocol::RuleFailure;
 use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
@@ -55,7 +55,7 @@ pub struct RunSettings {
 impl RunSettings {
     /// The engine the trials actually run on ([`Engine::resolve`]): never [`Engine::Auto`].
     pub fn engine_used<P: Protocol>(&self, protocol: &P) -> Result<Engine> {
-        self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.auto_batches())
+        self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.hints().auto_batches)
     }
 }
 
@@ -201,7 +201,8 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engin
     // counts) without faults, for protocols that set it up as counts; every other start is built
     // as an agent array first.
     let as_counts = matches!(settings.init, InitSpec::Default | InitSpec::Counts(_));
-    let array = engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || !protocol.starts_as_counts();
+    let array =
+        engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || !protocol.hints().starts_as_counts;
     let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u64;
     let at_once = settings.trials.min(threads).max(1);
     // Every trial's record, and its line of output, stay until the end of the run.
@@ -349,7 +350,7 @@ fn unguarded_trial<P: Protocol>(
                 // The default start as counts: no agent array, whatever n.
                 let mut run = match &settings.init {
                     InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
-                    InitSpec::Counts(counts) if protocol.starts_as_counts() => {
+                    InitSpec::Counts(counts) if protocol.hints().starts_as_counts => {
                         CountRun::from_counts(protocol, &crate::init::states_of_counts(protocol, counts)?, schedule)?
                     }
                     init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,

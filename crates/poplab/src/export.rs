@@ -180,6 +180,16 @@ pub fn csv_line<I: IntoIterator<Item = T>, T: AsRef<[u8]>>(fields: I) -> String 
     String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
+/// Runs every trial of `spec` in parallel as [`RunSpec::run`] does, streaming the time series
+/// into the CSV file `trace` (written as each trial goes, so a long series never sits in memory;
+/// see [`TraceFile`]); `on_done` is called once per finished trial.
+pub fn run_traced(spec: &RunSpec, on_done: &(dyn Fn() + Sync), trace: &Path) -> Result<RunResult> {
+    let file = TraceFile::create(trace)?;
+    let records = spec.run_records(on_done, |index| file.trial(spec, index))?;
+    file.finish(spec)?;
+    Ok(spec.result(records))
+}
+
 /// A time series written while trials run: each trial streams its rows into a part file of its
 /// own next to the output; [`TraceFile::finish`] joins them in trial order into the output
 /// (atomically) and removes them. Memory stays constant however long the series.

@@ -91,20 +91,21 @@
 //! safe set (keep counters: engines update it after every interaction), then run it with
 //! [`experiment::run_trials`] and summarise with [`experiment::Summary`]; every engine, the fits
 //! of [`fit`] and the exact analysis of [`exact`] take it like a built-in protocol. Most methods
-//! have defaults; override [`starts_as_counts`](protocol::Protocol::starts_as_counts),
-//! [`initial_counts`](protocol::Protocol::initial_counts) and
-//! [`monitor_of_counts`](protocol::Protocol::monitor_of_counts) so that the count engines start
-//! huge populations without an agent array,
-//! [`Monitor::record_times`](protocol::Monitor::record_times) so that a batch of the batched
-//! engine is one update, [`safe_set_is_closed`](protocol::Protocol::safe_set_is_closed) when no
-//! interaction leaves the safe set (the batched engine then checks it once per batch), and
-//! [`auto_batches`](protocol::Protocol::auto_batches) for a protocol with few states. The
+//! have defaults; override [`initial_counts`](protocol::Protocol::initial_counts) and
+//! [`monitor_of_counts`](protocol::Protocol::monitor_of_counts) and say
+//! [`starts_as_counts`](protocol::EngineHints::starts_as_counts) in
+//! [`hints`](protocol::Protocol::hints) so that the count engines start huge populations without
+//! an agent array, [`Monitor::record_times`](protocol::Monitor::record_times) so that a batch of
+//! the batched engine is one update, say
+//! [`safe_set_is_closed`](protocol::EngineHints::safe_set_is_closed) when no interaction leaves
+//! the safe set (the batched engine then checks it once per batch), and
+//! [`auto_batches`](protocol::EngineHints::auto_batches) for a protocol with few states. The
 //! two-way epidemic, `(x, y) -> (x or y, x or y)` from one infected agent, whose expected time
 //! to infect everyone is exactly `(n - 1) H_{n-1}` steps:
 //! ```
 //! use poplab::experiment::{RunSettings, Summary, run_trials};
 //! use poplab::graph::Graph;
-//! use poplab::protocol::{Monitor, Output, Protocol, ProtocolInfo, json_bool};
+//! use poplab::protocol::{EngineHints, Monitor, Output, Protocol, ProtocolInfo, json_bool};
 //! use poplab::rng::{PopRng, coin};
 //! use serde_json::{Map, Value};
 //!
@@ -150,7 +151,7 @@
 //!     fn state_from_json(&self, object: &Map<String, Value>) -> Result<bool, String> {
 //!         json_bool(object, "infected")
 //!     }
-//!     fn safe_set_is_closed(&self) -> bool { true } // nobody recovers
+//!     fn hints(&self) -> EngineHints { EngineHints { safe_set_is_closed: true, ..Default::default() } } // nobody recovers
 //! }
 //!
 //! let protocol = Epidemic { n: 20 };

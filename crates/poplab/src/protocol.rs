@@ -114,12 +114,39 @@ pub struct ProtocolInfo {
     pub families: &'static [FamilyInfo],
 }
 
+/// The hasher of sets and maps keyed by states (the engines', user protocols' rule tables): states
+/// are small keys hashed once per changed agent, where SipHash cost a fifth of the count engine's
+/// time (pll); fixed, so runs do not depend on a random hash seed.
+pub type StateHasher = foldhash::fast::FixedState;
+
 /// The largest state space [`Protocol::state_space`] lists.
 pub const STATE_SPACE_LIMIT: u64 = 1 << 20;
 
 /// A protocol with at most this many states runs on the batched engine under `--engine auto`
-/// ([`Protocol::auto_batches`]).
+/// ([`EngineHints::auto_batches`]).
 pub const AUTO_BATCHED_MAX_STATES: u64 = 64;
+
+/// What the engines may rely on and prefer for a protocol instance ([`Protocol::hints`]): each
+/// `false` unless the protocol says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineHints {
+    /// [`Protocol::initial_counts`] and [`Protocol::monitor_of_counts`] work without an agent
+    /// array (they are overridden), so that the count engines start huge populations at no memory
+    /// cost.
+    pub starts_as_counts: bool,
+    /// The safe set is closed: no interaction leads from a safe configuration out of it, so the
+    /// first safe configuration of a run is followed only by safe ones. The batched engine then
+    /// checks the safe set once per batch (and replays a batch that ends safe); a safe set that
+    /// can be left, as a loosely-stabilizing protocol's, must be checked after every interaction,
+    /// so the engine takes single steps while it watches one.
+    pub safe_set_is_closed: bool,
+    /// `--engine auto` runs this instance (for its `n` and parameters) on the batched engine on
+    /// the complete graph without faults: where few states are present at once, so that null
+    /// skipping and batches beat the agent array. Protocols with at most
+    /// [`AUTO_BATCHED_MAX_STATES`] states say so always; others where it was measured (see their
+    /// docs).
+    pub auto_batches: bool,
+}
 
 /// A population protocol, built for one population size and parameter set.
 pub trait Protocol: Send + Sync + Sized {
@@ -190,13 +217,6 @@ pub trait Protocol: Send + Sync + Sized {
         tally(&self.initial_configuration())
     }
 
-    /// Whether [`Protocol::initial_counts`] and [`Protocol::monitor_of_counts`] work without an
-    /// agent array (they are overridden), so that the count engines start huge populations at no
-    /// memory cost. `false` unless a protocol says so.
-    fn starts_as_counts(&self) -> bool {
-        false
-    }
-
     /// The monitor of the configuration with these (state, count) pairs on the complete graph. The
     /// default expands them into an agent array; count-keeping monitors override it.
     fn monitor_of_counts(&self, counts: &[(Self::State, u64)]) -> Self::Monitor {
@@ -237,22 +257,9 @@ pub trait Protocol: Send + Sync + Sized {
         None
     }
 
-    /// Whether the safe set is closed: no interaction leads from a safe configuration out of it, so
-    /// the first safe configuration of a run is followed only by safe ones. The batched engine then
-    /// checks the safe set once per batch (and replays a batch that ends safe); a safe set that can
-    /// be left, as a loosely-stabilizing protocol's, must be checked after every interaction, so
-    /// the engine takes single steps while it watches one. `false` unless a protocol says so.
-    fn safe_set_is_closed(&self) -> bool {
-        false
-    }
-
-    /// Whether `--engine auto` runs this protocol, as built (for its `n` and parameters), on the
-    /// batched engine on the complete graph without faults: where few states are present at once,
-    /// so that null skipping and batches beat the agent array. Protocols with at most
-    /// [`AUTO_BATCHED_MAX_STATES`] states say so always; others where it was measured (see their
-    /// docs). `false` (the agent array) unless a protocol says so.
-    fn auto_batches(&self) -> bool {
-        false
+    /// What the engines may rely on and prefer for this instance; none of it by default.
+    fn hints(&self) -> EngineHints {
+        EngineHints::default()
     }
 
     /// A horizon the protocol sets, in steps (a user protocol stopped at a fixed time); a run's
@@ -289,6 +296,29 @@ pub trait Protocol: Send + Sync + Sized {
     /// forward flux sampling. `None` (the default): no such score.
     fn holding_score(&self, _score: usize, _agents: &[Self::State]) -> Option<u64> {
         None
+    }
+}
+
+/// A protocol's rule failing inside a run (a user protocol's callback, say), carried out of the engine by unwinding (without the panic
+/// hook: `resume_unwind`) and turned into [`Error::Rule`] by the trial.
+#[derive(Debug)]
+pub struct RuleFailure {
+    /// The protocol.
+    pub protocol: String,
+    /// What went wrong.
+    pub reason: String,
+}
+
+impl RuleFailure {
+    /// Runs `f`, turning a [`RuleFailure`] that unwinds out of it into [`Error::Rule`] (any other
+    /// panic goes on unwinding).
+    pub fn catch<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+            match payload.downcast::<RuleFailure>() {
+                Ok(failure) => Err(Error::Rule { protocol: failure.protocol, reason: failure.reason }),
+                Err(other) => std::panic::resume_unwind(other),
+            }
+        })
     }
 }
 
@@ -424,7 +454,7 @@ pub fn json_expect_keys(object: &Map<String, Value>, keys: &[&str]) -> Result<()
 
 /// The distinct states of `agents` with their counts, in order of first appearance.
 pub fn tally<S: Copy + Eq + Hash>(agents: &[S]) -> Vec<(S, u64)> {
-    let mut index: std::collections::HashMap<S, usize, foldhash::fast::FixedState> = Default::default();
+    let mut index: std::collections::HashMap<S, usize, StateHasher> = Default::default();
     let mut counts: Vec<(S, u64)> = Vec::new();
     let mut last: Option<(S, usize)> = None;
     for &state in agents {

@@ -123,14 +123,35 @@ impl Below32 {
     }
 }
 
-/// A uniform integer in `0..bound` for any `u64` bound (`bound >= 1`); used outside hot loops.
+/// A uniform integer in `0..bound` for any `u64` bound (`bound >= 1`): Lemire's method, the one
+/// integer sampler of the library (every uniform index, state and pair is drawn with it, except
+/// the schedulers' 32-bit [`Below32`]). It computes the rejection threshold (a division) only in
+/// the rare case it can matter; a draw is accepted exactly when its low word is at least
+/// `2^64 mod bound`, so the draws are those of the textbook form.
+#[inline(always)]
 pub fn below_u64(rng: &mut PopRng, bound: u64) -> u64 {
-    assert!(bound >= 1, "below_u64 needs a bound of at least 1");
-    let threshold = bound.wrapping_neg() % bound;
+    debug_assert!(bound >= 1, "below_u64 needs a bound of at least 1");
+    let mut product = u128::from(rng.next_u64()) * u128::from(bound);
+    if (product as u64) < bound {
+        let threshold = bound.wrapping_neg() % bound;
+        while (product as u64) < threshold {
+            product = u128::from(rng.next_u64()) * u128::from(bound);
+        }
+    }
+    (product >> 64) as u64
+}
+
+/// A uniform integer in `0..bound` (`bound >= 1`) for bounds beyond 64 bits too: [`below_u64`]
+/// when the bound fits (the same draws), else rejection of the smallest covering power of two.
+pub fn below_u128(rng: &mut PopRng, bound: u128) -> u128 {
+    if let Ok(bound) = u64::try_from(bound) {
+        return u128::from(below_u64(rng, bound));
+    }
+    let shift = (bound - 1).leading_zeros();
     loop {
-        let product = u128::from(rng.next_u64()) * u128::from(bound);
-        if (product as u64) >= threshold {
-            return (product >> 64) as u64;
+        let x = ((u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())) >> shift;
+        if x < bound {
+            return x;
         }
     }
 }

@@ -390,15 +390,6 @@ impl RunSpec {
         Ok(self.result(records))
     }
 
-    /// Runs every trial in parallel, streaming the time series into the CSV file `trace` (written
-    /// as each trial goes, so a long series never sits in memory; see [`crate::export::TraceFile`]).
-    pub fn run_traced(&self, on_done: &(dyn Fn() + Sync), trace: &Path) -> Result<RunResult> {
-        let file = crate::export::TraceFile::create(trace)?;
-        let records = self.run_records(on_done, |index| file.trial(self, index))?;
-        file.finish(self)?;
-        Ok(self.result(records))
-    }
-
     /// Runs every trial as [`RunSpec::run`] does, writing a checkpoint into `path` every `every`
     /// and at the end, going on from `resume` if given (see [`crate::checkpoint`]): the records
     /// are the same as those of a run never stopped. `stored` is this spec as given, written
@@ -428,7 +419,7 @@ impl RunSpec {
         Ok(self.result(records))
     }
 
-    fn run_records(
+    pub(crate) fn run_records(
         &self,
         on_done: &(dyn Fn() + Sync),
         trial: impl Fn(u64) -> Result<TrialRecord> + Sync,
@@ -436,7 +427,7 @@ impl RunSpec {
         experiment::in_parallel(self.settings.threads, self.settings.trials, on_done, trial)
     }
 
-    fn result(&self, records: Vec<TrialRecord>) -> RunResult {
+    pub(crate) fn result(&self, records: Vec<TrialRecord>) -> RunResult {
         let summary = Summary::of(&records, self.n);
         RunResult { spec: self.clone(), records, summary }
     }

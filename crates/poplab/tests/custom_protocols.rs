@@ -463,7 +463,7 @@ fn holding_times_of_user_protocols_from_a_safe_start() {
         stop: StopRule::AllYes,
     };
     let protocol = Custom::new(&definition, 100).unwrap();
-    assert!(!protocol.safe_set_is_closed(), "the rule leaves the safe set");
+    assert!(!protocol.hints().safe_set_is_closed, "the rule leaves the safe set");
     let trials = 2000;
     for (k, engine) in ENGINES.into_iter().enumerate() {
         let settings =
@@ -480,13 +480,12 @@ fn holding_times_of_user_protocols_from_a_safe_start() {
 #[test]
 fn a_live_run_stops_at_the_same_step_whatever_it_samples() {
     let definition = file::read(&example("election-randomized.toml")).unwrap();
-    for (agents, batched) in [(true, false), (false, false), (false, true)] {
+    for engine in ENGINES {
         let stop_step = |every: Option<u128>| {
             let mut at = SampleSteps::new((1..).map(|k| k * every.unwrap_or(u128::MAX >> 1)));
             let protocol = Custom::new(&definition, 3000).unwrap();
             let counts = protocol.initial_counts();
-            let mut run =
-                poplab::engine::LiveRun::new(protocol, Graph::Complete, &counts, agents, batched, 11).unwrap();
+            let mut run = poplab::engine::LiveRun::new(protocol, Graph::Complete, &counts, engine, 11).unwrap();
             let mut samples = 0;
             // In pieces, as a notebook would: to parallel time 100, then on to one leader.
             assert!(!run.advance(300_000, true, &mut at, &mut |_, _| samples += 1).unwrap());
@@ -497,7 +496,7 @@ fn a_live_run_stops_at_the_same_step_whatever_it_samples() {
         assert_eq!(states, 2, "one leader, the rest followers");
         for every in [1_000, 99_999] {
             let (step, _, samples) = stop_step(Some(every));
-            assert_eq!(step, plain, "agents {agents}, batched {batched}, every {every}");
+            assert_eq!(step, plain, "{engine:?}, every {every}");
             assert_eq!(samples as u128, plain / every);
         }
     }
@@ -510,20 +509,20 @@ fn a_live_run_stops_at_the_same_step_whatever_it_samples() {
 #[test]
 fn a_live_run_keeps_its_trajectory_when_its_stop_rule_changes() {
     let definition = file::read(&example("election-randomized.toml")).unwrap();
-    for (agents, batched) in [(true, false), (false, false), (false, true)] {
+    for engine in ENGINES {
         let protocol = Custom::new(&definition, 3000).unwrap();
         let counts = protocol.initial_counts();
-        let start = |p: Custom| poplab::engine::LiveRun::new(p, Graph::Complete, &counts, agents, batched, 11).unwrap();
+        let start = |p: Custom| poplab::engine::LiveRun::new(p, Graph::Complete, &counts, engine, 11).unwrap();
         let mut plain = start(protocol.clone());
         assert!(plain.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
         let mut switched = start(protocol.with_stop(StopRule::Consensus, false));
         assert!(!switched.advance(300_000, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
         switched.set_protocol(protocol.with_stop(StopRule::Silent, false)).unwrap();
         assert!(switched.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
-        assert_eq!(switched.step(), plain.step(), "agents {agents}, batched {batched}");
+        assert_eq!(switched.step(), plain.step(), "{engine:?}");
         // Consensus or silence stops where silence does.
         let mut either = start(protocol.with_stop(StopRule::Consensus, true));
         assert!(either.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
-        assert_eq!(either.step(), plain.step(), "agents {agents}, batched {batched}");
+        assert_eq!(either.step(), plain.step(), "{engine:?}");
     }
 }

@@ -62,7 +62,7 @@ fn the_streamed_time_series_equals_the_one_in_memory() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("trace.csv");
     let spec = RunSpec::resolve(&faulted()).unwrap();
-    let streamed = spec.run_traced(&|| {}, &path).unwrap();
+    let streamed = poplab::export::run_traced(&spec, &|| {}, &path).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), Trace.export(&faulted_run()).unwrap());
     assert_eq!(streamed.records.iter().map(|r| r.steps).collect::<Vec<_>>(), {
         faulted_run().records.iter().map(|r| r.steps).collect::<Vec<_>>()

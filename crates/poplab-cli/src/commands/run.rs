@@ -41,7 +41,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let progress = Progress::new(spec.settings.trials, &spec.protocol);
     let result = match (&args.trace, &args.checkpoint, stored) {
         (_, Some(file), Some(stored)) => spec.run_checkpointed(&|| progress.inc(), stored, file, every, None)?,
-        (Some(path), _, _) => spec.run_traced(&|| progress.inc(), path)?,
+        (Some(path), _, _) => poplab::export::run_traced(&spec, &|| progress.inc(), path)?,
         _ => spec.run(&|| progress.inc())?,
     };
     drop(progress);

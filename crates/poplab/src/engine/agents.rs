@@ -9,10 +9,10 @@
 //! same whether a run stops mid-block, is split by observer events, or is observed at all.
 
 use super::snapshot::{AgentSnapshot, EngineSnapshot, RunSnapshot, StateWriter, read_states, state_at, static_cause};
-use super::{CensusReport, Drivable, Observer, Pause, StateHasher, steps_to};
+use super::{CensusReport, Drivable, Observer, Pause, steps_to};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Scheduler};
-use crate::protocol::{Monitor, Protocol, tally};
+use crate::protocol::{Monitor, Protocol, StateHasher, tally};
 use crate::rng::PopRng;
 use std::collections::HashSet;
 use std::hash::Hash;

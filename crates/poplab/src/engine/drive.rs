@@ -42,10 +42,11 @@ impl std::str::FromStr for Measure {
 
     /// `convergence` or `holding`.
     fn from_str(name: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|m| m.name() == name)
-            .ok_or_else(|| Error::Setting(format!("unknown measure '{name}'; use convergence or holding")))
+        Self::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| Error::UnknownName {
+            kind: "measure",
+            name: name.into(),
+            choices: "convergence or holding",
+        })
     }
 }
 

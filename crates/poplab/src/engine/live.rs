@@ -7,25 +7,24 @@
 //! and how often. Only where the caller stops matters (a batch ends at the step asked for), as
 //! it does for the horizon of a trial.
 
-use super::{AgentRun, CountRun, Drivable, Lookers, Observer, Watch};
+use super::{AgentRun, CountRun, Drivable, Engine, Lookers, Observer, Watch};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, RandomScheduler};
-use crate::protocol::{Monitor, Protocol, tally};
-use crate::protocols::custom::RuleFailure;
+use crate::protocol::{Monitor, Protocol, RuleFailure, tally};
 use crate::rng::{PopRng, TrialStreams};
 
 /// One trial of `P` on an engine, advanced by the caller. It owns its protocol and graph.
 ///
 /// ```
-/// use poplab::engine::{LiveRun, SampleSteps};
+/// use poplab::engine::{Engine, LiveRun, SampleSteps};
 /// use poplab::graph::Graph;
 /// use poplab::protocol::{Params, Protocol};
 /// use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
 ///
 /// let protocol = ApproxMajority::new(10_000, &Params::parse(&["a=0.6"])?)?;
 /// let counts = protocol.initial_counts();
-/// // The count engine with batches (agents: false, batched: true), trial seed 7.
-/// let mut run = LiveRun::new(protocol, Graph::Complete, &counts, false, true, 7)?;
+/// // The batched engine, trial seed 7.
+/// let mut run = LiveRun::new(protocol, Graph::Complete, &counts, Engine::Batched, 7)?;
 /// // 5 units of parallel time (50,000 steps), sampled every 10,000 steps.
 /// let mut every = SampleSteps::new((1..).map(|k| k * 10_000));
 /// let mut samples = Vec::new();
@@ -127,17 +126,11 @@ impl<P: Protocol, I: Iterator<Item = u128>> Observer<P> for Sampler<'_, P::State
 
 impl<P: Protocol + 'static> LiveRun<P> {
     /// A run of `protocol` on `graph` from the configuration `counts` ((state, count) pairs),
-    /// with the streams of trial seed `seed`: the count engine (batching when `batched`) on the
-    /// complete graph, the agent engine (agents in the order of `counts`) when `agents` or on
-    /// another graph.
-    pub fn new(
-        protocol: P,
-        graph: Graph,
-        counts: &[(P::State, u64)],
-        agents: bool,
-        batched: bool,
-        seed: u64,
-    ) -> Result<Self> {
+    /// with the streams of trial seed `seed`, on `engine` (the agent engine puts the agents in the
+    /// order of `counts`; [`Engine::Auto`] is the batched engine on the complete graph and the agent
+    /// engine elsewhere; the count engines refuse other graphs, see [`Engine::resolve`]).
+    pub fn new(protocol: P, graph: Graph, counts: &[(P::State, u64)], engine: Engine, seed: u64) -> Result<Self> {
+        let engine = engine.resolve(&graph, false, true)?;
         let protocol = Box::new(protocol);
         let graph = Box::new(graph);
         // SAFETY: both boxes are owned by the value built here, never moved out of or changed
@@ -147,13 +140,13 @@ impl<P: Protocol + 'static> LiveRun<P> {
         let TrialStreams { schedule, faults, .. } = TrialStreams::new(seed);
         // Building the monitor may call a user rule, which may fail.
         let run = RuleFailure::catch(|| {
-            Ok(if agents || *g != Graph::Complete {
+            Ok(if engine == Engine::Agents {
                 let agents: Vec<P::State> =
                     counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect();
                 Run::Agents(Box::new(AgentRun::new(p, g, agents, g.scheduler(p.n())?, schedule)))
             } else {
                 let mut run = CountRun::from_counts(p, counts, schedule)?;
-                if batched {
+                if engine == Engine::Batched {
                     run.batch();
                 }
                 Run::Counts(Box::new(run))
@@ -295,17 +288,17 @@ mod tests {
     use crate::protocol::Params;
     use crate::protocols::approx_majority::ApproxMajority;
 
-    fn run(agents: bool, batched: bool) -> LiveRun<ApproxMajority> {
+    fn run(engine: Engine) -> LiveRun<ApproxMajority> {
         let p = ApproxMajority::new(10_000, &Params::parse(&["a=0.6"]).unwrap()).unwrap();
         let counts = p.initial_counts();
-        LiveRun::new(p, Graph::Complete, &counts, agents, batched, 7).unwrap()
+        LiveRun::new(p, Graph::Complete, &counts, engine, 7).unwrap()
     }
 
     #[test]
     fn samples_do_not_change_the_run_and_pieces_add_up() {
-        for (agents, batched) in [(true, false), (false, false), (false, true)] {
-            let mut plain = run(agents, batched);
-            let mut looked = run(agents, batched);
+        for engine in [Engine::Agents, Engine::Counts, Engine::Batched] {
+            let mut plain = run(engine);
+            let mut looked = run(engine);
             let mut rows = Vec::new();
             let mut grid = SampleSteps::new((1..).map(|k| k * 3_000));
             for until in [50_000, 120_000, 400_000] {
@@ -321,7 +314,7 @@ mod tests {
                     c.sort_by_key(|x: &(crate::protocols::approx_majority::Opinion, u64)| x.0);
                     c
                 };
-                assert_eq!(sorted(plain.counts()), sorted(looked.counts()), "agents {agents}, batched {batched}");
+                assert_eq!(sorted(plain.counts()), sorted(looked.counts()), "{engine:?}");
             }
             assert_eq!(rows, (1..=133).map(|k| k * 3_000).collect::<Vec<u128>>());
             let met = plain.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap();

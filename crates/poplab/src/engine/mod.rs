@@ -27,6 +27,7 @@
 
 mod agents;
 pub mod batched;
+mod configuration;
 mod counts;
 mod drive;
 mod fenwick;
@@ -37,7 +38,8 @@ pub mod snapshot;
 mod snapshots;
 
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
-pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
+pub use configuration::{SKIP_MAX_STATES, geometric_skip};
+pub use counts::CountRun;
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
 pub use live::{LiveRun, SampleSteps};
 pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
@@ -63,11 +65,6 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct Steps(pub u128);
-
-/// The hasher of the engines' state sets and maps: states are small keys hashed once per changed
-/// agent, where SipHash cost a fifth of the count engine's time (pll); fixed, so runs do not
-/// depend on a random hash seed.
-pub type StateHasher = foldhash::fast::FixedState;
 
 /// A request to pause a run at its next safe point (see [`snapshot`]), raised by whoever wants a
 /// checkpoint and lowered by the run's driver once it took its snapshot. The default is never
@@ -158,10 +155,9 @@ impl std::str::FromStr for Outcome {
 
     /// `converged`, `broken` or `censored`.
     fn from_str(name: &str) -> Result<Self> {
-        [Outcome::Converged, Outcome::Broken, Outcome::Censored]
-            .into_iter()
-            .find(|o| o.name() == name)
-            .ok_or_else(|| Error::Setting(format!("unknown outcome '{name}'; use converged, broken or censored")))
+        [Outcome::Converged, Outcome::Broken, Outcome::Censored].into_iter().find(|o| o.name() == name).ok_or_else(
+            || Error::UnknownName { kind: "outcome", name: name.into(), choices: "converged, broken or censored" },
+        )
     }
 }
 
@@ -179,10 +175,11 @@ impl std::str::FromStr for Engine {
 
     /// `auto`, `agents`, `counts` or `batched`.
     fn from_str(name: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|e| e.name() == name)
-            .ok_or_else(|| Error::Setting(format!("unknown engine '{name}'; use auto, agents, counts or batched")))
+        Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::UnknownName {
+            kind: "engine",
+            name: name.into(),
+            choices: "auto, agents, counts or batched",
+        })
     }
 }
 
@@ -204,7 +201,7 @@ impl std::str::FromStr for Engine {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Engine {
     /// The batched engine on the complete graph without faults where the protocol says it pays
-    /// ([`Protocol::auto_batches`](crate::protocol::Protocol::auto_batches)), else the agent
+    /// ([`EngineHints::auto_batches`](crate::protocol::EngineHints::auto_batches)), else the agent
     /// engine.
     #[default]
     Auto,
@@ -234,7 +231,7 @@ impl Engine {
 
     /// The engine that actually runs on `graph`, with or without faults, for a protocol that
     /// says whether batches pay for it (its
-    /// [`Protocol::auto_batches`](crate::protocol::Protocol::auto_batches)): `auto` picks the
+    /// [`EngineHints::auto_batches`](crate::protocol::EngineHints::auto_batches)): `auto` picks the
     /// batched engine on the complete graph without faults where they pay, and the agent engine
     /// otherwise (a fault's family states are given per agent position; with many states present
     /// the agent array is faster). `counts` and `batched` on another graph are refused.

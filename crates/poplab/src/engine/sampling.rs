@@ -5,42 +5,13 @@
 //! the difference, not the difference of two huge `ln Γ` values), so probabilities stay accurate to
 //! about `1e-12` relative even at `n = 10^11`.
 
-use crate::rng::PopRng;
+use crate::rng::{PopRng, below_u64};
 use rand_core::Rng;
 
 /// A uniform float in `(0, 1]` from 53 random bits (never 0, so its logarithm is finite).
 #[inline]
 pub(crate) fn unit_open0(rng: &mut PopRng) -> f64 {
     ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// A uniform integer in `0..bound` (`bound >= 1`): Lemire's method, computing the rejection
-/// threshold (a division) only in the rare case it can matter. Exact, like [`crate::rng::below_u64`].
-#[inline(always)]
-pub(crate) fn below(rng: &mut PopRng, bound: u64) -> u64 {
-    let mut product = u128::from(rng.next_u64()) * u128::from(bound);
-    if (product as u64) < bound {
-        let threshold = bound.wrapping_neg() % bound;
-        while (product as u64) < threshold {
-            product = u128::from(rng.next_u64()) * u128::from(bound);
-        }
-    }
-    (product >> 64) as u64
-}
-
-/// A uniform integer in `0..bound` (`bound >= 1`) for bounds beyond 64 bits too: [`below`] when
-/// the bound fits (the same draws), else rejection of the smallest covering power of two.
-pub(crate) fn below_wide(rng: &mut PopRng, bound: u128) -> u128 {
-    if let Ok(bound) = u64::try_from(bound) {
-        return u128::from(below(rng, bound));
-    }
-    let shift = (bound - 1).leading_zeros();
-    loop {
-        let x = ((u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())) >> shift;
-        if x < bound {
-            return x;
-        }
-    }
 }
 
 /// A binomial number of successes in `trials` independent trials of probability `p` (clamped to
@@ -258,7 +229,7 @@ pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u
     if few <= SEQUENTIAL_MAX {
         let mut x = 0;
         for i in 0..few {
-            x += u64::from(below(rng, total - i) < many - x);
+            x += u64::from(below_u64(rng, total - i) < many - x);
         }
         return x;
     }

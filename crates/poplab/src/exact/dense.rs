@@ -16,7 +16,7 @@
 //! output-change violation is one interaction from a safe configuration; a configuration that cannot
 //! reach the safe set is its own counterexample with an empty schedule.
 
-use super::verify::{Check, Counterexample, Verification};
+use super::report::{Check, Counterexample, Verification};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Output, Protocol};

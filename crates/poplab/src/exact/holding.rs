@@ -45,10 +45,10 @@
 //! rounding of `h^` to `f64`. The second moment is refined and certified the same way.
 
 use super::hash::FastMap;
+use super::report::Counterexample;
 use super::scc::components;
 use super::solve::ExactReport;
 use super::space::Space;
-use super::verify::Counterexample;
 use super::{ExploreSettings, Starts};
 use crate::error::{Error, Result};
 use crate::protocol::{Monitor, Protocol};

@@ -52,6 +52,7 @@
 mod dense;
 mod hash;
 mod holding;
+mod report;
 mod scc;
 mod solve;
 mod space;
@@ -59,9 +60,10 @@ mod verify;
 
 pub use dense::DENSE_LIMIT;
 pub use holding::expected_holding_steps;
+pub use report::{Check, Counterexample, Verification};
 pub use solve::{ExactReport, HittingTimes, expected_steps, hitting_times};
 pub use space::{Representation, Space};
-pub use verify::{Check, Counterexample, Verification, verify};
+pub use verify::verify;
 
 use crate::graph::Graph;
 

@@ -40,9 +40,9 @@
 
 use super::ExploreSettings;
 use super::Starts;
+use super::report::Counterexample;
 use super::scc::components;
 use super::space::Space;
-use super::verify::Counterexample;
 use crate::error::{Error, Result};
 use crate::protocol::Protocol;
 

@@ -12,7 +12,7 @@
 use super::leader_count::LeaderCount;
 use crate::error::Result;
 use crate::graph::Graph;
-use crate::protocol::{FamilyInfo, Output, Params, Protocol, ProtocolInfo, json_bool, json_expect_keys};
+use crate::protocol::{EngineHints, FamilyInfo, Output, Params, Protocol, ProtocolInfo, json_bool, json_expect_keys};
 use crate::rng::{PopRng, coin};
 use serde_json::{Map, Value};
 
@@ -59,9 +59,9 @@ impl Protocol for Angluin {
         Map::new()
     }
 
-    /// One leader stays one leader: `(l, l)` is the only rule and needs two leaders.
-    fn safe_set_is_closed(&self) -> bool {
-        true
+    /// One leader stays one leader: `(l, l)` is the only rule and needs two leaders. Two states.
+    fn hints(&self) -> EngineHints {
+        EngineHints { starts_as_counts: true, safe_set_is_closed: true, auto_batches: true }
     }
 
     #[inline(always)]
@@ -75,10 +75,6 @@ impl Protocol for Angluin {
 
     fn initial_configuration(&self) -> Vec<bool> {
         vec![true; self.n]
-    }
-
-    fn starts_as_counts(&self) -> bool {
-        true
     }
 
     fn initial_counts(&self) -> Vec<(bool, u64)> {
@@ -99,10 +95,6 @@ impl Protocol for Angluin {
             "safe" => Some((0..self.n).map(|i| i == 0).collect()),
             _ => None,
         }
-    }
-
-    fn auto_batches(&self) -> bool {
-        true
     }
 
     fn state_space(&self) -> Option<Vec<bool>> {

@@ -33,7 +33,9 @@
 
 use crate::error::Result;
 use crate::graph::Graph;
-use crate::protocol::{FamilyInfo, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys};
+use crate::protocol::{
+    EngineHints, FamilyInfo, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys,
+};
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
 
@@ -114,9 +116,9 @@ impl Protocol for ApproxMajority {
         Map::from_iter([("a".to_string(), Value::from(self.a)), ("initial_a".to_string(), Value::from(self.initial_a))])
     }
 
-    /// A consensus has no agent to change it: every pair of equal states is null.
-    fn safe_set_is_closed(&self) -> bool {
-        true
+    /// A consensus has no agent to change it: every pair of equal states is null. Three states.
+    fn hints(&self) -> EngineHints {
+        EngineHints { starts_as_counts: true, safe_set_is_closed: true, auto_batches: true }
     }
 
     #[inline(always)]
@@ -151,20 +153,12 @@ impl Protocol for ApproxMajority {
         (name == "safe").then(|| vec![majority; self.n])
     }
 
-    fn auto_batches(&self) -> bool {
-        true
-    }
-
     fn state_space(&self) -> Option<Vec<Opinion>> {
         Some(Opinion::ALL.to_vec())
     }
 
     fn monitor(&self, agents: &[Opinion], _graph: &Graph) -> Consensus {
         Consensus::new(agents)
-    }
-
-    fn starts_as_counts(&self) -> bool {
-        true
     }
 
     fn initial_counts(&self) -> Vec<(Opinion, u64)> {

@@ -1,4 +1,6 @@
-//! The protocols, one file each, and the registry that builds them by name.
+//! The protocols, one module each, and the registry that builds them by name. A built-in protocol
+//! is added in two places: its module (with its [`ProtocolInfo`] and constructor) and its line in
+//! the `registry!` table below (the `pub mod` beside it).
 //!
 //! Protocols have different state types, so code that works on "a protocol named at run time"
 //! implements [`ProtocolVisitor`]: [`with_protocol`] builds the named protocol and hands it to the
@@ -20,18 +22,33 @@ pub use leader_count::LeaderCount;
 use crate::error::{Error, Result};
 use crate::protocol::{Params, Protocol, ProtocolInfo};
 
-/// Every protocol, in the order `poplab list` shows them.
-pub const PROTOCOLS: &[&ProtocolInfo] = &[
-    &threshold::INFO,
-    &angluin::INFO,
-    &ls_timer::INFO,
-    &ppl::INFO,
-    &pll::INFO,
-    &pll::INFO_AS_PRINTED,
-    &pll_sym::INFO,
-    &prl::INFO,
-    &approx_majority::INFO,
-];
+/// The registry: each built-in protocol's entry and constructor, once. Gives [`PROTOCOLS`] and
+/// `build`, which hands the protocol named by an entry to a visitor.
+macro_rules! registry {
+    ($($info:expr => $new:expr),+ $(,)?) => {
+        /// Every protocol, in the order `poplab list` shows them.
+        pub const PROTOCOLS: &[&ProtocolInfo] = &[$(&$info),+];
+
+        fn build<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, visitor: V) -> Result<V::Output> {
+            $(if name == $info.name {
+                return Ok(visitor.visit($new(n, params)?));
+            })+
+            Err(unknown_protocol(name))
+        }
+    };
+}
+
+registry! {
+    threshold::INFO => threshold::Threshold::new,
+    angluin::INFO => angluin::Angluin::new,
+    ls_timer::INFO => ls_timer::LsTimer::new,
+    ppl::INFO => ppl::Ppl::new,
+    pll::INFO => pll::Pll::new,
+    pll::INFO_AS_PRINTED => pll::Pll::as_printed,
+    pll_sym::INFO => pll_sym::PllSym::new,
+    prl::INFO => prl::Prl::new,
+    approx_majority::INFO => approx_majority::ApproxMajority::new,
+}
 
 /// The document of `poplab list --json` for `chosen`: each protocol's name, summary, source,
 /// parameters (name, default, doc) and initial configurations
@@ -98,43 +115,36 @@ pub trait ProtocolVisitor {
 
 /// The registry entry of `name`.
 pub fn find(name: &str) -> Result<&'static ProtocolInfo> {
-    PROTOCOLS.iter().copied().find(|info| info.name == name).ok_or_else(|| Error::UnknownProtocol {
+    PROTOCOLS.iter().copied().find(|info| info.name == name).ok_or_else(|| unknown_protocol(name))
+}
+
+fn unknown_protocol(name: &str) -> Error {
+    Error::UnknownProtocol {
         name: name.into(),
         known: PROTOCOLS.iter().map(|info| info.name).collect::<Vec<_>>().join(", "),
-    })
+    }
 }
 
 /// Builds protocol `name` for `n` agents with `params` and passes it to `visitor`. `@FILE` names
 /// a protocol file ([`custom::file`]), which takes no parameters.
 pub fn with_protocol<V: ProtocolVisitor>(name: &str, n: usize, params: &Params, visitor: V) -> Result<V::Output> {
-    let info = match name.strip_prefix('@') {
-        Some(_) => None,
-        None => Some(find(name)?),
-    };
+    if !name.starts_with('@') {
+        find(name)?;
+    }
     if n < 2 {
         return Err(Error::PopulationSize {
             n: n as u64,
             reason: "a population needs at least 2 agents; use --n 2 or more".into(),
         });
     }
-    let Some(info) = info else {
-        let path = &name[1..];
-        let protocol = custom::Custom::new(&custom::file::read(path)?, n)?;
-        params.finish(protocol.info())?;
-        return Ok(visitor.visit(protocol));
-    };
-    Ok(match info.name {
-        "threshold" => visitor.visit(threshold::Threshold::new(n, params)?),
-        "angluin" => visitor.visit(angluin::Angluin::new(n, params)?),
-        "ls-timer" => visitor.visit(ls_timer::LsTimer::new(n, params)?),
-        "ppl" => visitor.visit(ppl::Ppl::new(n, params)?),
-        "pll" => visitor.visit(pll::Pll::new(n, params)?),
-        "pll-as-printed" => visitor.visit(pll::Pll::as_printed(n, params)?),
-        "pll-sym" => visitor.visit(pll_sym::PllSym::new(n, params)?),
-        "prl" => visitor.visit(prl::Prl::new(n, params)?),
-        "approx-majority" => visitor.visit(approx_majority::ApproxMajority::new(n, params)?),
-        other => unreachable!("protocol {other} is registered but not built"),
-    })
+    match name.strip_prefix('@') {
+        Some(path) => {
+            let protocol = custom::Custom::new(&custom::file::read(path)?, n)?;
+            params.finish(protocol.info())?;
+            Ok(visitor.visit(protocol))
+        }
+        None => build(name, n, params, visitor),
+    }
 }
 
 #[cfg(test)]

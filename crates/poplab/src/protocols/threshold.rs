@@ -15,8 +15,8 @@
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
-    AUTO_BATCHED_MAX_STATES, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys, json_uint,
-    tally,
+    AUTO_BATCHED_MAX_STATES, EngineHints, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys,
+    json_uint, tally,
 };
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
@@ -82,11 +82,16 @@ impl Protocol for Threshold {
         Map::from_iter([("k".to_string(), Value::from(self.k)), ("f".to_string(), Value::from(self.f))])
     }
 
-    /// The answer is fixed by the sum of the values at the start ([`CorrectOutputs`]): if it is at
-    /// least `k`, the all-`k` configuration stays so; if below `k`, no pair ever reaches `k`, so no
-    /// agent ever says yes and every reachable configuration is correct.
-    fn safe_set_is_closed(&self) -> bool {
-        true
+    /// The safe set is closed: the answer is fixed by the sum of the values at the start
+    /// ([`CorrectOutputs`]): if it is at least `k`, the all-`k` configuration stays so; if below
+    /// `k`, no pair ever reaches `k`, so no agent ever says yes and every reachable configuration
+    /// is correct. States 0..=k: batched under `auto` when at most [`AUTO_BATCHED_MAX_STATES`].
+    fn hints(&self) -> EngineHints {
+        EngineHints {
+            starts_as_counts: true,
+            safe_set_is_closed: true,
+            auto_batches: u64::from(self.k) < AUTO_BATCHED_MAX_STATES,
+        }
     }
 
     #[inline(always)]
@@ -103,10 +108,6 @@ impl Protocol for Threshold {
         let mut agents = vec![0; self.n];
         agents[..self.f].fill(1);
         agents
-    }
-
-    fn starts_as_counts(&self) -> bool {
-        true
     }
 
     /// `f` ones then `n - f` zeros, in the order [`crate::protocol::tally`] gives the array.
@@ -131,11 +132,6 @@ impl Protocol for Threshold {
 
     fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<u16>> {
         None
-    }
-
-    /// States 0..=k: at most [`AUTO_BATCHED_MAX_STATES`] of them.
-    fn auto_batches(&self) -> bool {
-        u64::from(self.k) < AUTO_BATCHED_MAX_STATES
     }
 
     fn state_space(&self) -> Option<Vec<u16>> {

@@ -68,7 +68,7 @@
 //! steps and null skips stop at the looks' steps, which changes no draw (a skip drawn is kept).
 //!
 //! **When to batch.** While a safe set that can be left is watched, never: it must be checked after
-//! every interaction ([`Protocol::safe_set_is_closed`]). Otherwise the engine batches when a batch
+//! every interaction ([`EngineHints::safe_set_is_closed`](crate::protocol::EngineHints::safe_set_is_closed)). Otherwise the engine batches when a batch
 //! is expected to beat single steps: while skipping null steps, when a batch is expected to hold
 //! at least `k^2` non-null interactions; while taking plain steps (many states present, or most
 //! pairs non-null), when a batch aims at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
@@ -101,15 +101,13 @@
 //! # Ok::<(), poplab::Error>(())
 //! ```
 
-use super::counts::{Configuration, Effect};
+use super::configuration::{Configuration, Effect};
 use super::fenwick::Fenwick;
-use super::sampling::{
-    below, below_wide, collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each,
-};
+use super::sampling::{collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each};
 use super::snapshot::BatcherSnapshot;
 use super::{Lookers, steps_to};
 use crate::protocol::{Monitor, Protocol};
-use crate::rng::PopRng;
+use crate::rng::{PopRng, below_u64, below_u128};
 use rand_core::{Rng, SeedableRng};
 
 mod timeline;
@@ -320,7 +318,7 @@ struct Kinds {
 
 impl Batcher {
     /// Whether to batch now. The watch must be checkable per batch (not a safe set that can be
-    /// left, see [`Protocol::safe_set_is_closed`]). While skipping null steps (`k` present states,
+    /// left, see [`EngineHints::safe_set_is_closed`](crate::protocol::EngineHints::safe_set_is_closed)). While skipping null steps (`k` present states,
     /// non-null probability `p`), a batch must be expected to hold at least `k^2` non-null
     /// interactions, so that it beats single null-skipping steps; while taking plain steps, it
     /// must aim at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
@@ -330,7 +328,7 @@ impl Batcher {
         non_null_probability: Option<f64>,
         watching_safe_set: bool,
     ) -> bool {
-        if watching_safe_set && !configuration.protocol().safe_set_is_closed() {
+        if watching_safe_set && !configuration.protocol().hints().safe_set_is_closed {
             return false;
         }
         let k = configuration.present_len();
@@ -459,7 +457,7 @@ impl Batcher {
     fn collide<P: Protocol>(&mut self, configuration: &mut Configuration<'_, P>, rng: &mut PopRng, kinds: &mut Kinds) {
         let t = u128::from(kinds.delayed + kinds.taken);
         let u = u128::from(kinds.untouched);
-        let x = below_wide(rng, t * (t - 1) + 2 * t * u);
+        let x = below_u128(rng, t * (t - 1) + 2 * t * u);
         let (i, j) = if x < t * (t - 1) {
             let i = self.take_touched(configuration, rng, kinds);
             (i, self.take_touched(configuration, rng, kinds))
@@ -484,7 +482,7 @@ impl Batcher {
         rng: &mut PopRng,
         kinds: &mut Kinds,
     ) -> u32 {
-        let y = below(rng, kinds.delayed + kinds.taken);
+        let y = below_u64(rng, kinds.delayed + kinds.taken);
         if y < kinds.delayed {
             let i = self.draw_from_urn(configuration, rng, kinds);
             kinds.delayed -= 1;
@@ -523,7 +521,7 @@ impl Batcher {
         rng: &mut PopRng,
         kinds: &Kinds,
     ) -> u32 {
-        let r = self.urn_ranks.find(below(rng, kinds.untouched + kinds.delayed));
+        let r = self.urn_ranks.find(below_u64(rng, kinds.untouched + kinds.delayed));
         self.urn[r] -= 1;
         self.urn_ranks.add(r, -1);
         configuration.index_at(r)

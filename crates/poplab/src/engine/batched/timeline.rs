@@ -5,10 +5,10 @@
 
 use super::{Batcher, PairType, Single, index_of_rank};
 use crate::engine::Lookers;
-use crate::engine::counts::Configuration;
-use crate::engine::sampling::{below, hypergeometric};
+use crate::engine::configuration::Configuration;
+use crate::engine::sampling::hypergeometric;
 use crate::protocol::Protocol;
-use crate::rng::PopRng;
+use crate::rng::{PopRng, below_u64};
 
 impl Batcher {
     /// Takes the batch's interactions one at a time in their order in time (drawn from its law
@@ -97,10 +97,10 @@ impl Batcher {
             let resolved: Vec<&'static str> =
                 resolved_in[run].iter().filter_map(|s| cause(s.before, s.after)).collect();
             if in_bulk + resolved.len() as u64 > 0 {
-                let y = below(rng, in_bulk + resolved.len() as u64);
+                let y = below_u64(rng, in_bulk + resolved.len() as u64);
                 last = Some(if y < in_bulk {
                     // Uniform among all demoting bulk pairs: the walk used only their number.
-                    bulk[index_of_rank(bulk.iter().map(|b| b.1), below(rng, demoting))].0
+                    bulk[index_of_rank(bulk.iter().map(|b| b.1), below_u64(rng, demoting))].0
                 } else {
                     resolved[(y - in_bulk) as usize]
                 });
@@ -135,12 +135,12 @@ fn walk(
     for (run, mut resolved) in resolved_in.into_iter().enumerate() {
         let mut bulk_here = free[run];
         while bulk_here + resolved.len() as u64 > 0 {
-            let x = below(rng, bulk_here + resolved.len() as u64);
+            let x = below_u64(rng, bulk_here + resolved.len() as u64);
             let taken = if x < resolved.len() as u64 {
                 changes(resolved.swap_remove(x as usize))
             } else {
                 bulk_here -= 1;
-                let y = below(rng, non_null_left + null_left);
+                let y = below_u64(rng, non_null_left + null_left);
                 if y >= non_null_left {
                     null_left -= 1;
                     None
@@ -232,7 +232,7 @@ impl Prefix {
     fn take_resolved(&mut self, count: u64, rng: &mut PopRng, counts: &mut Vec<u64>) {
         let resolved = &mut self.timeline.resolved_in[self.run];
         for _ in 0..count {
-            let single = resolved.swap_remove(below(rng, resolved.len() as u64) as usize);
+            let single = resolved.swap_remove(below_u64(rng, resolved.len() as u64) as usize);
             apply(counts, single.before, single.after);
         }
     }
@@ -309,7 +309,7 @@ impl Timeline {
                 continue;
             }
             let before = &free[..=collisions.len()];
-            let run = index_of_rank(before.iter().copied(), below(rng, before.iter().sum()));
+            let run = index_of_rank(before.iter().copied(), below_u64(rng, before.iter().sum()));
             free[run] -= 1;
             resolved_in[run].push(*single);
         }

@@ -35,7 +35,7 @@ pub use stop::{StopMonitor, StopRule};
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{Law, Output, Protocol, ProtocolInfo};
+use crate::protocol::{EngineHints, Law, Output, Protocol, ProtocolInfo, RuleFailure, StateHasher};
 use crate::rng::{PopRng, below_u64};
 use rules::{Lazy, Rule, Rules, StateTable};
 use serde_json::{Map, Value};
@@ -444,34 +444,11 @@ impl Custom {
     }
 }
 
-/// A user rule's failure inside a run, carried out of the engine by unwinding (without the panic
-/// hook: `resume_unwind`) and turned into [`Error::Rule`] by the trial.
-#[derive(Debug)]
-pub struct RuleFailure {
-    /// The protocol.
-    pub protocol: String,
-    /// What went wrong.
-    pub reason: String,
-}
-
-impl RuleFailure {
-    /// Runs `f`, turning a [`RuleFailure`] that unwinds out of it into [`Error::Rule`] (any other
-    /// panic goes on unwinding).
-    pub fn catch<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-            match payload.downcast::<RuleFailure>() {
-                Ok(failure) => Err(Error::Rule { protocol: failure.protocol, reason: failure.reason }),
-                Err(other) => std::panic::resume_unwind(other),
-            }
-        })
-    }
-}
-
 /// Whether no table rule leads from the stop rule's safe set out of it. Silent is always closed.
 /// For answers: no rule between two agents giving the safe answer (consensus: either answer)
 /// produces another output; one-leader: no rule between pairs other than two leaders changes the
 /// number of leaders.
-fn closed_under(stop: StopRule, rules: &HashMap<(CustomState, CustomState), Rule, crate::engine::StateHasher>) -> bool {
+fn closed_under(stop: StopRule, rules: &HashMap<(CustomState, CustomState), Rule, StateHasher>) -> bool {
     // Only pairs of agents that both give the safe answer `o` meet in a safe configuration.
     let keeps = |answers: &[Output]| {
         rules.iter().all(|(&(a, b), rule)| {
@@ -568,10 +545,6 @@ impl Protocol for Custom {
         (name == "default").then(|| self.default_counts().err()).flatten()
     }
 
-    fn starts_as_counts(&self) -> bool {
-        true
-    }
-
     fn monitor_of_counts(&self, counts: &[(CustomState, u64)]) -> StopMonitor {
         StopMonitor::of_counts(self, counts)
     }
@@ -599,12 +572,8 @@ impl Protocol for Custom {
         matches!(self.inner.rules, Rules::Table(_)).then(|| self.inner.declared.clone())
     }
 
-    fn safe_set_is_closed(&self) -> bool {
-        self.stop.closed
-    }
-
-    fn auto_batches(&self) -> bool {
-        true
+    fn hints(&self) -> EngineHints {
+        EngineHints { starts_as_counts: true, safe_set_is_closed: self.stop.closed, auto_batches: true }
     }
 
     fn horizon(&self) -> Option<u128> {
@@ -639,7 +608,7 @@ mod tests {
         let built_in = ApproxMajority::new(1000, &Params::parse(&["a=0.6"]).unwrap()).unwrap();
         let angluin = Custom::new(&example("angluin.toml"), 300).unwrap();
         let election = Angluin::new(300, &Params::default()).unwrap();
-        assert!(majority.safe_set_is_closed() && angluin.safe_set_is_closed());
+        assert!(majority.hints().safe_set_is_closed && angluin.hints().safe_set_is_closed);
         for engine in [Engine::Agents, Engine::Counts, Engine::Batched] {
             assert_eq!(steps(&majority, engine), steps(&built_in, engine), "approx-majority, {engine:?}");
             assert_eq!(steps(&angluin, engine), steps(&election, engine), "angluin, {engine:?}");

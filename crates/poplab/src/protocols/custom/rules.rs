@@ -9,7 +9,7 @@
 //! engines never depend on the numbers given to states, only on which states are equal.
 
 use super::state::CustomState;
-use crate::engine::StateHasher;
+use crate::protocol::StateHasher;
 use crate::protocol::{Law, Output};
 use crate::rng::PopRng;
 use rand_core::Rng;

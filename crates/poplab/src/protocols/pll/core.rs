@@ -477,10 +477,16 @@ macro_rules! leader_election_methods {
             self.core.params()
         }
 
-        /// Leaders never appear and never all vanish (Lemma 11 for P_LL; the same argument for
-        /// `pll-sym`, see its module docs): one leader stays one.
-        fn safe_set_is_closed(&self) -> bool {
-            true
+        /// The safe set is closed: leaders never appear and never all vanish (Lemma 11 for P_LL;
+        /// the same argument for `pll-sym`, see its module docs), so one leader stays one. Batched
+        /// under `auto` from n = [`AUTO_BATCHED_MIN_N`]($crate::protocols::pll::AUTO_BATCHED_MIN_N)
+        /// on (few states are present at once; the figures are in README.md, Engines).
+        fn hints(&self) -> $crate::protocol::EngineHints {
+            $crate::protocol::EngineHints {
+                starts_as_counts: true,
+                safe_set_is_closed: true,
+                auto_batches: self.n as u64 >= $crate::protocols::pll::AUTO_BATCHED_MIN_N,
+            }
         }
 
         fn output(&self, state: $state) -> $crate::protocol::Output {
@@ -489,10 +495,6 @@ macro_rules! leader_election_methods {
 
         fn initial_configuration(&self) -> Vec<$state> {
             vec![<$state>::INITIAL; self.n]
-        }
-
-        fn starts_as_counts(&self) -> bool {
-            true
         }
 
         fn initial_counts(&self) -> Vec<($state, u64)> {

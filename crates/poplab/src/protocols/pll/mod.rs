@@ -165,11 +165,6 @@ impl Protocol for Pll {
         }
     }
 
-    /// From n = [`AUTO_BATCHED_MIN_N`] on (see there).
-    fn auto_batches(&self) -> bool {
-        self.n as u64 >= AUTO_BATCHED_MIN_N
-    }
-
     /// Lines 1-57 in order (initiator `a_0`, responder `a_1`).
     #[inline]
     fn transition(&self, initiator: State, responder: State) -> (State, State) {

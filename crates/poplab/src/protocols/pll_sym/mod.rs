@@ -171,12 +171,6 @@ impl Protocol for PllSym {
         &INFO
     }
 
-    /// From n = [`pll::AUTO_BATCHED_MIN_N`] on, like P_LL: few states are present at once (the
-    /// figures are in README.md, Engines).
-    fn auto_batches(&self) -> bool {
-        self.n as u64 >= pll::AUTO_BATCHED_MIN_N
-    }
-
     /// Line 0 (coin rules), section 4's status assignment, lines 7-34 of P_LL, then the module of
     /// the common epoch: Algorithm 3 or 4 with section 4's coins, or Algorithm 6. Symmetric.
     #[inline]

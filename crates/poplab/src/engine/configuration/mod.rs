@@ -1,21 +1,30 @@
 //! The count engine's configuration: the counts of the states present, with everything kept in
 //! step with them (interned states, a Fenwick tree, the table of non-null pairs, the monitor, the
 //! census), and the step count. Single steps, null skipping and batches all change it through
-//! these methods.
+//! these methods. Both count engines ([`CountRun`](crate::engine::CountRun) and the batched engine) run on
+//! it.
 
-use super::SKIP_MAX_STATES;
-use super::laws::Laws;
-use super::memo::TransitionMemo;
-use super::skip::{K, Next, SkipTable};
+mod laws;
+mod memo;
+mod skip;
+
+pub use skip::geometric_skip;
+
+use crate::engine::Observer;
 use crate::engine::fenwick::Fenwick;
-use crate::engine::sampling::below;
 use crate::engine::snapshot::{CountSnapshot, static_cause};
-use crate::engine::{Observer, StateHasher};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{Monitor, Protocol, tally};
+use crate::protocol::{Monitor, Protocol, StateHasher, tally};
 use crate::rng::PopRng;
+use crate::rng::below_u64;
+use laws::Laws;
+use memo::TransitionMemo;
+use skip::{K, Next, SkipTable};
 use std::collections::HashMap;
+
+/// Null skipping is used while at most this many states are present.
+pub const SKIP_MAX_STATES: usize = 64;
 
 /// Plain steps replace null skipping while more than this fraction of the steps are non-null.
 const PLAIN_ABOVE: f64 = 0.5;
@@ -533,8 +542,8 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     /// Draws an ordered pair of distinct agents uniformly; returns their state indices.
     #[inline]
     pub(super) fn draw_pair(&self, rng: &mut PopRng) -> (u32, u32) {
-        let u = below(rng, self.n);
-        let v = below(rng, self.n - 1);
+        let u = below_u64(rng, self.n);
+        let v = below_u64(rng, self.n - 1);
         let v = if v >= u { v + 1 } else { v };
         (self.fenwick.find(u) as u32, self.fenwick.find(v) as u32)
     }

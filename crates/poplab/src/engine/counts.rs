@@ -5,7 +5,7 @@
 //! step draws an ordered pair of distinct agents uniformly: initiator state `i` with probability
 //! `c_i / n`, responder state `j` with probability `(c_j - [i = j]) / (n - 1)`.
 //!
-//! **Null skipping.** While at most [`SKIP_MAX_STATES`] states are present, the engine keeps, for
+//! **Null skipping.** While at most [`SKIP_MAX_STATES`](super::SKIP_MAX_STATES) states are present, the engine keeps, for
 //! every ordered pair of present states, whether the pair is *null* (its transition changes
 //! nothing) and the total non-null weight `W = sum over non-null (i, j) of c_i (c_j - [i = j])`.
 //! A step is then non-null with probability `p = W / (n (n - 1))`, independently of the past, so
@@ -28,24 +28,14 @@
 //! pays again. The choice depends only on the configuration and the step count, so the law of
 //! the run is the same either way; protocols with huge state spaces still run.
 
-mod configuration;
-mod laws;
-mod memo;
-mod skip;
-
-pub(super) use configuration::{Configuration, Effect};
-pub use skip::geometric_skip;
-
 use super::batched::Batcher;
+use super::configuration::{Configuration, geometric_skip};
 use super::snapshot::{EngineSnapshot, RunSnapshot, StateWriter, read_states};
 use super::{CensusReport, Drivable, Lookers, Observer, Pause, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Protocol, tally};
 use crate::rng::PopRng;
-
-/// Null skipping is used while at most this many states are present.
-pub const SKIP_MAX_STATES: usize = 64;
 
 /// The largest population the count engines take (counts and weights stay exact below it).
 pub const MAX_AGENTS: u64 = 1 << 62;
@@ -203,7 +193,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         self.configuration.present().map(|(i, count)| (self.configuration.state(i), count)).collect()
     }
 
-    /// Whether null skipping is active (at most [`SKIP_MAX_STATES`] states present).
+    /// Whether null skipping is active (at most [`SKIP_MAX_STATES`](super::SKIP_MAX_STATES) states present).
     pub fn skipping(&self) -> bool {
         self.configuration.non_null_weight().is_some()
     }

@@ -4,8 +4,8 @@
 //! Every pair of a randomized protocol that can change something gets a law, even one certain
 //! result: results are interned only when drawn, so the census counts only states some agent held.
 
-use crate::engine::StateHasher;
 use crate::protocol::Law;
+use crate::protocol::StateHasher;
 use crate::rng::PopRng;
 use rand_core::Rng;
 use std::collections::HashMap;

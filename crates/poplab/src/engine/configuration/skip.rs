@@ -6,8 +6,9 @@
 //! and the counts by state index.
 
 use super::SKIP_MAX_STATES;
-use crate::engine::sampling::{below, below_wide, unit_open0};
+use crate::engine::sampling::unit_open0;
 use crate::rng::PopRng;
+use crate::rng::{below_u64, below_u128};
 
 /// Slots of the table: null skipping is used while at most this many states are present.
 pub(super) const K: usize = SKIP_MAX_STATES;
@@ -208,14 +209,14 @@ impl<S: Copy> SkipTable<S> {
     /// Draws a non-null pair of slots with probability proportional to its weight
     /// `c_r (c_c - [r = c])` (`W > 0`).
     pub(super) fn draw_non_null(&self, rng: &mut PopRng, present: &[u32], counts: &[u64]) -> (usize, usize) {
-        let mut x = below_wide(rng, self.w);
+        let mut x = below_u128(rng, self.w);
         let mut r = 0;
         loop {
             let count = count_at(present, counts, r);
             let weight = if count == 0 { 0 } else { u128::from(count) * self.s[r] as u128 };
             if x < weight {
                 // Given the row, the responder is independent of which initiator agent it was.
-                x = u128::from(below(rng, self.s[r] as u64));
+                x = u128::from(below_u64(rng, self.s[r] as u64));
                 break;
             }
             x -= weight;
