@@ -11,6 +11,8 @@
 //! Python rule is called back with the GIL taken ([`Python::attach`]) the first time a pair of
 //! states meets, and memoised by the library for every trial and thread.
 
+mod claims;
+
 use poplab::Error;
 use poplab::engine::{Engine, LiveRun, Measure, SampleSteps, TracePoint};
 use poplab::export::{Exporter, Json};
@@ -587,6 +589,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(trial_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
     m.add("RNG", poplab::rng::RNG_NAME)?;
     Ok(())
 }
