@@ -113,7 +113,7 @@ fn side_by_side<T: Send>(
         }
     });
     let mut done = Vec::new();
-    // A claim not started (after a failure) comes after the failure in the claims' order.
+    // Claims left out are those a failure stopped: some result below is that failure.
     for result in results.into_iter().filter_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner())) {
         done.push(result?);
     }
