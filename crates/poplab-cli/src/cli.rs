@@ -480,7 +480,8 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "CLAIM")]
     pub only: Vec<String>,
 
-    /// Worker threads (default: one per core). Results do not depend on it.
+    /// Claims run at once, and worker threads of each experiment (default: every claim at once,
+    /// each on one worker per core). Results do not depend on it.
     #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
     pub threads: Option<usize>,
 

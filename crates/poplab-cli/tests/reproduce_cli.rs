@@ -75,4 +75,36 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
             .contains("data in data/pll-stabilisation/sweep-0/ (claim pll-stabilisation's sweep: identical, run once)")
     );
     assert!(!out.join("data/pll-states").exists());
+
+    // Claims run side by side (the default) find what they find one after another: the same
+    // sections, wall times aside, and the same plots, with one worker thread.
+    let alone = std::env::temp_dir().join(format!("poplab-reproduce-test-alone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&alone);
+    let ids = ["threshold-correct", "pll-stabilisation", "pll-states"];
+    let mut command = Command::cargo_bin("poplab").unwrap();
+    command.args(["reproduce", "--tiny", "--seed", "3", "--threads", "1", "--out"]).arg(&alone);
+    for id in ids {
+        command.args(["--only", id]);
+    }
+    command.assert().success();
+    let one_by_one = std::fs::read_to_string(alone.join("report.md")).unwrap();
+    // A claim's section, its wall time masked: `(_ s for N trials run now ...`.
+    let section = |report: &str, id: &str| -> String {
+        let from = report.split(&format!("## {id}: ")).nth(1).unwrap();
+        let lines = from.split("\n## ").next().unwrap().trim_end().lines();
+        lines
+            .map(|l| match (l.starts_with("Verdict: **"), l.rfind(" s for ")) {
+                (true, Some(at)) => format!("{}(_{}", &l[..l[..at].rfind('(').unwrap()], &l[at..]),
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for id in ids {
+        assert_eq!(section(&one_by_one, id), section(&report, id), "{id}");
+        let plot = format!("plots/{id}.svg");
+        assert_eq!(std::fs::read(alone.join(&plot)).unwrap(), std::fs::read(out.join(&plot)).unwrap(), "{plot}");
+    }
+    let _ = std::fs::remove_dir_all(&alone);
+    let _ = std::fs::remove_dir_all(&out);
 }

@@ -13,6 +13,7 @@
 //! states meets, and memoised by the library for every trial and thread.
 
 mod api;
+mod claims;
 mod live;
 mod user;
 
@@ -74,6 +75,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::verify, m)?)?;
     m.add_function(wrap_pyfunction!(api::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(api::trial_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
     m.add("RNG", poplab::rng::RNG_NAME)?;
     Ok(())
 }

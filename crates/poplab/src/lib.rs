@@ -34,6 +34,8 @@
 //! - [`fit`]: least-squares fits of measured means against claimed growth forms and power laws.
 //! - [`verdict`]: the written rules that turn measurements into consistent / inconsistent /
 //!   inconclusive against a claim.
+//! - [`claims`]: the claims of the source papers as experiments, each run to points and judged by
+//!   its rule (what `poplab reproduce` reports).
 //! - [`stats`]: means, intervals, the censoring rule, Kolmogorov-Smirnov tests.
 //! - [`table`]: CSV files poplab wrote (time series, sweep summaries) read back by column.
 //! - [`numbers`] (`10^5`, `1e5`, lists and ranges) and [`files`] (outputs checked before a run and
@@ -209,6 +211,7 @@
 //! ```
 
 pub mod checkpoint;
+pub mod claims;
 pub mod engine;
 pub mod error;
 pub mod exact;

@@ -26,6 +26,7 @@
 //! - [`slower_than`]: a claim that one variant is slower: the ratio of means per `x` with its
 //!   bootstrap interval (family-wise level 0.001); some above 1 and none below: consistent; the
 //!   reverse: inconsistent; else inconclusive.
+//! - [`worst`]: a claim made of several parts (each judged by a rule) holds as its worst part.
 //! - [`rate_only`]: an experiment that does not meet its claim's hypotheses (shortened
 //!   constants): the rate is reported, the verdict is inconclusive.
 //!
@@ -98,7 +99,7 @@ fn judgement(verdict: Verdict, evidence: impl Into<String>) -> Judgement {
 }
 
 /// Measurements at one value of the swept variable.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Point {
     /// The x value (n or a parameter).
     pub x: f64,
@@ -445,6 +446,20 @@ pub fn all_trials(as_claimed: u64, total: u64, what: &str) -> Judgement {
     }
 }
 
+/// Several judgements of one claim as one: the worst verdict (inconsistent, then inconclusive,
+/// then consistent; inconclusive if there are none), with the evidence of each joined by `; `.
+pub fn worst(judgements: &[Judgement]) -> Judgement {
+    let badness = |v: Verdict| match v {
+        Verdict::Consistent => 0,
+        Verdict::Inconclusive => 1,
+        Verdict::Inconsistent => 2,
+    };
+    Judgement {
+        verdict: judgements.iter().map(|j| j.verdict).max_by_key(|&v| badness(v)).unwrap_or(Verdict::Inconclusive),
+        evidence: judgements.iter().map(|j| j.evidence.as_str()).collect::<Vec<_>>().join("; "),
+    }
+}
+
 /// The median of a point, a censored median counting as its horizon (a lower bound).
 pub fn median_or_bound(p: &Point) -> (f64, bool) {
     match stats::censored_quantile(&p.values, p.censored, 0.5) {
@@ -750,6 +765,18 @@ mod tests {
         // Two noisy points cannot tell: inconclusive.
         let noisy = vec![point(100.0, vec![1.0, 30.0, 2.0]), point(200.0, vec![1.0, 40.0, 3.0])];
         assert_eq!(growth_at_most(&noisy, Form::Log).verdict, Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn several_judgements_hold_as_the_worst() {
+        let (yes, no) = (all_trials(5, 5, "ended correct"), all_trials(4, 5, "ended wrong"));
+        let unsure = judgement(Verdict::Inconclusive, "too few");
+        let combined = worst(&[yes.clone(), unsure.clone()]);
+        assert_eq!(combined.verdict, Verdict::Inconclusive);
+        assert_eq!(combined.evidence, format!("{}; too few", yes.evidence));
+        assert_eq!(worst(&[unsure, no.clone(), yes.clone()]).verdict, Verdict::Inconsistent);
+        assert_eq!(worst(std::slice::from_ref(&yes)), yes);
+        assert_eq!(worst(&[]).verdict, Verdict::Inconclusive);
     }
 
     #[test]

@@ -11,6 +11,8 @@ come back as pandas DataFrames and dicts with the fields of the ``poplab`` comma
 - `Protocol`: a protocol written in Python (a dict or a function of two states); `OUTPUTS`
   lists the outputs a state can give; a failing rule raises `RuleError`.
 - `Simulation`, `time_trials`: ppsim's API on poplab's engines.
+- `claim`: one claim of the four papers reproduced, its points and verdict (`ClaimResult`), as
+  ``poplab reproduce`` reports it.
 - `RNG`: the name of the generator every run uses (Xoshiro256++, seeded by SplitMix64).
 
 >>> import poplab
@@ -25,6 +27,7 @@ True
 
 from ._poplab import RNG, RuleError
 from ._api import EstimateResult, RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
+from ._claims import ClaimResult, claim
 from ._protocol import OUTPUTS, Protocol
 from ._simulation import Simulation, time_trials
 
@@ -39,11 +42,13 @@ __all__ = [
     "EstimateResult",
     "OUTPUTS",
     "RNG",
+    "ClaimResult",
     "Protocol",
     "RuleError",
     "RunResult",
     "Simulation",
     "SweepResult",
+    "claim",
     "exact",
     "protocols",
     "run",

@@ -2,25 +2,15 @@
 //! paper.
 
 use super::ClaimResult;
-use super::claims::Picture;
 use crate::plot::{Curve, Figure, Group, Ink, Mark, Marks, write, write_grid};
 use anyhow::Result;
+use poplab::claims::{Picture, Trial};
 use poplab::engine::{Measure, Outcome};
 use poplab::protocols::pll::Module;
 use poplab::spec::{Estimator, RawSpec, RunSpec, SplittingOptions};
 use poplab::splitting::SplittingSettings;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// One trial of a claim's sweep, as the pictures and the outcome rule see it.
-#[derive(Clone, Debug)]
-pub struct Trial {
-    pub n: u64,
-    pub parallel_time: f64,
-    pub outcome: Outcome,
-    /// The module that demoted the last leader (census), if recorded.
-    pub last_demotion: Option<String>,
-}
 
 /// Points a run's curve keeps at most (the rows where the leader count changes, thinned evenly).
 const MAX_CURVE_POINTS: usize = 1500;
@@ -67,7 +57,7 @@ pub fn draw(
 /// P_RL's space-time diagram at n = N = `n` from `init`, until the safe set or 300 rows of n steps.
 fn spacetime(n: usize, init: &str, plots: &Path, seed: u64) -> Result<(String, PathBuf)> {
     let prl = poplab::protocols::prl::Prl::new(n, &poplab::protocol::Params::default())?;
-    let diagram = crate::commands::spacetime::Diagram { init, seed, every: n as u64, rows: 300, until_safe: true };
+    let diagram = crate::plot::spacetime::Diagram { init, seed, every: n as u64, rows: 300, until_safe: true };
     let stem = plots.join(format!("prl-spacetime-{init}"));
     for format in ["svg", "png"] {
         diagram.write(&prl, &stem.with_extension(format))?;

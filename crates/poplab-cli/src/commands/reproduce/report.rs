@@ -1,11 +1,11 @@
 //! The report: the same blocks rendered as Markdown (`report.md`) and as an offline HTML page
 //! (`index.html`, plots embedded).
 
-use super::claims::{Mode, Rule, XVar, YVar};
-use super::{ClaimResult, Row};
+use super::ClaimResult;
 use crate::output::write_text;
 use crate::plot::{Curve, Figure, Ink, Mark, MarkLook, Marks};
 use anyhow::Result;
+use poplab::claims::{Mode, Row, Rule};
 use poplab::rng::RNG_NAME;
 use poplab::verdict::median_or_bound;
 use std::path::Path;
@@ -35,7 +35,7 @@ pub fn figure(result: &ClaimResult) -> Figure {
         if estimates { "splitting estimate with 95% CI" } else { "mean with 95% CI (hollow: median, a lower bound)" };
     // One series per variant (the rows of a comparison name theirs), P_LL as printed in its own look.
     let mut marks: Vec<Marks> = Vec::new();
-    for row in &result.rows {
+    for row in &result.findings.rows {
         let protocol = row
             .variant
             .as_ref()
@@ -61,29 +61,29 @@ pub fn figure(result: &ClaimResult) -> Figure {
         }
     }
     // The claimed curve spans every x; the fits only the x whose means they were fitted to.
-    let grid = grid_of(result.rows.iter());
-    let fitted = grid_of(result.rows.iter().filter(|r| r.mean.is_some()));
+    let grid = grid_of(result.findings.rows.iter());
+    let fitted = grid_of(result.findings.rows.iter().filter(|r| r.mean.is_some()));
     let mut curves = Vec::new();
     if let Rule::ExactMean { curve, expected } = &claim.rule {
         let points = grid.iter().map(|&x| (x, expected(x))).collect();
         curves.push(Curve::new(format!("claimed {curve}"), points).inked(Ink::Claimed));
     }
-    if let (Rule::GrowthAtMost(form), Some(fit)) = (&claim.rule, &result.form_fit) {
+    if let (Rule::GrowthAtMost(form), Some(fit)) = (&claim.rule, &result.findings.form_fit) {
         let points = fitted.iter().map(|&x| (x, fit.a + fit.b * form.eval(x))).filter(|p| p.1 > 0.0).collect();
         curves.push(Curve::new(format!("fit a + b {}", fit.form), points).inked(Ink::FormFit));
     }
-    if let Some(power) = &result.power {
+    if let Some(power) = &result.findings.power {
         let label = format!("fit c x^e, e = {:.2}", power.exponent);
         let points = fitted.iter().map(|&x| (x, power.coefficient * x.powf(power.exponent))).collect();
         curves.push(Curve::new(label, points).inked(Ink::PowerFit));
     }
     Figure {
         title: format!("{}: {}", claim.id, claim.title),
-        x_label: x_name(claim.x).to_string(),
+        x_label: claim.x.name().to_string(),
         y_label: if estimates {
-            format!("log10 of the expected {}", y_name(claim.y))
+            format!("log10 of the expected {}", claim.y.label())
         } else {
-            y_name(claim.y).to_string()
+            claim.y.label().to_string()
         },
         marks,
         curves,
@@ -99,21 +99,6 @@ fn grid_of<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<f64> {
         return Vec::new();
     }
     (0..=60).map(|i| x0 * (x1 / x0).powf(i as f64 / 60.0)).collect()
-}
-
-fn x_name(x: XVar) -> &'static str {
-    match x {
-        XVar::N => "n",
-        XVar::Param(name) => name,
-    }
-}
-
-fn y_name(y: YVar) -> &'static str {
-    match y {
-        YVar::Steps => "steps",
-        YVar::ParallelTime => "parallel time (steps / n)",
-        YVar::DistinctStates => "distinct states visited",
-    }
 }
 
 fn number(v: f64) -> String {
@@ -141,8 +126,8 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
             context.seed,
             env!("CARGO_PKG_VERSION"),
             context.seconds,
-            results.iter().map(|r| r.trials_run).sum::<u64>(),
-            reused(results.iter().map(|r| r.trials_reused).sum()),
+            results.iter().map(|r| r.findings.trials_run).sum::<u64>(),
+            reused(results.iter().map(|r| r.findings.trials_reused).sum()),
         )),
         Block::Heading(2, "Verdicts".into()),
         Block::Table(
@@ -153,8 +138,8 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
                     vec![
                         r.claim.id.into(),
                         r.claim.source.into(),
-                        r.judgement.verdict.word().into(),
-                        r.judgement.evidence.clone(),
+                        r.findings.judgement.verdict.word().into(),
+                        r.findings.judgement.evidence.clone(),
                     ]
                 })
                 .collect(),
@@ -224,7 +209,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             spec.template.measure.name(),
             spec.template.seed,
             spec.template.max_steps,
-            result.engines.get(i).map_or("-", String::as_str),
+            result.findings.engines.get(i).map_or("-", String::as_str),
             claim.data[i],
             match claim.data[i].split('/').nth(1) {
                 Some(owner) if owner != claim.id => format!(" (claim {owner}'s sweep: identical, run once)"),
@@ -238,10 +223,10 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         blocks.push(Block::Paragraph(format!("{what}.")));
         blocks.push(Block::Image { alt: what.clone(), svg: svg.to_string_lossy().into() });
     }
-    let unit = y_name(claim.y);
+    let unit = claim.y.label();
     blocks.push(Block::Table(
         vec![
-            x_name(claim.x).into(),
+            claim.x.name().into(),
             "trials".into(),
             "ended".into(),
             "censored".into(),
@@ -249,10 +234,10 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             "95% CI".into(),
             "median".into(),
         ],
-        result.rows.iter().map(row_cells).collect(),
+        result.findings.rows.iter().map(row_cells).collect(),
     ));
     let mut fits = Vec::new();
-    if let Some(p) = &result.power {
+    if let Some(p) = &result.findings.power {
         let ci = p.exponent_ci95.map(|[lo, hi]| format!(" (95% CI [{lo:.3}, {hi:.3}])")).unwrap_or_default();
         fits.push(format!(
             "power law c x^e on the means: e = {:.3}{ci}, c = {}, R^2 = {:.4}",
@@ -261,7 +246,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             p.r2
         ));
     }
-    if let Some(f) = &result.form_fit {
+    if let Some(f) = &result.findings.form_fit {
         fits.push(format!(
             "claimed form a + b {}: a = {}, b = {}, R^2 = {:.4}",
             f.form,
@@ -275,11 +260,11 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     }
     blocks.push(Block::Paragraph(format!(
         "Verdict: **{}**: {} ({:.1} s for {} trials run now{}).",
-        result.judgement.verdict.word(),
-        result.judgement.evidence,
+        result.findings.judgement.verdict.word(),
+        result.findings.judgement.evidence,
         result.seconds,
-        result.trials_run,
-        reused(result.trials_reused)
+        result.findings.trials_run,
+        reused(result.findings.trials_reused)
     )));
     blocks
 }
@@ -447,8 +432,8 @@ pub fn write(out: &Path, context: &Context, results: &[ClaimResult]) -> Result<(
 
 #[cfg(test)]
 mod tests {
-    use super::super::claims::{Mode, claims};
     use super::*;
+    use poplab::claims::{Findings, claims};
     use poplab::verdict::{Judgement, Point, Verdict};
 
     fn row(x: f64, mean: f64, variant: Option<&str>) -> Row {
@@ -465,18 +450,17 @@ mod tests {
 
     fn result(id: &str, rows: Vec<Row>) -> ClaimResult {
         let claim = claims(Mode::Quick, 1).into_iter().find(|c| c.id == id).unwrap();
-        ClaimResult {
-            claim,
+        let findings = Findings {
             rows,
             judgement: Judgement { verdict: Verdict::Inconclusive, evidence: String::new() },
             power: None,
             form_fit: None,
             engines: Vec::new(),
-            diagrams: Vec::new(),
+            trials: Vec::new(),
             trials_run: 0,
             trials_reused: 0,
-            seconds: 0.0,
-        }
+        };
+        ClaimResult { claim, findings, diagrams: Vec::new(), seconds: 0.0 }
     }
 
     #[test]

@@ -1,20 +1,20 @@
-//! The claims `poplab reproduce` checks: one experiment per claim of the four papers.
-//!
-//! Each claim names its source, the claim as the paper states it, the sweeps that measure it (a
-//! `--quick` size that fits in minutes and a `--full` size), what is plotted against what, and
-//! the verdict rule of [`poplab::verdict`] that decides it.
+//! The claims of the four papers: per claim its source and statement, the sweeps that measure it
+//! (a quick size that fits in minutes and a full size), what is plotted against what, and the
+//! verdict rule of [`crate::verdict`] that decides it.
 
-use poplab::engine::{Measure, Outcome};
-use poplab::fit::Form;
-use poplab::splitting::SplittingSettings;
-use poplab::sweep::SweepSpec;
+use crate::engine::{Measure, Outcome};
+use crate::fit::Form;
+use crate::splitting::SplittingSettings;
+use crate::sweep::SweepSpec;
 
 /// How large the experiments are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Two sizes and a few trials per claim: seconds, for end-to-end tests of the report.
     Tiny,
+    /// Sizes that fit in minutes on a laptop (`poplab reproduce --quick`).
     Quick,
+    /// Larger n and more trials: hours (`poplab reproduce --full`).
     Full,
 }
 
@@ -27,28 +27,62 @@ pub enum XVar {
     Param(&'static str),
 }
 
+impl XVar {
+    /// Its name: `n` or the parameter's.
+    pub fn name(self) -> &'static str {
+        match self {
+            XVar::N => "n",
+            XVar::Param(name) => name,
+        }
+    }
+}
+
 /// The measured quantity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum YVar {
+    /// Steps (interactions).
     Steps,
+    /// Parallel time: steps / n.
     ParallelTime,
     /// Distinct states some agent held during the trial (needs a census).
     DistinctStates,
+}
+
+impl YVar {
+    /// What it is, with its unit: `parallel time (steps / n)`.
+    pub fn label(self) -> &'static str {
+        match self {
+            YVar::Steps => "steps",
+            YVar::ParallelTime => "parallel time (steps / n)",
+            YVar::DistinctStates => "distinct states visited",
+        }
+    }
 }
 
 /// The verdict rule.
 #[derive(Clone, Debug)]
 pub enum Rule {
     /// The mean equals `expected(x)` (rule `verdict::exact_mean`).
-    ExactMean { curve: &'static str, expected: fn(f64) -> f64 },
+    ExactMean {
+        /// The claimed curve, as the report names it.
+        curve: &'static str,
+        /// The claimed mean at x.
+        expected: fn(f64) -> f64,
+    },
     /// The mean grows at most like the form (rule `verdict::growth_at_most`).
     GrowthAtMost(Form),
     /// The logarithm of the mean grows at least at `rate` per unit of x, i.e. `Omega(e^(rate x))`
     /// (rule `verdict::exponential_at_least`).
-    ExponentialAtLeast { rate: f64 },
+    ExponentialAtLeast {
+        /// The claimed rate.
+        rate: f64,
+    },
     /// The experiment does not meet the claim's hypotheses (`reason`): the growth rate of the
     /// mean is reported and the verdict is inconclusive (rule `verdict::rate_only`).
-    RateOnly { reason: &'static str },
+    RateOnly {
+        /// Why the experiment cannot decide the claim.
+        reason: &'static str,
+    },
     /// Sweep 1's mean is larger than sweep 0's at the largest x (rule `verdict::slower_than`).
     SlowerThan,
     /// Every trial of sweep `i` ends with outcome `i` (rule `verdict::all_trials`).
@@ -58,42 +92,73 @@ pub enum Rule {
 /// One claim and its experiment.
 #[derive(Clone, Debug)]
 pub struct Claim {
+    /// The claim's name (`pll-stabilisation`).
     pub id: &'static str,
+    /// A title for its section of a report.
     pub title: &'static str,
+    /// The paper and where in it (the paper's number first: `000`, `001`, `003`, `004`).
     pub source: &'static str,
+    /// The claim as the paper states it, and how it is measured.
     pub statement: &'static str,
     /// Why the experiment's sizes are what they are.
     pub sizes: &'static str,
+    /// The sweeps that measure it.
     pub sweeps: Vec<SweepSpec>,
+    /// The x axis.
     pub x: XVar,
+    /// The measured quantity.
     pub y: YVar,
+    /// The verdict rule.
     pub rule: Rule,
     /// Holding times estimated by the splitting estimator (one estimate per cell, its
     /// repetitions being the sweep's trials) instead of observed breaks.
     pub estimator: Option<Estimator>,
-    /// Per sweep, its data directory relative to the reproduction's (set by [`claims`]).
+    /// Per sweep, its data directory relative to the reproduction's (set by [`claims`]; see
+    /// [`Claim::data_dir`]).
     pub data: Vec<String>,
     /// More pictures for the claim's section.
     pub pictures: Vec<Picture>,
 }
 
-/// A picture a claim's section shows besides its plot (drawn by `pictures::draw`).
+/// A picture a claim's section of a report shows besides its plot (`poplab reproduce` draws them).
 #[derive(Clone, Debug)]
 pub enum Picture {
     /// P_RL's space-time diagram at n = N = `n` from `init` (`fig3` or `random`).
-    Spacetime { n: usize, init: &'static str },
+    Spacetime {
+        /// The ring size.
+        n: usize,
+        /// The initial configuration.
+        init: &'static str,
+    },
     /// Leaders against parallel time: `runs` runs of `protocol` at `n` from `init`, overlaid.
-    LeaderTraces { protocol: &'static str, n: u64, init: &'static str, runs: u64 },
+    LeaderTraces {
+        /// The protocol.
+        protocol: &'static str,
+        /// The population size.
+        n: u64,
+        /// The initial configuration.
+        init: &'static str,
+        /// How many runs.
+        runs: u64,
+    },
     /// Per n, the share of runs taking at least t against t, each run a dot coloured by the module
     /// that demoted the last leader (the census of sweep `sweep`).
-    ModuleTails { sweep: usize },
+    ModuleTails {
+        /// The index of the sweep among the claim's.
+        sweep: usize,
+    },
     /// Exact expected holding steps against splitting estimates at small sizes: `protocol` at `n`
     /// (`None`: n equals the swept value) with `param` over `values` and the `fixed` settings.
     ExactHolding {
+        /// The protocol.
         protocol: &'static str,
+        /// The population size (`None`: the swept value).
         n: Option<u64>,
+        /// The swept parameter.
         param: &'static str,
+        /// Its values.
         values: &'static [&'static str],
+        /// Other parameters, as `KEY=VALUE`.
         fixed: &'static [&'static str],
     },
 }
@@ -101,14 +166,16 @@ pub enum Picture {
 /// The splitting estimator's settings for a claim, and the holding score it uses.
 #[derive(Clone, Copy, Debug)]
 pub struct Estimator {
+    /// The estimator's settings.
     pub settings: SplittingSettings,
+    /// The holding score.
     pub score: &'static str,
 }
 
 impl Estimator {
     /// The estimator as a spec's.
-    pub fn spec(&self) -> poplab::spec::Estimator {
-        poplab::spec::Estimator::Splitting(poplab::spec::SplittingOptions {
+    pub fn spec(&self) -> crate::spec::Estimator {
+        crate::spec::Estimator::Splitting(crate::spec::SplittingOptions {
             replicas: self.settings.replicas as u64,
             cycles: self.settings.cycles,
             score: Some(self.score.to_string()),
@@ -128,7 +195,7 @@ fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, see
 }
 
 /// `spec` with `change` made to its template.
-fn with_template(mut spec: SweepSpec, change: impl FnOnce(&mut poplab::spec::RawSpec)) -> SweepSpec {
+fn with_template(mut spec: SweepSpec, change: impl FnOnce(&mut crate::spec::RawSpec)) -> SweepSpec {
     change(&mut spec.template);
     spec
 }
@@ -545,7 +612,7 @@ fn assign_data_dirs(claims: &mut [Claim]) {
             .iter()
             .enumerate()
             .map(|(i, spec)| {
-                let own = format!("data/{}/sweep-{i}", claim.id);
+                let own = own_data_dir(claim.id, i);
                 if claim.estimator.is_some() {
                     return own;
                 }
@@ -557,4 +624,9 @@ fn assign_data_dirs(claims: &mut [Claim]) {
             })
             .collect();
     }
+}
+
+/// The directory of a claim's own sweep `index`, `data/CLAIM/sweep-INDEX`.
+pub(super) fn own_data_dir(id: &str, index: usize) -> String {
+    format!("data/{id}/sweep-{index}")
 }

@@ -1,6 +1,8 @@
 //! Plots: measured points with their intervals and fitted, exact or traced curves, on log-log
 //! axes, written as SVG and PNG (text drawn with the bundled DejaVu Sans). The reproduction's
-//! claims and `poplab plot` draw through it.
+//! claims and `poplab plot` draw through it; [`spacetime`] draws P_RL's space-time diagrams.
+
+pub mod spacetime;
 
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
@@ -107,8 +109,11 @@ static FONT: Once = Once::new();
 pub fn register_font() {
     FONT.call_once(|| {
         // The font file ships with the binary; registering it cannot fail for a valid TTF.
-        let _ =
-            plotters::style::register_font("sans-serif", FontStyle::Normal, include_bytes!("../assets/DejaVuSans.ttf"));
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            include_bytes!("../../assets/DejaVuSans.ttf"),
+        );
     });
 }
 
