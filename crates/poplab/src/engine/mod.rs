@@ -40,7 +40,7 @@ pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use counts::{CountRun, SKIP_MAX_STATES, geometric_skip};
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
 pub use live::{LiveRun, SampleSteps};
-pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
+pub use observer::{Fault, FaultStates, Observer, SeriesPosition, TimeSeries, TracePoint, TraceSink};
 pub use snapshots::snapshots;
 
 use crate::error::{Error, Result};
