@@ -324,12 +324,24 @@ fn kill_points(seed: u64, lo: u64, hi: u64, count: usize) -> Vec<u64> {
 fn runs_killed_at_random_points_resume_to_the_same_document() {
     // (arguments, time series every so many steps)
     let cases: [(&[&str], Option<&str>); 6] = [
-        (&["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "12", "--seed", "3"], None),
+        (
+            &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "12", "--seed", "3"],
+            None,
+        ),
         (&["ls-timer", "--n", "1500", "--engine", "counts", "--census", "--trials", "12", "--seed", "4"], Some("10^5")),
         (&["angluin", "--n", "10^7", "--engine", "batched", "--trials", "12", "--seed", "5"], Some("10^12")),
-        (&["ls-timer", "--n", "6", "--set", "s=10", "--measure", "holding", "--engine", "agents", "--trials", "12"], Some("7")),
-        (&["ls-timer", "--n", "6", "--set", "s=8", "--measure", "holding", "--engine", "counts", "--trials", "12"], None),
-        (&["ls-timer", "--n", "6", "--set", "s=8", "--measure", "holding", "--engine", "batched", "--trials", "12"], Some("5")),
+        (
+            &["ls-timer", "--n", "6", "--set", "s=10", "--measure", "holding", "--engine", "agents", "--trials", "12"],
+            Some("7"),
+        ),
+        (
+            &["ls-timer", "--n", "6", "--set", "s=8", "--measure", "holding", "--engine", "counts", "--trials", "12"],
+            None,
+        ),
+        (
+            &["ls-timer", "--n", "6", "--set", "s=8", "--measure", "holding", "--engine", "batched", "--trials", "12"],
+            Some("5"),
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     let mut delays = kill_points(33, 20, 300, 24).into_iter();
@@ -416,8 +428,5 @@ fn checkpoints_of_another_version_or_damaged_are_refused() {
         "--checkpoint-every",
     );
     fails_with(&["run", "angluin", "--n", "20", "--checkpoint-every", "10s"], "goes with --checkpoint");
-    fails_with(
-        &["run", "--resume", &file, "--trace", "t.csv"],
-        "--resume goes on with the run checkpointed in",
-    );
+    fails_with(&["run", "--resume", &file, "--trace", "t.csv"], "--resume goes on with the run checkpointed in");
 }

@@ -19,8 +19,8 @@
 //! another format version, of another poplab version (engines may draw differently), or whose
 //! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`].
 
-use crate::engine::{Pause, SeriesPosition};
 use crate::engine::snapshot::RunSnapshot;
+use crate::engine::{Pause, SeriesPosition};
 use crate::error::{Error, Result};
 use crate::experiment::TrialRecord;
 use crate::files;
@@ -122,7 +122,10 @@ impl StoredSpec {
         let trace = match (raw.trace_every, trace) {
             (Some(_), Some(path)) => Some(
                 std::path::absolute(path)
-                    .map_err(|e| Error::File { path: path.display().to_string(), reason: format!("cannot be named ({e})") })?
+                    .map_err(|e| Error::File {
+                        path: path.display().to_string(),
+                        reason: format!("cannot be named ({e})"),
+                    })?
                     .to_string_lossy()
                     .into_owned(),
             ),

@@ -355,9 +355,10 @@ fn unguarded_trial<P: Protocol>(
             }
         };
         run.pause_on(pause.clone());
-        let ending = drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
-            on_pause(run.snapshot(), rng, observers)
-        })?;
+        let ending =
+            drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
+                on_pause(run.snapshot(), rng, observers)
+            })?;
         (ending, run.census())
     } else {
         let mut run = match resume.take() {
@@ -381,9 +382,10 @@ fn unguarded_trial<P: Protocol>(
             }
         };
         run.pause_on(pause.clone());
-        let ending = drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
-            on_pause(run.snapshot(), rng, observers)
-        })?;
+        let ending =
+            drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
+                on_pause(run.snapshot(), rng, observers)
+            })?;
         (ending, run.census())
     };
     drop(observers);

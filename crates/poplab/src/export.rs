@@ -354,9 +354,8 @@ impl TraceFile {
         // Kept parts go once the output is whole: a run killed before goes on with them.
         match &self.parts {
             Parts::Temporary(_) | Parts::Joined(_) => Ok(()),
-            Parts::Kept(dir) => {
-                std::fs::remove_dir_all(dir).map_err(|e| Error::Io(format!("'{}' cannot be removed ({e})", dir.display())))
-            }
+            Parts::Kept(dir) => std::fs::remove_dir_all(dir)
+                .map_err(|e| Error::Io(format!("'{}' cannot be removed ({e})", dir.display()))),
         }
     }
 }

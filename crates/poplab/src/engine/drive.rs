@@ -199,6 +199,9 @@ pub fn drive<P: Protocol, R: Drivable<P>>(
     drive_pausing(run, plan, observers, faults_rng, false, &mut |_, _, _| Ok(()))
 }
 
+/// What [`drive_pausing`] hands a paused run to: the run, the faults' stream, the observers.
+pub type OnPause<'a, P, R> = dyn FnMut(&R, &PopRng, &mut [&mut dyn Observer<P>]) -> Result<()> + 'a;
+
 /// As [`drive`], for a run whose engine may pause at a safe point (its
 /// [`Pause`](super::Pause) raised, see [`super::snapshot`]): `on_pause` is then handed the run,
 /// the faults' stream and the observers, after the observers due at that step have acted (so the
@@ -212,7 +215,7 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
     observers: &mut [&mut dyn Observer<P>],
     faults_rng: &mut PopRng,
     resumed: bool,
-    on_pause: &mut dyn FnMut(&R, &PopRng, &mut [&mut dyn Observer<P>]) -> Result<()>,
+    on_pause: &mut OnPause<'_, P, R>,
 ) -> Result<Ending> {
     if !resumed && plan.measure == Measure::Holding && !run.monitor().is_safe() {
         return Err(Error::Init(

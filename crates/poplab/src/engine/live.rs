@@ -168,7 +168,9 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// stopped by a failing rule has no snapshot.
     pub fn snapshot(&self) -> Result<RunSnapshot> {
         if self.failed {
-            return Err(Error::Setting("this run stopped at a failing rule and cannot be saved; start a new one".into()));
+            return Err(Error::Setting(
+                "this run stopped at a failing rule and cannot be saved; start a new one".into(),
+            ));
         }
         match &self.run {
             Run::Agents(run) => run.snapshot(),
@@ -211,7 +213,9 @@ impl<P: Protocol + 'static> LiveRun<P> {
                     Run::Counts(Box::new(CountRun::restore(p, snapshot)?))
                 }
                 EngineSnapshot::Counts(_) => {
-                    return Err(Error::Setting("a snapshot of the count engines restored on another graph than complete".into()));
+                    return Err(Error::Setting(
+                        "a snapshot of the count engines restored on another graph than complete".into(),
+                    ));
                 }
             })
         })?;
@@ -402,7 +406,9 @@ mod tests {
             let mut grid_whole = SampleSteps::new((1..).map(|k| k * 777));
             // The same pieces: where a piece ends is part of the batched engine's trajectory.
             for until in [31_337, 90_001] {
-                whole.advance(until, false, &mut grid_whole, &mut |step, c| rows_whole.push((step, sorted(c)))).unwrap();
+                whole
+                    .advance(until, false, &mut grid_whole, &mut |step, c| rows_whole.push((step, sorted(c))))
+                    .unwrap();
             }
             first.advance(31_337, false, &mut grid, &mut |step, c| rows.push((step, sorted(c)))).unwrap();
             let snapshot = first.snapshot().unwrap();
