@@ -318,26 +318,54 @@ fn kill_points(seed: u64, lo: u64, hi: u64, count: usize) -> Vec<u64> {
 /// `run --checkpoint` killed with SIGKILL at fixed pseudo-random delays after a trial in progress
 /// was first checkpointed (so inside a trial however fast the machine), then `run --resume`
 /// (killed again, then let finish): the same JSON document, byte for byte, as the uninterrupted
-/// run, on every engine (with a fault and a census on the way), with 1 and 2 threads.
+/// run, and the same time series file (`--trace`), on every engine (with a fault and a census on
+/// the way), for convergence and holding runs, with 1 and 2 threads.
 #[test]
 fn runs_killed_at_random_points_resume_to_the_same_document() {
-    let cases: [&[&str]; 3] = [
-        &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "12", "--seed", "3"],
-        &["ls-timer", "--n", "1500", "--engine", "counts", "--census", "--trials", "12", "--seed", "4"],
-        &["angluin", "--n", "10^7", "--engine", "batched", "--trials", "12", "--seed", "5"],
+    // (arguments, time series every so many steps)
+    let cases: [(&[&str], Option<&str>); 6] = [
+        (
+            &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "12", "--seed", "3"],
+            None,
+        ),
+        (&["ls-timer", "--n", "1500", "--engine", "counts", "--census", "--trials", "12", "--seed", "4"], Some("10^5")),
+        (&["angluin", "--n", "10^7", "--engine", "batched", "--trials", "12", "--seed", "5"], Some("10^12")),
+        (
+            &["ls-timer", "--n", "6", "--set", "s=10", "--measure", "holding", "--engine", "agents", "--trials", "12"],
+            Some("7"),
+        ),
+        (
+            &["ls-timer", "--n", "6", "--set", "s=8", "--measure", "holding", "--engine", "counts", "--trials", "12"],
+            None,
+        ),
+        (
+            &["ls-timer", "--n", "6", "--set", "s=8", "--measure", "holding", "--engine", "batched", "--trials", "12"],
+            Some("5"),
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let mut delays = kill_points(33, 20, 300, 12).into_iter();
+    let mut delays = kill_points(33, 20, 300, 24).into_iter();
     let mut in_progress = 0;
-    for (c, args) in cases.iter().enumerate() {
-        let whole = poplab().arg("run").args(*args).args(["--json", "--threads", "1"]).output().unwrap();
+    for (c, (args, trace_every)) in cases.iter().enumerate() {
+        let traced = |command: &mut std::process::Command, file: &std::path::Path| {
+            if let Some(every) = trace_every {
+                command.args(["--trace-every", every, "--trace"]).arg(file);
+            }
+        };
+        let whole_trace = dir.path().join(format!("case{c}.csv"));
+        let mut whole = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
+        whole.arg("run").args(*args).args(["--json", "--threads", "1"]);
+        traced(&mut whole, &whole_trace);
+        let whole = whole.output().unwrap();
         assert!(whole.status.success(), "{}", String::from_utf8_lossy(&whole.stderr));
         for threads in ["1", "2"] {
             let file = dir.path().join(format!("case{c}-{threads}.ckpt"));
             let out = dir.path().join(format!("case{c}-{threads}.json"));
+            let trace = dir.path().join(format!("case{c}-{threads}.csv"));
             let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
             first.arg("run").args(*args).args(["--json", "--threads", threads, "--checkpoint-every", "40ms"]);
             first.arg("--checkpoint").arg(&file).arg("--out").arg(&out);
+            traced(&mut first, &trace);
             let mut again = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"));
             again.args(["run", "--json", "--threads", threads, "--checkpoint-every", "40ms", "--resume"]);
             again.arg(&file).arg("--out").arg(&out);
@@ -353,10 +381,16 @@ fn runs_killed_at_random_points_resume_to_the_same_document() {
                 String::from_utf8_lossy(&whole.stdout),
                 "{args:?} with {threads} threads"
             );
+            if trace_every.is_some() {
+                let (resumed, expected) = (std::fs::read(&trace).unwrap(), std::fs::read(&whole_trace).unwrap());
+                assert!(resumed == expected, "{args:?} with {threads} threads: the time series differs");
+                let parts = dir.path().join(format!("case{c}-{threads}.ckpt.parts"));
+                assert!(!parts.exists(), "the time series' part files stayed");
+            }
         }
     }
     // Resumes went on from trials in progress, not only from finished ones.
-    assert!(in_progress >= 4, "only {in_progress} kills left a trial in progress in the checkpoint");
+    assert!(in_progress >= 8, "only {in_progress} kills left a trial in progress in the checkpoint");
 }
 
 /// A checkpoint of another format version, a damaged one and a file that is none are refused
@@ -394,5 +428,5 @@ fn checkpoints_of_another_version_or_damaged_are_refused() {
         "--checkpoint-every",
     );
     fails_with(&["run", "angluin", "--n", "20", "--checkpoint-every", "10s"], "goes with --checkpoint");
-    fails_with(&["run", "angluin", "--n", "20", "--checkpoint", &file, "--trace", "t.csv"], "--trace does not go");
+    fails_with(&["run", "--resume", &file, "--trace", "t.csv"], "--resume goes on with the run checkpointed in");
 }

@@ -519,6 +519,17 @@ fn n13_unbounded_work_is_refused_up_front() {
     refused(&args, &["--cycles 1000000000000000", "lower --cycles"]);
 }
 
+/// `--max-steps 0` runs nothing: refused with the smallest value allowed, in runs and sweeps.
+#[test]
+fn max_steps_0_is_refused_naming_the_smallest_allowed_value() {
+    refused(&["run", "angluin", "--n", "10", "--max-steps", "0"], &["--max-steps 0", "give at least 1"]);
+    let out = scratch("max-steps-0");
+    refused(
+        &["sweep", "angluin", "--n", "10,20", "--max-steps", "0", "--out", out.to_str().unwrap()],
+        &["--max-steps 0", "give at least 1"],
+    );
+}
+
 /// N14 (partial files): the hidden temporary files a killed run leaves are removed at the next
 /// write into their directory, those of running processes are not.
 #[cfg(target_os = "linux")]

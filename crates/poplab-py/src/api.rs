@@ -197,3 +197,10 @@ pub fn sweep(
 pub fn trial_seed(seed: u64, index: u64) -> u64 {
     poplab::rng::trial_seed(seed, index)
 }
+
+/// The memory available to this process in bytes (the smallest of `MemAvailable`, the
+/// address-space limit and the cgroup's; `POPLAB_AVAILABLE_MEMORY` if set).
+#[pyfunction]
+pub fn available_memory() -> u64 {
+    poplab::files::available_memory()
+}

@@ -3,6 +3,8 @@
 
 use crate::user::UserProtocol;
 use crate::{error, value_error};
+use poplab::Error;
+use poplab::engine::snapshot::{EngineSnapshot, RunSnapshot};
 use poplab::engine::{Engine, LiveRun, SampleSteps};
 use poplab::graph::Graph;
 use poplab::protocols::custom::{Custom, CustomState, StopRule};
@@ -70,6 +72,19 @@ fn named(protocol: &Custom, counts: Vec<(CustomState, u64)>) -> NamedCounts {
     counts.into_iter().map(|(state, count)| (protocol.name(state), count)).collect()
 }
 
+impl LiveSimulation {
+    /// `run` of `protocol` (for this `n`, stopping when silent), of the user's `user`.
+    fn of(run: LiveRun<Custom>, protocol: Custom, user: Py<UserProtocol>) -> Self {
+        Self {
+            run: Mutex::new(run),
+            samples: Mutex::new(SampleSteps::new(PySteps { iterator: None, failure: None })),
+            protocol,
+            stop: Mutex::new((StopRule::Silent, false)),
+            user,
+        }
+    }
+}
+
 #[pymethods]
 impl LiveSimulation {
     /// A run of `protocol` from `counts` (states by name) on `graph` (`None`: complete), on
@@ -102,13 +117,45 @@ impl LiveSimulation {
             Ok((run, custom))
         });
         let (run, custom) = result.map_err(|e| error(e, Some(user)))?;
-        Ok(Self {
-            run: Mutex::new(run),
-            samples: Mutex::new(SampleSteps::new(PySteps { iterator: None, failure: None })),
-            protocol: custom,
-            stop: Mutex::new((StopRule::Silent, false)),
-            user: protocol,
-        })
+        Ok(Self::of(run, custom, protocol))
+    }
+
+    /// The run as it stands, as JSON (the library's snapshot, as checkpoints hold: states by
+    /// name), for [`LiveSimulation::restore`].
+    fn snapshot(&self, py: Python<'_>) -> PyResult<String> {
+        let snapshot = py.detach(|| lock(&self.run).snapshot()).map_err(|e| error(e, Some(self.user.get())))?;
+        serde_json::to_string(&snapshot).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
+    /// The run `snapshot` saved, of `protocol` on `graph` (those it ran with, the protocol's states
+    /// by the same names): it goes on on the same trajectory, on the same engine.
+    #[staticmethod]
+    fn restore(py: Python<'_>, protocol: Py<UserProtocol>, snapshot: &str, graph: Option<String>) -> PyResult<Self> {
+        let user = protocol.get();
+        let result = py.detach(|| -> poplab::Result<_> {
+            let snapshot: RunSnapshot = serde_json::from_str(snapshot)
+                .map_err(|e| Error::Setting(format!("a saved Simulation is damaged ({e}); start it again")))?;
+            let n = match &snapshot.engine {
+                EngineSnapshot::Agents(a) => a.agents.len() as u64,
+                EngineSnapshot::Counts(c) => c.counts.iter().sum(),
+            };
+            let graph = match &graph {
+                None => Graph::Complete,
+                Some(text) => poplab::spec::read_graph(text, n as usize)?,
+            };
+            let custom = user.custom.with_n(n as usize)?.with_stop(StopRule::Silent, true);
+            // A protocol defined in Python learns its states as runs meet them: those of the
+            // snapshot first.
+            for state in &snapshot.states {
+                if let Some(serde_json::Value::String(name)) = state.get("state") {
+                    custom.declare(name)?;
+                }
+            }
+            let run = LiveRun::restore(custom.clone(), graph, snapshot)?;
+            Ok((run, custom))
+        });
+        let (run, custom) = result.map_err(|e| error(e, Some(user)))?;
+        Ok(Self::of(run, custom, protocol))
     }
 
     /// Records the configuration from now on at the steps of `steps`, an iterator of ascending

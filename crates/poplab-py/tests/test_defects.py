@@ -77,3 +77,15 @@ def test_n13_a_history_of_10_to_the_14_rows_is_refused_up_front():
     with pytest.raises(ValueError, match=r"history_interval = 0"):
         sim.run(1, history_interval=0)
     sim.run(1, history_interval=math.inf)
+
+
+def test_n13_a_history_without_a_known_end_is_capped_by_memory(monkeypatch):
+    # Never silent: A,A -> B,B and B,B -> A,A forever. Until silent, a row per 1e-12 of time (the
+    # same step again and again) would grow without end; 48 kB of memory hold 100 rows of 2 states.
+    flip = {("A", "A"): ("B", "B"), ("B", "B"): ("A", "A")}
+    sim = Simulation({"A": 5, "B": 5}, flip, seed=1)
+    monkeypatch.setenv("POPLAB_AVAILABLE_MEMORY", str(160 * 3 * 100))
+    with pytest.raises(ValueError, match=r"history_interval = 1e-12: this run has recorded 100 rows of history"):
+        sim.run(history_interval=1e-12)
+    assert len(sim.history) <= 102  # the start, 100 rows, the end
+    assert sim.steps <= 10  # stopped at the end of its first piece (stopping_interval 1: n steps)

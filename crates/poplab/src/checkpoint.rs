@@ -19,8 +19,8 @@
 //! another format version, of another poplab version (engines may draw differently), or whose
 //! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`].
 
-use crate::engine::Pause;
 use crate::engine::snapshot::RunSnapshot;
+use crate::engine::{Pause, SeriesPosition};
 use crate::error::{Error, Result};
 use crate::experiment::TrialRecord;
 use crate::files;
@@ -77,6 +77,9 @@ pub struct TrialSnapshot {
     pub index: u64,
     /// The faults' stream.
     pub faults_rng: PopRng,
+    /// Where its time series stood, if it has one.
+    #[serde(default)]
+    pub trace: Option<SeriesPosition>,
     /// The engine's state.
     pub run: RunSnapshot,
 }
@@ -106,21 +109,33 @@ pub struct FileDigest {
 pub struct StoredSpec {
     /// The spec, `@FILE` inputs (protocol, initial configuration, graph) with absolute paths.
     pub raw: RawSpec,
+    /// The time series' file (an absolute path), if any.
+    pub trace: Option<String>,
     /// The `@FILE` inputs and their digests.
     pub files: Vec<FileDigest>,
 }
 
 impl StoredSpec {
-    /// The spec of `raw`, its `@FILE` inputs made absolute and digested. A time series is
-    /// refused: it is not checkpointed yet.
-    pub fn of(raw: &RawSpec) -> Result<Self> {
-        if raw.trace_every.is_some() {
-            return Err(Error::Setting(
-                "--trace does not go with --checkpoint yet (the time series' files are not checkpointed); run \
-                 without one of them"
-                    .into(),
-            ));
-        }
+    /// The spec of `raw`, its `@FILE` inputs made absolute and digested; its time series (if
+    /// `raw` has one) goes to the file `trace`.
+    pub fn of(raw: &RawSpec, trace: Option<&Path>) -> Result<Self> {
+        let trace = match (raw.trace_every, trace) {
+            (Some(_), Some(path)) => Some(
+                std::path::absolute(path)
+                    .map_err(|e| Error::File {
+                        path: path.display().to_string(),
+                        reason: format!("cannot be named ({e})"),
+                    })?
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            (None, None) => None,
+            _ => {
+                return Err(Error::Setting(
+                    "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
+                ));
+            }
+        };
         let mut files = Vec::new();
         let mut absolute = |text: &str| -> Result<String> {
             let Some(path) = text.strip_prefix('@') else { return Ok(text.to_string()) };
@@ -137,7 +152,7 @@ impl StoredSpec {
             threads: None,
             ..raw.clone()
         };
-        Ok(Self { raw, files })
+        Ok(Self { raw, trace, files })
     }
 
     /// The raw spec again, with `threads` worker threads; refused if an `@FILE` input changed.
@@ -161,14 +176,22 @@ impl StoredSpec {
         let mut document = serde_json::to_value(&self.raw).map_err(internal)?;
         if let Some(fields) = document.as_object_mut() {
             fields.insert("files".into(), serde_json::to_value(&self.files).map_err(internal)?);
+            if let Some(trace) = &self.trace {
+                fields.insert("trace".into(), Value::String(trace.clone()));
+            }
         }
         Ok(document)
     }
 
     /// The spec of a document written by [`StoredSpec::to_json`].
     fn from_json(mut document: Value) -> Option<Self> {
-        let files = serde_json::from_value(document.as_object_mut()?.remove("files")?).ok()?;
-        Some(Self { raw: serde_json::from_value(document).ok()?, files })
+        let fields = document.as_object_mut()?;
+        let files = serde_json::from_value(fields.remove("files")?).ok()?;
+        let trace = match fields.remove("trace") {
+            None => None,
+            Some(trace) => Some(trace.as_str()?.to_string()),
+        };
+        Some(Self { raw: serde_json::from_value(document).ok()?, trace, files })
     }
 }
 

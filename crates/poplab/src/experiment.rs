@@ -149,6 +149,11 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
             "--threads {threads}: give from 1 to {MAX_THREADS} worker threads (results do not depend on it)"
         )));
     }
+    if settings.max_steps == 0 {
+        return Err(Error::Setting(
+            "--max-steps 0: a horizon of 0 steps runs nothing; give at least 1 (the smallest allowed value)".into(),
+        ));
+    }
     if settings.trace_every == Some(0) {
         return Err(Error::Setting("--trace-every must be at least 1 step".into()));
     }
@@ -309,14 +314,26 @@ fn unguarded_trial<P: Protocol>(
         fault_observers.iter_mut().filter(|f| f.step <= step).for_each(Fault::mark_done);
     }
     let resumed = resume.is_some();
-    let on_pause = |snapshot: Result<crate::engine::snapshot::RunSnapshot>, rng: &crate::rng::PopRng| {
+    let on_pause = |snapshot: Result<crate::engine::snapshot::RunSnapshot>,
+                    rng: &crate::rng::PopRng,
+                    observers: &mut [&mut dyn Observer<P>]| {
         if let Some(deposit) = deposit {
-            deposit(snapshot.map(|run| TrialSnapshot { index, faults_rng: rng.clone(), run }))?;
+            // The time series' rows so far are flushed before the snapshot says where they end.
+            let mut trace = None;
+            for observer in observers.iter_mut() {
+                let position = observer.position().map_err(|e| Error::Io(format!("a time series: {e}")))?;
+                trace = trace.or(position);
+            }
+            deposit(snapshot.map(|run| TrialSnapshot { index, faults_rng: rng.clone(), trace, run }))?;
         }
         pause.lower();
         Ok(())
     };
-    let mut series = settings.trace_every.map(|every| TimeSeries::new(every, trace));
+    let saved_series = resume.as_ref().and_then(|saved| saved.trace);
+    let mut series = settings.trace_every.map(|every| match saved_series {
+        Some(position) => TimeSeries::resume(every, trace, position),
+        None => TimeSeries::new(every, trace),
+    });
     let mut observers: Vec<&mut dyn Observer<P>> =
         fault_observers.iter_mut().map(|f| f as &mut dyn Observer<P>).collect();
     if let Some(series) = series.as_mut() {
@@ -339,9 +356,10 @@ fn unguarded_trial<P: Protocol>(
             }
         };
         run.pause_on(pause.clone());
-        let ending = drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng| {
-            on_pause(run.snapshot(), rng)
-        })?;
+        let ending =
+            drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
+                on_pause(run.snapshot(), rng, observers)
+            })?;
         (ending, run.census())
     } else {
         let mut run = match resume.take() {
@@ -365,9 +383,10 @@ fn unguarded_trial<P: Protocol>(
             }
         };
         run.pause_on(pause.clone());
-        let ending = drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng| {
-            on_pause(run.snapshot(), rng)
-        })?;
+        let ending =
+            drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
+                on_pause(run.snapshot(), rng, observers)
+            })?;
         (ending, run.census())
     };
     drop(observers);

@@ -6,6 +6,7 @@
 //! Every format carries the run's settings, the generator and the seeds, so a file alone says how
 //! to reproduce it. Step counts are exact integers of up to 128 bits in every format.
 
+use crate::checkpoint::TrialCheckpoint;
 use crate::engine::TracePoint;
 use crate::error::{Error, Result};
 use crate::exact::{Check, Counterexample, ExactReport, Verification};
@@ -14,7 +15,7 @@ use crate::files;
 use crate::rng::RNG_NAME;
 use crate::spec::{EstimateResult, RunResult, RunSpec};
 use serde_json::{Value, json};
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -185,7 +186,7 @@ pub fn csv_line<I: IntoIterator<Item = T>, T: AsRef<[u8]>>(fields: I) -> String 
 /// see [`TraceFile`]); `on_done` is called once per finished trial.
 pub fn run_traced(spec: &RunSpec, on_done: &(dyn Fn() + Sync), trace: &Path) -> Result<RunResult> {
     let file = TraceFile::create(trace)?;
-    let records = spec.run_records(on_done, |index| file.trial(spec, index))?;
+    let records = spec.run_records(on_done, |index| file.trial(spec, index, None))?;
     file.finish(spec)?;
     Ok(spec.result(records))
 }
@@ -195,8 +196,18 @@ pub fn run_traced(spec: &RunSpec, on_done: &(dyn Fn() + Sync), trace: &Path) -> 
 /// (atomically) and removes them. Memory stays constant however long the series.
 pub struct TraceFile {
     path: PathBuf,
-    parts: tempfile::TempDir,
+    parts: Parts,
     failure: Mutex<Option<Error>>,
+}
+
+/// Where the part files are.
+enum Parts {
+    /// A temporary directory, removed with it.
+    Temporary(tempfile::TempDir),
+    /// A directory kept across processes for a checkpointed run, removed at the end.
+    Kept(PathBuf),
+    /// The directory of a checkpointed run that had ended: gone, its parts joined.
+    Joined(PathBuf),
 }
 
 /// Streams one trial's rows into its part file.
@@ -204,16 +215,28 @@ struct PartSink<'a> {
     spec: &'a RunSpec,
     trial: u64,
     out: std::io::BufWriter<std::fs::File>,
+    /// Bytes pushed so far, the part's length once flushed.
+    written: u64,
     failure: Option<std::io::Error>,
 }
 
 impl crate::engine::TraceSink for PartSink<'_> {
     fn push(&mut self, point: TracePoint) {
-        if self.failure.is_none()
-            && let Err(e) = self.out.write_all(trace_row(self.spec, self.trial, &point).as_bytes())
-        {
-            self.failure = Some(e);
+        let row = trace_row(self.spec, self.trial, &point);
+        if self.failure.is_none() {
+            match self.out.write_all(row.as_bytes()) {
+                Ok(()) => self.written += row.len() as u64,
+                Err(e) => self.failure = Some(e),
+            }
         }
+    }
+
+    fn position(&mut self) -> std::io::Result<u64> {
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        self.out.flush()?;
+        Ok(self.written)
     }
 }
 
@@ -225,11 +248,63 @@ impl TraceFile {
             tempfile::Builder::new().prefix(".poplab-trace-").tempdir_in(files::parent_of(path)).map_err(|e| {
                 Error::File { path: path.display().to_string(), reason: format!("cannot write next to it ({e})") }
             })?;
+        Ok(Self { path: path.to_path_buf(), parts: Parts::Temporary(parts), failure: Mutex::new(None) })
+    }
+
+    /// Prepares a series for the file at `path` whose parts stay in the directory `parts` until
+    /// [`TraceFile::finish`], so that a checkpointed run goes on with them (`resume`; without
+    /// the directory, the run had ended and written `path`); a new run starts with an empty
+    /// directory.
+    pub fn kept(path: &Path, parts: &Path, resume: bool) -> Result<Self> {
+        files::check_output_file(path)?;
+        let refuse = |e: std::io::Error| Error::File {
+            path: parts.display().to_string(),
+            reason: format!("cannot hold the time series' part files ({e})"),
+        };
+        let parts = if resume && !parts.exists() {
+            Parts::Joined(parts.to_path_buf())
+        } else {
+            if !resume && parts.exists() {
+                std::fs::remove_dir_all(parts).map_err(refuse)?;
+            }
+            std::fs::create_dir_all(parts).map_err(refuse)?;
+            Parts::Kept(parts.to_path_buf())
+        };
         Ok(Self { path: path.to_path_buf(), parts, failure: Mutex::new(None) })
     }
 
     fn part(&self, trial: u64) -> PathBuf {
-        self.parts.path().join(format!("{trial}.csv"))
+        let dir = match &self.parts {
+            Parts::Temporary(dir) => dir.path(),
+            Parts::Kept(dir) | Parts::Joined(dir) => dir,
+        };
+        dir.join(format!("{trial}.csv"))
+    }
+
+    /// The part file of trial `index`: new, or, going on from a snapshot, the one it wrote, cut
+    /// back to where the snapshot says the series stood.
+    fn open_part(&self, index: u64, checkpoint: Option<&TrialCheckpoint<'_>>) -> Result<(std::fs::File, u64)> {
+        let path = self.part(index);
+        if let Parts::Joined(dir) = &self.parts {
+            return Err(self.fail(format!(
+                "cannot go on: the run's part files ('{}') are gone, as at the end of a run, and trial {index} is not \
+                 finished; start the run again",
+                dir.display()
+            )));
+        }
+        let Some(written) = checkpoint.and_then(|c| c.resume.as_ref()).and_then(|s| s.trace).map(|t| t.written) else {
+            let file = std::fs::File::create(&path).map_err(|e| self.fail(format!("cannot write ({e})")))?;
+            return Ok((file, 0));
+        };
+        let mut file = std::fs::OpenOptions::new().write(true).open(&path).map_err(|e| {
+            self.fail(format!(
+                "cannot go on: the part file '{}' of trial {index} cannot be opened ({e}); start the run again",
+                path.display()
+            ))
+        })?;
+        let cut = file.set_len(written).and_then(|()| file.seek(std::io::SeekFrom::End(0)).map(drop));
+        cut.map_err(|e| self.fail(format!("cannot write ({e})")))?;
+        Ok((file, written))
     }
 
     fn fail(&self, reason: String) -> Error {
@@ -238,11 +313,20 @@ impl TraceFile {
         error
     }
 
-    /// Runs trial `index` of `spec`, streaming its rows into its part file.
-    pub fn trial(&self, spec: &RunSpec, index: u64) -> Result<TrialRecord> {
-        let file = std::fs::File::create(self.part(index)).map_err(|e| self.fail(format!("cannot write ({e})")))?;
-        let mut sink = PartSink { spec, trial: index, out: std::io::BufWriter::new(file), failure: None };
-        let record = spec.trial(index, &mut sink)?;
+    /// Runs trial `index` of `spec`, streaming its rows into its part file, under `checkpoint` if
+    /// given.
+    pub(crate) fn trial(
+        &self,
+        spec: &RunSpec,
+        index: u64,
+        checkpoint: Option<TrialCheckpoint<'_>>,
+    ) -> Result<TrialRecord> {
+        let (file, written) = self.open_part(index, checkpoint.as_ref())?;
+        let mut sink = PartSink { spec, trial: index, out: std::io::BufWriter::new(file), written, failure: None };
+        let record = match checkpoint {
+            Some(checkpoint) => spec.trial_checkpointed(index, &mut sink, checkpoint)?,
+            None => spec.trial(index, &mut sink)?,
+        };
         if let Some(e) = sink.failure.take() {
             return Err(self.fail(format!("cannot write ({e})")));
         }
@@ -256,14 +340,33 @@ impl TraceFile {
         if let Some(error) = self.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
             return Err(error);
         }
+        if let Parts::Joined(_) = self.parts {
+            // Written when the run ended.
+            return if self.path.exists() {
+                Ok(())
+            } else {
+                Err(Error::File {
+                    path: self.path.display().to_string(),
+                    reason: "was written when the checkpointed run ended and is gone; start the run again".into(),
+                })
+            };
+        }
         files::write_atomic_with(&self.path, |out| {
             out.write_all(trace_header(spec).as_bytes())?;
             for trial in 0..spec.settings.trials {
                 std::io::copy(&mut std::fs::File::open(self.part(trial))?, out)?;
-                std::fs::remove_file(self.part(trial))?;
+                if let Parts::Temporary(_) = self.parts {
+                    std::fs::remove_file(self.part(trial))?;
+                }
             }
             Ok(())
-        })
+        })?;
+        // Kept parts go once the output is whole: a run killed before goes on with them.
+        match &self.parts {
+            Parts::Temporary(_) | Parts::Joined(_) => Ok(()),
+            Parts::Kept(dir) => std::fs::remove_dir_all(dir)
+                .map_err(|e| Error::Io(format!("'{}' cannot be removed ({e})", dir.display()))),
+        }
     }
 }
 

@@ -35,7 +35,7 @@ use crate::rng::TrialStreams;
 use crate::splitting::{self, HoldingEstimate, SplittingSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// An experiment as the user gave it: names, `@FILE` references and numbers, not yet checked.
@@ -371,12 +371,18 @@ impl RunSpec {
     /// # Ok::<(), poplab::Error>(())
     /// ```
     pub fn trial(&self, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
-        self.runner.trial(&self.settings, index, trace)
+        self.runner.trial(&self.settings, index, trace, None)
     }
 
-    /// Trial `index` under checkpoints ([`crate::checkpoint`]), without a time series.
-    pub(crate) fn trial_checkpointed(&self, index: u64, checkpoint: TrialCheckpoint<'_>) -> Result<TrialRecord> {
-        self.runner.trial_checkpointed(&self.settings, index, checkpoint)
+    /// Trial `index` under checkpoints ([`crate::checkpoint`]), its time series (if any) into
+    /// `trace`.
+    pub(crate) fn trial_checkpointed(
+        &self,
+        index: u64,
+        trace: &mut dyn TraceSink,
+        checkpoint: TrialCheckpoint<'_>,
+    ) -> Result<TrialRecord> {
+        self.runner.trial(&self.settings, index, trace, Some(checkpoint))
     }
 
     /// Runs every trial in parallel (time series kept in the records); `on_done` is called once
@@ -393,7 +399,9 @@ impl RunSpec {
     /// Runs every trial as [`RunSpec::run`] does, writing a checkpoint into `path` every `every`
     /// and at the end, going on from `resume` if given (see [`crate::checkpoint`]): the records
     /// are the same as those of a run never stopped. `stored` is this spec as given, written
-    /// into the checkpoint so that a resume needs nothing else.
+    /// into the checkpoint so that a resume needs nothing else; a time series goes to the file it
+    /// names, as [`crate::export::run_traced`] writes it, its part files in the directory `PATH.parts`
+    /// until the end.
     pub fn run_checkpointed(
         &self,
         on_done: &(dyn Fn() + Sync),
@@ -402,20 +410,35 @@ impl RunSpec {
         every: std::time::Duration,
         resume: Option<Checkpoint>,
     ) -> Result<RunResult> {
-        if self.settings.trace_every.is_some() {
-            return Err(Error::Setting("--trace does not go with --checkpoint yet; run without one of them".into()));
-        }
         files::check_output_file(path)?;
+        if self.settings.trace_every.is_some() != stored.trace.is_some() {
+            return Err(Error::Setting(
+                "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
+            ));
+        }
+        let trace = match &stored.trace {
+            Some(trace) => {
+                let parts = PathBuf::from(format!("{}.parts", path.display()));
+                Some(crate::export::TraceFile::kept(Path::new(trace), &parts, resume.is_some())?)
+            }
+            None => None,
+        };
         let stored = stored.to_json()?;
         let checkpointer = Checkpointer::new(path, stored, resume, true)?;
         let records = checkpointer.around(every, || {
             self.run_records(on_done, |index| {
-                let record = checkpointer.run_trial(index, |checkpoint| self.trial_checkpointed(index, checkpoint))?;
+                let record = checkpointer.run_trial(index, |checkpoint| match &trace {
+                    Some(file) => file.trial(self, index, Some(checkpoint)),
+                    None => self.trial_checkpointed(index, &mut Vec::<TracePoint>::new(), checkpoint),
+                })?;
                 // Derived from the exact steps, not read back (a float's last digit may not
                 // survive the JSON of a checkpoint).
                 Ok(TrialRecord { parallel_time: record.steps.parallel_time(self.n), ..record })
             })
         })?;
+        if let Some(file) = trace {
+            file.finish(self)?;
+        }
         Ok(self.result(records))
     }
 
@@ -581,12 +604,12 @@ impl RunSpec {
 
 /// What a resolved spec needs of its protocol, with the protocol's type erased.
 trait Runner: Send + Sync {
-    fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord>;
-    fn trial_checkpointed(
+    fn trial(
         &self,
         settings: &RunSettings,
         index: u64,
-        checkpoint: TrialCheckpoint<'_>,
+        trace: &mut dyn TraceSink,
+        checkpoint: Option<TrialCheckpoint<'_>>,
     ) -> Result<TrialRecord>;
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>>;
     fn verify(
@@ -632,17 +655,14 @@ impl<P: Protocol> Runner for Typed<P> {
         self.0.holding_scores()
     }
 
-    fn trial(&self, settings: &RunSettings, index: u64, trace: &mut dyn TraceSink) -> Result<TrialRecord> {
-        experiment::trial(&self.0, settings, settings.engine, index, trace, None)
-    }
-
-    fn trial_checkpointed(
+    fn trial(
         &self,
         settings: &RunSettings,
         index: u64,
-        checkpoint: TrialCheckpoint<'_>,
+        trace: &mut dyn TraceSink,
+        checkpoint: Option<TrialCheckpoint<'_>>,
     ) -> Result<TrialRecord> {
-        experiment::trial(&self.0, settings, settings.engine, index, &mut Vec::<TracePoint>::new(), Some(checkpoint))
+        experiment::trial(&self.0, settings, settings.engine, index, trace, checkpoint)
     }
 
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {

@@ -26,7 +26,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if args.checkpoint_every.is_some() && args.checkpoint.is_none() {
         return Err(InputError("--checkpoint-every goes with --checkpoint FILE (or --resume FILE)".into()).into());
     }
-    let stored = args.checkpoint.as_ref().map(|_| StoredSpec::of(&raw)).transpose()?;
+    let stored = args.checkpoint.as_ref().map(|_| StoredSpec::of(&raw, args.trace.as_deref())).transpose()?;
     let spec = RunSpec::resolve(&raw)?;
     check_outputs(args)?;
     if let Some(path) = &args.out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import pickle
 import threading
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
@@ -411,6 +412,56 @@ class Protocol:
         ['L', 'F']
         """
         return [] if self._registry is None else list(self._registry.objects)
+
+    # Pickling and copying: the definition and the states met, in order (the library's names of
+    # the states are their positions, which a saved run refers to).
+
+    def _fields(self) -> Dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "output": self.output,
+            "stop": self.stop,
+            "name": self.name,
+            "init": self.init,
+            "deterministic": self.deterministic,
+            "params": self.params,
+            "states": self.states,
+        }
+
+    def __getstate__(self) -> Dict[str, Any]:
+        fields = self._fields()
+        for part in ("rule", "output"):
+            try:
+                pickle.dumps(fields[part])
+            except Exception as e:
+                raise TypeError(
+                    f"protocol {self.name!r} cannot be pickled: its {part} {fields[part]!r} cannot be ({e}); define "
+                    f"the {part} with def at the top level of a module (not a lambda or a nested function), so that "
+                    "pickle finds it by name (copy.deepcopy works whatever it is)"
+                ) from e
+        return fields
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(  # type: ignore[misc]
+            state["rule"],
+            output=state["output"],
+            stop=state["stop"],
+            name=state["name"],
+            init=state["init"],
+            deterministic=state["deterministic"],
+            **state["params"],
+        )
+        if state["states"]:
+            registry = self._ensure()[1]
+            for i, known in enumerate(state["states"]):
+                if registry.intern(known) != str(i):
+                    raise ValueError(f"a pickled protocol {self.name!r} lists state {known!r} twice; it is damaged")
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Protocol":
+        twin = Protocol.__new__(Protocol)
+        memo[id(self)] = twin
+        twin.__setstate__(copy.deepcopy(self._fields(), memo))
+        return twin
 
 
 def _combinations(params: Mapping) -> List[Dict[str, Any]]:

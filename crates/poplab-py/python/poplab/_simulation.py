@@ -7,6 +7,7 @@ for ppsim (Doty & Severson) unchanged: the same constructor, ``run``, ``history`
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import re
@@ -80,6 +81,16 @@ class _PpsimRule:
             )
         self.order = order
         self.swaps = swaps_are_null
+        self.rule, self.kwargs = rule, kwargs
+
+    def __repr__(self) -> str:
+        return repr(self.rule)
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"rule": self.rule, "kwargs": self.kwargs, "order": self.order, "swaps": self.swaps}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(state["rule"], state["kwargs"], state["order"], state["swaps"])  # type: ignore[misc]
 
     def one_way(self, a: Any, b: Any) -> Any:
         """The result of ``(a, b)`` alone: None, a pair, or a law without null entries."""
@@ -198,6 +209,22 @@ class Simulation:
     >>> sim.run()                      # on until silent
     >>> sim.config_dict
     {'A': 100000}
+
+    A simulation pickles (``pickle``, ``copy.deepcopy``) and the copy goes on on the same
+    trajectory: it holds the run's exact state (the snapshot ``poplab run --checkpoint`` writes),
+    the history and the protocol. The rule and ``output`` must pickle for ``pickle``: a dict, or
+    functions defined with ``def`` at the top level of a module (else ``TypeError`` says so);
+    ``copy.deepcopy`` takes any.
+
+    >>> import pickle
+    >>> sim.reset()
+    >>> sim.run(2)
+    >>> saved = pickle.dumps(sim)
+    >>> sim.run(3)
+    >>> again = pickle.loads(saved)
+    >>> again.run(3)
+    >>> (again.steps, again.config_dict) == (sim.steps, sim.config_dict), again.history.equals(sim.history)
+    (True, True)
     """
 
     def __init__(
@@ -299,11 +326,14 @@ class Simulation:
         the exact interaction where it first holds. Every run stops when silent. The configuration
         is recorded in ``history`` every ``history_interval`` (a number, or a function of the
         time giving the next interval) and at the end; recording never changes the trajectory.
+        One run records at most ``MAX_HISTORY_ROWS`` rows, fewer if they would not fit in memory:
+        more is refused up front when the end is known, and otherwise stops the run with
+        ``ValueError`` (the configuration stays where it stopped).
         ``timer`` is accepted for ppsim's sake; poplab shows no progress bar here.
 
         Raises:
             ValueError: an unknown stop rule, a stop rule on outputs without ``output=``, a
-                negative time or ``stopping_interval``.
+                negative time or ``stopping_interval``, too many rows of history.
             RuleError: the rule failed.
 
         >>> from poplab import Simulation
@@ -331,7 +361,8 @@ class Simulation:
         _check_history(history_interval, self.time, end_step, self.n)
         if condition is not None and condition(self.config_dict):
             return
-        self._live.sample_at(_history_steps(self.time, history_interval, self.n))
+        limit = _history_limit(len(self.protocol.states))
+        self._live.sample_at(_history_steps(self.time, history_interval, self.n, limit))
         piece = max(1, math.floor(stopping_interval * self.n))
         try:
             while True:
@@ -509,6 +540,31 @@ class Simulation:
     def __repr__(self) -> str:
         return f"Simulation(n={self.n}, time={self.time:.3f}, states={len(self.protocol.states)}, seed={self.seed})"
 
+    # Pickling and copying: the settings, the history and the run's snapshot (the library's, as
+    # `poplab run --checkpoint` writes them).
+
+    def _fields(self) -> Dict[str, Any]:
+        fields = {k: v for k, v in self.__dict__.items() if k not in ("_live", "_history")}
+        fields["_snapshot"] = self._live.snapshot()
+        return fields
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return self._fields()
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        state = dict(state)
+        snapshot = state.pop("_snapshot")
+        self.__dict__.update(state)
+        self._history = None
+        handle, _ = self.protocol._ensure()
+        self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Simulation":
+        twin = Simulation.__new__(Simulation)
+        memo[id(self)] = twin
+        twin.__setstate__(copy.deepcopy(self._fields(), memo))
+        return twin
+
 
 def _engine(engine: Optional[str], simulator_method: Optional[str]) -> str:
     if simulator_method is not None:
@@ -521,8 +577,21 @@ def _engine(engine: Optional[str], simulator_method: Optional[str]) -> str:
     return engine or "auto"
 
 
-#: The most rows one run adds to ``history`` when its end is known (about 8 bytes per state each).
+#: The most rows one run adds to ``history``: refused up front when the end is known, else the run
+#: stops with ``ValueError`` once it has recorded this many (or as many as fit in memory, at about
+#: ``_ROW_BYTES`` per state present, if fewer).
 MAX_HISTORY_ROWS = 10**8
+
+#: The memory a recorded row takes per state (a Python tuple of a name and a count, and its share
+#: of the row's list), an estimate on the high side.
+_ROW_BYTES = 160
+
+
+def _history_limit(states: int) -> int:
+    """The most rows one run may record: ``MAX_HISTORY_ROWS``, or fewer if they would not fit in
+    the memory available (``poplab``'s own measure: the smallest of MemAvailable, ``ulimit -v`` and
+    the cgroup's limit)."""
+    return max(1, min(MAX_HISTORY_ROWS, _poplab.available_memory() // (_ROW_BYTES * (states + 1))))
 
 
 def _check_history(interval: Any, start: float, end_step: Optional[int], n: int) -> None:
@@ -543,11 +612,20 @@ def _check_history(interval: Any, start: float, end_step: Optional[int], n: int)
             )
 
 
-def _history_steps(start: float, interval: Union[float, Callable[[float], float]], n: int) -> Iterator[int]:
+def _history_steps(
+    start: float, interval: Union[float, Callable[[float], float]], n: int, limit: int
+) -> Iterator[int]:
     """The steps at which to record, as ``floor(time n)``: ppsim's times ``start + k interval``
-    (for a function of the time, each interval is its value at the time recorded last)."""
+    (for a function of the time, each interval is its value at the time recorded last); at most
+    ``limit`` of them, then ``ValueError`` (which stops the run at the end of its piece)."""
     t, k = start, 0
     while True:
+        if k == limit:
+            raise ValueError(
+                f"history_interval = {interval!r}: this run has recorded {limit} rows of history, the most one run "
+                f"records (at most {MAX_HISTORY_ROWS}, and no more than fit in memory at about {_ROW_BYTES} bytes per "
+                "state a row); raise history_interval, or give run a time to run for"
+            )
         length = interval(t) if callable(interval) else interval
         if not length > 0:
             raise ValueError("history_interval must always be > 0")

@@ -197,13 +197,17 @@ pub fn drive<P: Protocol, R: Drivable<P>>(
     observers: &mut [&mut dyn Observer<P>],
     faults_rng: &mut PopRng,
 ) -> Result<Ending> {
-    drive_pausing(run, plan, observers, faults_rng, false, &mut |_, _| Ok(()))
+    drive_pausing(run, plan, observers, faults_rng, false, &mut |_, _, _| Ok(()))
 }
 
+/// What [`drive_pausing`] hands a paused run to: the run, the faults' stream, the observers.
+pub type OnPause<'a, P, R> = dyn FnMut(&R, &PopRng, &mut [&mut dyn Observer<P>]) -> Result<()> + 'a;
+
 /// As [`drive`], for a run whose engine may pause at a safe point (its
-/// [`Pause`](super::Pause) raised, see [`super::snapshot`]): `on_pause` is then handed the run and
-/// the faults' stream, after the observers due at that step have acted (so the faults done are
-/// exactly those at or before its step), and the run goes on as if it had never paused.
+/// [`Pause`](super::Pause) raised, see [`super::snapshot`]): `on_pause` is then handed the run,
+/// the faults' stream and the observers, after the observers due at that step have acted (so the
+/// faults done are exactly those at or before its step), and the run goes on as if it had never
+/// paused.
 /// `resumed`: the run was restored from a snapshot taken on the way, so a holding run is not
 /// asked to start safe again.
 pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
@@ -212,7 +216,7 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
     observers: &mut [&mut dyn Observer<P>],
     faults_rng: &mut PopRng,
     resumed: bool,
-    on_pause: &mut dyn FnMut(&R, &PopRng) -> Result<()>,
+    on_pause: &mut OnPause<'_, P, R>,
 ) -> Result<Ending> {
     if !resumed && plan.measure == Measure::Holding && !run.monitor().is_safe() {
         return Err(Error::Init(
@@ -240,7 +244,7 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
             break Outcome::Censored;
         }
         if std::mem::take(&mut paused) {
-            on_pause(run, faults_rng)?;
+            on_pause(run, faults_rng, observers)?;
         }
         // Only the observers that act end a stretch; those that only look are shown it on the way.
         let next_act = observers.iter().filter(|o| !o.only_looks()).filter_map(|o| o.next_at()).min();

@@ -7,6 +7,7 @@
 //! and how often. Only where the caller stops matters (a batch ends at the step asked for), as
 //! it does for the horizon of a trial.
 
+use super::snapshot::{EngineSnapshot, RunSnapshot};
 use super::{AgentRun, CountRun, Drivable, Engine, Lookers, Observer, Watch};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, RandomScheduler};
@@ -153,6 +154,66 @@ impl<P: Protocol + 'static> LiveRun<P> {
             })
         })?;
         Ok(Self { run, protocol, graph, looks: faults, failed: false })
+    }
+
+    /// The run as it stands, for [`LiveRun::restore`] (in this process or another): between two
+    /// calls of [`LiveRun::advance`] every engine is at a safe point ([`super::snapshot`]). A run
+    /// stopped by a failing rule has no snapshot.
+    pub fn snapshot(&self) -> Result<RunSnapshot> {
+        if self.failed {
+            return Err(Error::Setting(
+                "this run stopped at a failing rule and cannot be saved; start a new one".into(),
+            ));
+        }
+        match &self.run {
+            Run::Agents(run) => run.snapshot(),
+            Run::Counts(run) => run.snapshot(),
+        }
+    }
+
+    /// The run `snapshot` saved, of `protocol` on `graph` (those it ran with): it goes on on the
+    /// same trajectory as the saved one, on the same engine.
+    ///
+    /// ```
+    /// use poplab::engine::{LiveRun, SampleSteps};
+    /// use poplab::graph::Graph;
+    /// use poplab::protocol::{Params, Protocol};
+    /// use poplab::protocols::approx_majority::ApproxMajority;
+    ///
+    /// let protocol = ApproxMajority::new(1000, &Params::parse(&["a=0.6"])?)?;
+    /// let counts = protocol.initial_counts();
+    /// let start = || LiveRun::new(protocol.clone(), Graph::Complete, &counts, true, false, 7);
+    /// let (mut whole, mut first) = (start()?, start()?);
+    /// whole.advance(3000, false, &mut SampleSteps::none(), &mut |_, _| {})?;
+    /// first.advance(1234, false, &mut SampleSteps::none(), &mut |_, _| {})?;
+    /// let mut second = LiveRun::restore(protocol.clone(), Graph::Complete, first.snapshot()?)?;
+    /// second.advance(3000, false, &mut SampleSteps::none(), &mut |_, _| {})?;
+    /// assert_eq!(second.agents(), whole.agents());
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
+    pub fn restore(protocol: P, graph: Graph, snapshot: RunSnapshot) -> Result<Self> {
+        let protocol = Box::new(protocol);
+        let graph = Box::new(graph);
+        // SAFETY: as in `new`.
+        let (p, g): (&'static P, &'static Graph) = unsafe { (&*(&*protocol as *const P), &*(&*graph as *const Graph)) };
+        // Rebuilding the monitor may call a user rule, which may fail.
+        let run = RuleFailure::catch(|| {
+            Ok(match &snapshot.engine {
+                EngineSnapshot::Agents(_) => {
+                    Run::Agents(Box::new(AgentRun::restore(p, g, g.scheduler(p.n())?, snapshot)?))
+                }
+                EngineSnapshot::Counts(_) if *g == Graph::Complete => {
+                    Run::Counts(Box::new(CountRun::restore(p, snapshot)?))
+                }
+                EngineSnapshot::Counts(_) => {
+                    return Err(Error::Setting(
+                        "a snapshot of the count engines restored on another graph than complete".into(),
+                    ));
+                }
+            })
+        })?;
+        // The samplers' stream: they draw nothing from it.
+        Ok(Self { run, protocol, graph, looks: TrialStreams::new(0).faults, failed: false })
     }
 
     /// Goes on with `protocol` in place of the run's: one with the same states, rules and outputs
@@ -319,6 +380,44 @@ mod tests {
             assert_eq!(rows, (1..=133).map(|k| k * 3_000).collect::<Vec<u128>>());
             let met = plain.advance(u128::MAX >> 1, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap();
             assert!(met && plain.is_safe());
+        }
+    }
+
+    /// A run restored from a snapshot taken between two advances (mid-block, mid-skip) goes on as
+    /// the run never saved, advanced by the same pieces, on every engine, with samples on the way.
+    #[test]
+    fn restored_runs_go_on_on_the_same_trajectory() {
+        let sorted = |mut c: Vec<(crate::protocols::approx_majority::Opinion, u64)>| {
+            c.sort_by_key(|x| x.0);
+            c
+        };
+        for engine in [Engine::Agents, Engine::Counts, Engine::Batched] {
+            let mut whole = run(engine);
+            let mut first = run(engine);
+            let (mut rows, mut rows_whole) = (Vec::new(), Vec::new());
+            let mut grid = SampleSteps::new((1..).map(|k| k * 777));
+            let mut grid_whole = SampleSteps::new((1..).map(|k| k * 777));
+            // The same pieces: where a piece ends is part of the batched engine's trajectory.
+            for until in [31_337, 90_001] {
+                whole
+                    .advance(until, false, &mut grid_whole, &mut |step, c| rows_whole.push((step, sorted(c))))
+                    .unwrap();
+            }
+            first.advance(31_337, false, &mut grid, &mut |step, c| rows.push((step, sorted(c)))).unwrap();
+            let snapshot = first.snapshot().unwrap();
+            let json = serde_json::to_string(&snapshot).unwrap();
+            let mut second =
+                LiveRun::restore(first.protocol().clone(), Graph::Complete, serde_json::from_str(&json).unwrap())
+                    .unwrap();
+            second.advance(90_001, false, &mut grid, &mut |step, c| rows.push((step, sorted(c)))).unwrap();
+            assert_eq!(second.step(), whole.step());
+            assert_eq!(sorted(second.counts()), sorted(whole.counts()), "{}", engine.name());
+            assert_eq!(second.agents(), whole.agents());
+            assert_eq!(rows, rows_whole, "{}", engine.name());
+            let until = u128::MAX >> 1;
+            let met = whole.advance(until, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap();
+            assert!(met && second.advance(until, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap());
+            assert_eq!(second.step(), whole.step());
         }
     }
 }

@@ -42,7 +42,7 @@ pub use configuration::{SKIP_MAX_STATES, geometric_skip};
 pub use counts::CountRun;
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
 pub use live::{LiveRun, SampleSteps};
-pub use observer::{Fault, FaultStates, Observer, TimeSeries, TracePoint, TraceSink};
+pub use observer::{Fault, FaultStates, Observer, SeriesPosition, TimeSeries, TracePoint, TraceSink};
 pub use snapshots::snapshots;
 
 use crate::error::{Error, Result};

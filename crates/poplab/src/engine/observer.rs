@@ -42,6 +42,12 @@ pub trait Observer<P: Protocol> {
     fn look_at_counts(&mut self, _step: u128, _protocol: &P, _counts: &[(P::State, u64)]) -> bool {
         false
     }
+
+    /// At a checkpoint: where an observer that writes as it goes (a [`TimeSeries`]) has got, what
+    /// it wrote flushed; `None` for one whose state follows from the step (a fault).
+    fn position(&mut self) -> std::io::Result<Option<SeriesPosition>> {
+        Ok(None)
+    }
 }
 
 /// One row of a time series.
@@ -59,12 +65,32 @@ pub struct TracePoint {
 pub trait TraceSink {
     /// Takes the next row.
     fn push(&mut self, point: TracePoint);
+
+    /// Flushes what it holds and says how far it has got (rows in memory, bytes in a file), for
+    /// a checkpoint.
+    fn position(&mut self) -> std::io::Result<u64>;
 }
 
 impl TraceSink for Vec<TracePoint> {
     fn push(&mut self, point: TracePoint) {
         Vec::push(self, point);
     }
+
+    fn position(&mut self) -> std::io::Result<u64> {
+        Ok(self.len() as u64)
+    }
+}
+
+/// Where a time series stood at a checkpoint: its next and last sampled steps, and how far its
+/// sink had got ([`TraceSink::position`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SeriesPosition {
+    /// The next step to sample.
+    pub next: u128,
+    /// The last step sampled.
+    pub last: Option<u128>,
+    /// The sink's position.
+    pub written: u64,
 }
 
 /// Records the number of leaders (or yes-agents) and the protocol's trace columns every `every`
@@ -80,6 +106,11 @@ impl<'a> TimeSeries<'a> {
     /// A series sampled at steps 0, `every`, `2 every`, ... (`every >= 1`) into `sink`.
     pub fn new(every: u128, sink: &'a mut dyn TraceSink) -> Self {
         Self { every: every.max(1), next: 0, last: None, sink }
+    }
+
+    /// The series `position` describes, going on into `sink` (which holds what it had written).
+    pub fn resume(every: u128, sink: &'a mut dyn TraceSink, position: SeriesPosition) -> Self {
+        Self { every: every.max(1), next: position.next, last: position.last, sink }
     }
 
     /// Records the configuration at `step`, given as (state, count) pairs of the states present.
@@ -127,6 +158,10 @@ impl<P: Protocol> Observer<P> for TimeSeries<'_> {
         if self.last != Some(step) {
             self.record(step, protocol, counts);
         }
+    }
+
+    fn position(&mut self) -> std::io::Result<Option<SeriesPosition>> {
+        Ok(Some(SeriesPosition { next: self.next, last: self.last, written: self.sink.position()? }))
     }
 }
 

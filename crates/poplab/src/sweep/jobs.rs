@@ -46,7 +46,9 @@ impl SweepSpec {
             jobs.into_par_iter().try_for_each(|(job, cell, trial)| {
                 let record = match checkpointer {
                     None => cell.spec.trial(trial, &mut Vec::new())?,
-                    Some(c) => c.run_trial(job, |checkpoint| cell.spec.trial_checkpointed(trial, checkpoint))?,
+                    Some(c) => {
+                        c.run_trial(job, |checkpoint| cell.spec.trial_checkpointed(trial, &mut Vec::new(), checkpoint))?
+                    }
                 };
                 on_row(SweepRow { cell: cell.cell.clone(), record })
             })
