@@ -29,7 +29,7 @@ LAYERS = [
     ["spec"],
     ["export"],
     ["sweep"],
-    ["holding_sweep"],
+    ["claims"],
 ]
 layer = {m: i for i, ms in enumerate(LAYERS) for m in ms}
 

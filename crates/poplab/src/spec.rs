@@ -145,7 +145,8 @@ impl RawSpec {
 /// Serde of the enums a spec names by their names (`name()` and `FromStr`), so a file and the
 /// command line spell them alike.
 mod named {
-    use super::{Engine, Error, Measure};
+    use crate::engine::{Engine, Measure};
+    use crate::error::Error;
     use serde::{Deserialize, Deserializer, Serializer, de};
 
     pub trait Named: Copy + std::str::FromStr<Err = Error> {
