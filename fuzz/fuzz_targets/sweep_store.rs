@@ -11,7 +11,7 @@ use std::path::Path;
 /// Sweeps small enough to resolve at every input (resolution, not size, is under test).
 fn small(spec: &SweepSpec) -> bool {
     let cells = spec.params.iter().fold(spec.ns.len(), |c, (_, values)| c.saturating_mul(values.len()));
-    cells <= 12 && spec.ns.iter().all(|&n| n <= 64) && spec.trials <= 64
+    cells <= 12 && spec.ns.iter().all(|&n| n <= 64) && spec.template.trials <= 64
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     if let Some(rows) = rows {
         let keys: Vec<String> = cells.iter().map(|c| c.cell.key()).collect();
         let kept: std::collections::BTreeMap<_, _> =
-            rows.into_iter().filter(|((key, trial), _)| keys.contains(key) && *trial < spec.trials).collect();
+            rows.into_iter().filter(|((key, trial), _)| keys.contains(key) && *trial < spec.template.trials).collect();
         let text = spec.trials_csv(&cells, &kept);
         assert_eq!(spec.parse_trials(&text, Path::new("trials.csv")).expect("written rows read back"), kept);
     }
@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
     }
     match sweep::merge(&out, parts) {
         Ok(results) => {
-            assert_eq!(results.rows.len() as u64, results.cells.len() as u64 * spec.trials);
+            assert_eq!(results.rows.len() as u64, results.cells.len() as u64 * spec.template.trials);
             assert!(out.join("summary.csv").is_file());
         }
         Err(error) => poplab_fuzz::check_error(&error),

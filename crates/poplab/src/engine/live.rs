@@ -175,14 +175,14 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// same trajectory as the saved one, on the same engine.
     ///
     /// ```
-    /// use poplab::engine::{LiveRun, SampleSteps};
+    /// use poplab::engine::{Engine, LiveRun, SampleSteps};
     /// use poplab::graph::Graph;
     /// use poplab::protocol::{Params, Protocol};
     /// use poplab::protocols::approx_majority::ApproxMajority;
     ///
     /// let protocol = ApproxMajority::new(1000, &Params::parse(&["a=0.6"])?)?;
     /// let counts = protocol.initial_counts();
-    /// let start = || LiveRun::new(protocol.clone(), Graph::Complete, &counts, true, false, 7);
+    /// let start = || LiveRun::new(protocol.clone(), Graph::Complete, &counts, Engine::Agents, 7);
     /// let (mut whole, mut first) = (start()?, start()?);
     /// whole.advance(3000, false, &mut SampleSteps::none(), &mut |_, _| {})?;
     /// first.advance(1234, false, &mut SampleSteps::none(), &mut |_, _| {})?;
