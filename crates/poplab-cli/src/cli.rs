@@ -1,7 +1,8 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::input::{parse_count, parse_steps, parse_threads};
+use crate::input::{parse_count, parse_steps, parse_threads, parse_trace_every};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use poplab::engine::TraceEvery;
 use poplab::spec::{Estimator, SplittingOptions};
 use std::path::PathBuf;
 
@@ -237,13 +238,15 @@ pub struct RunArgs {
     pub faults: Vec<String>,
 
     /// Write a time series (trial, step, parallel time, leaders, protocol columns) to this CSV
-    /// file, streamed as the trials run.
+    /// file, streamed as the trials run; with `--trace-every event`, an event trace (trial, step,
+    /// parallel time, the two agents' states before and after, as JSON).
     #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,
 
-    /// Steps between two rows of the time series [default: n].
-    #[arg(long, value_parser = parse_steps, requires = "trace", allow_hyphen_values = true)]
-    pub trace_every: Option<u128>,
+    /// Steps between two rows of the time series [default: n], or `event`: a row per interaction
+    /// that changes a state, at its exact step (runs on the count engine where `auto` would batch).
+    #[arg(long, value_name = "STEPS|event", value_parser = parse_trace_every, requires = "trace", allow_hyphen_values = true)]
+    pub trace_every: Option<TraceEvery>,
 
     /// Print one JSON document.
     #[arg(long, conflicts_with = "csv")]

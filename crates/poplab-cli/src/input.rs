@@ -2,6 +2,7 @@
 //! of the machine (exit code 1).
 
 use crate::cli::{ShardArgs, TargetArgs, TrialArgs};
+use poplab::engine::TraceEvery;
 use poplab::numbers;
 use poplab::spec::RawSpec;
 use poplab::sweep::Shard;
@@ -35,6 +36,14 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
 /// Parses a number of steps, written as for [`parse_count`], up to `2^128 - 1`.
 pub fn parse_steps(text: &str) -> Result<u128, String> {
     numbers::parse_u128(text)
+}
+
+/// Parses `--trace-every`: `event`, or a number of steps written as for [`parse_steps`].
+pub fn parse_trace_every(text: &str) -> Result<TraceEvery, String> {
+    if text == TraceEvery::EVENT {
+        return Ok(TraceEvery::Event);
+    }
+    parse_steps(text).map(TraceEvery::Steps).map_err(|e| format!("{e}, or `event` for a row per event"))
 }
 
 /// Parses a thread count, written as for [`parse_count`].

@@ -322,8 +322,8 @@ fn kill_points(seed: u64, lo: u64, hi: u64, count: usize) -> Vec<u64> {
 /// the way), for convergence and holding runs, with 1 and 2 threads.
 #[test]
 fn runs_killed_at_random_points_resume_to_the_same_document() {
-    // (arguments, time series every so many steps)
-    let cases: [(&[&str], Option<&str>); 6] = [
+    // (arguments, time series every so many steps, or an event trace)
+    let cases: [(&[&str], Option<&str>); 7] = [
         (
             &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "12", "--seed", "3"],
             None,
@@ -342,9 +342,10 @@ fn runs_killed_at_random_points_resume_to_the_same_document() {
             &["ls-timer", "--n", "6", "--set", "s=8", "--measure", "holding", "--engine", "batched", "--trials", "12"],
             Some("5"),
         ),
+        (&["angluin", "--n", "3000", "--engine", "agents", "--trials", "12", "--seed", "6"], Some("event")),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let mut delays = kill_points(33, 20, 300, 24).into_iter();
+    let mut delays = kill_points(33, 20, 300, 28).into_iter();
     let mut in_progress = 0;
     for (c, (args, trace_every)) in cases.iter().enumerate() {
         let traced = |command: &mut std::process::Command, file: &std::path::Path| {

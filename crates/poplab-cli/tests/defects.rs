@@ -138,6 +138,33 @@ fn d03_a_long_trace_is_streamed_to_its_file() {
     assert_eq!(files.len(), 1, "no part files left: {files:?}");
 }
 
+/// `--trace-every event`: a row per state change at its exact step, on every engine that can; the
+/// batched engine, which does not keep the order inside a batch, is refused with the fix.
+#[test]
+fn an_event_trace_has_a_row_per_change_and_batched_is_refused() {
+    let trace = scratch("event-trace.csv");
+    for engine in ["agents", "counts", "auto"] {
+        let args = ["run", "angluin", "--n", "50", "--trials", "2", "--seed", "4", "--engine", engine, "--json"];
+        let out = poplab().args(args).args(["--trace-every", "event", "--trace"]).arg(&trace).output().unwrap();
+        assert!(out.status.success(), "{engine}: {}", String::from_utf8_lossy(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("trial,step,parallel_time,initiator,responder,initiator_after,responder_after"));
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        // angluin: each of the 49 demotions is one event, and nothing else changes a state.
+        for trial in 0..2 {
+            let mine: Vec<&Vec<&str>> = rows.iter().filter(|r| r[0] == trial.to_string()).collect();
+            assert_eq!(mine.len(), 49, "{engine} trial {trial}");
+            let last: u64 = mine[48][1].parse().unwrap();
+            assert_eq!(last, doc["trials"][trial]["steps"].as_u64().unwrap(), "{engine} trial {trial}");
+        }
+        assert!(rows.iter().all(|r| r[6] == "\"{\"\"leader\"\":false}\""), "{engine}: {:?}", rows[0]);
+    }
+    let batched = ["run", "angluin", "--n", "50", "--engine", "batched", "--trace-every", "event", "--trace"];
+    refused(&[&batched[..], &[trace.to_str().unwrap()]].concat(), &["--engine counts"]);
+}
+
 /// Defect 4: Hangs: disconnected graphs, huge trial counts, thread counts and exploration caps.
 #[test]
 fn d04_inputs_that_would_hang_are_refused() {

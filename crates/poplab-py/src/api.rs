@@ -4,7 +4,7 @@
 use crate::error;
 use crate::user::UserProtocol;
 use poplab::Error;
-use poplab::engine::TracePoint;
+use poplab::engine::{Series, TraceEvery};
 use poplab::export::{Exporter, Json};
 use poplab::protocol::Protocol;
 use poplab::protocols::custom::Custom;
@@ -46,7 +46,7 @@ fn with_spec<T: Send>(
     target: &Target,
     n: u64,
     settings: &str,
-    trace_every: Option<u128>,
+    trace_every: Option<TraceEvery>,
     then: impl FnOnce(&RunSpec) -> poplab::Result<T> + Send,
 ) -> PyResult<T> {
     let (name, user) = match target {
@@ -93,21 +93,44 @@ pub fn trace(
     every: u128,
     trial: u64,
 ) -> PyResult<(String, Vec<String>, Vec<u128>, Vec<u64>, Vec<Vec<f64>>)> {
-    with_spec(py, &protocol, n, settings, Some(every), |spec| {
-        if trial >= spec.settings.trials {
-            return Err(Error::Setting(format!(
-                "trial {trial} does not exist: the run has {} trials (numbered from 0)",
-                spec.settings.trials
-            )));
-        }
-        let mut points: Vec<TracePoint> = Vec::new();
-        let record = spec.trial(trial, &mut points)?;
-        let record = serde_json::to_string(&record).unwrap_or_default();
+    with_spec(py, &protocol, n, settings, Some(TraceEvery::Steps(every)), |spec| {
+        let (record, Series { points, .. }) = one_trial(spec, trial)?;
         let steps = points.iter().map(|p| p.step).collect();
         let leaders = points.iter().map(|p| p.leaders).collect();
         let values = points.into_iter().map(|p| p.values).collect();
         Ok((record, spec.trace_columns.clone(), steps, leaders, values))
     })
+}
+
+/// Trial `trial` with an event trace: its record (JSON), and per event its step and the four
+/// states (initiator and responder before, then after) as JSON.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn events(
+    py: Python<'_>,
+    protocol: Target,
+    n: u64,
+    settings: &str,
+    trial: u64,
+) -> PyResult<(String, Vec<u128>, Vec<[String; 4]>)> {
+    with_spec(py, &protocol, n, settings, Some(TraceEvery::Event), |spec| {
+        let (record, Series { events, .. }) = one_trial(spec, trial)?;
+        let steps = events.iter().map(|e| e.step).collect();
+        Ok((record, steps, events.into_iter().map(|e| e.states).collect()))
+    })
+}
+
+/// Trial `trial` of `spec` with its rows kept in memory; its record as JSON.
+fn one_trial(spec: &RunSpec, trial: u64) -> poplab::Result<(String, Series)> {
+    if trial >= spec.settings.trials {
+        return Err(Error::Setting(format!(
+            "trial {trial} does not exist: the run has {} trials (numbered from 0)",
+            spec.settings.trials
+        )));
+    }
+    let mut series = Series::default();
+    let record = spec.trial(trial, &mut series)?;
+    Ok((serde_json::to_string(&record).unwrap_or_default(), series))
 }
 
 /// Exact expected steps; returns the document of `poplab exact --json`.

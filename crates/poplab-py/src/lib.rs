@@ -71,6 +71,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::protocols, m)?)?;
     m.add_function(wrap_pyfunction!(api::run, m)?)?;
     m.add_function(wrap_pyfunction!(api::trace, m)?)?;
+    m.add_function(wrap_pyfunction!(api::events, m)?)?;
     m.add_function(wrap_pyfunction!(api::exact, m)?)?;
     m.add_function(wrap_pyfunction!(api::verify, m)?)?;
     m.add_function(wrap_pyfunction!(api::sweep, m)?)?;

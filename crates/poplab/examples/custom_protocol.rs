@@ -28,7 +28,7 @@
 //! `cargo run --release -p poplab --example custom_protocol` (a few seconds on one core).
 
 use poplab::Result;
-use poplab::engine::{Engine, Outcome, TracePoint};
+use poplab::engine::{Engine, Outcome, TraceEvery, TracePoint};
 use poplab::exact::{ExploreSettings, expected_steps};
 use poplab::experiment::{RunSettings, Summary, TrialRecord, run_trials};
 use poplab::fit::{Form, fit_form, fit_power, local_exponent};
@@ -269,7 +269,7 @@ impl Monitor<Agent> for Tally {
 /// and end (every `max_steps` steps): [`check_majority_wins`] reads its last point.
 fn settings(trials: u64, seed: u64, engine: Engine) -> RunSettings {
     let defaults = RunSettings::default();
-    RunSettings { trials, seed, engine, trace_every: Some(defaults.max_steps), ..defaults }
+    RunSettings { trials, seed, engine, trace_every: Some(TraceEvery::Steps(defaults.max_steps)), ..defaults }
 }
 
 /// Checks that every trial converged to the initial majority with exactly its initial margin of

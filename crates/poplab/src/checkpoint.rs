@@ -405,7 +405,7 @@ impl Checkpointer {
         let mut slots = self.lock();
         slots.running.remove(&index);
         if let Some(record) = record.filter(|_| self.keep_finished) {
-            slots.finished.insert(index, TrialRecord { trace: Vec::new(), ..record.clone() });
+            slots.finished.insert(index, TrialRecord { trace: Vec::new(), events: Vec::new(), ..record.clone() });
         }
         self.changed.notify_all();
     }

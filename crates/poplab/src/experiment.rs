@@ -7,8 +7,8 @@
 
 use crate::checkpoint::{TrialCheckpoint, TrialSnapshot};
 use crate::engine::{
-    AgentRun, CountRun, Ending, Engine, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps,
-    TimeSeries, TracePoint, TraceSink, drive_pausing,
+    AgentRun, CountRun, Ending, Engine, EventPoint, EventTrace, Fault, FaultStates, Measure, Observer, Outcome,
+    ParallelTime, RunPlan, Series, Steps, TimeSeries, TraceEvery, TracePoint, TraceSink, drive_pausing,
 };
 use crate::error::{Error, Result};
 use crate::files;
@@ -44,8 +44,8 @@ pub struct RunSettings {
     pub threads: Option<usize>,
     /// Transient faults; the safe set is watched only after the last one.
     pub faults: Vec<Fault>,
-    /// Record the number of leaders every this many steps.
-    pub trace_every: Option<u128>,
+    /// Record the number of leaders every this many steps, or every event.
+    pub trace_every: Option<TraceEvery>,
     /// Count the distinct states each trial visits and the cause of its last demotion.
     pub census: bool,
     /// Which engine runs the trials ([`RunSettings::engine_used`] tells which one does).
@@ -53,9 +53,20 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// The engine the trials actually run on ([`Engine::resolve`]): never [`Engine::Auto`].
+    /// The engine the trials actually run on ([`Engine::resolve`]): never [`Engine::Auto`]. An
+    /// event trace needs every event's step, which batches do not keep: `auto` then picks the
+    /// count engine (the same law) where it would batch, and `batched` is refused.
     pub fn engine_used<P: Protocol>(&self, protocol: &P) -> Result<Engine> {
-        self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.hints().auto_batches)
+        let engine = self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.hints().auto_batches)?;
+        match (engine, self.trace_every) {
+            (Engine::Batched, Some(TraceEvery::Event)) if self.engine == Engine::Auto => Ok(Engine::Counts),
+            (Engine::Batched, Some(TraceEvery::Event)) => Err(Error::Setting(
+                "--engine batched takes interactions in bulk, without their order, so it cannot write an event trace; \
+                 use --engine counts (the same law, each event at its exact step) or agents"
+                    .into(),
+            )),
+            (engine, _) => Ok(engine),
+        }
     }
 }
 
@@ -102,6 +113,16 @@ pub struct TrialRecord {
     /// The time series, when one was recorded in memory.
     #[serde(skip, default)]
     pub trace: Vec<TracePoint>,
+    /// The event trace, when one was recorded in memory.
+    #[serde(skip, default)]
+    pub events: Vec<EventPoint>,
+}
+
+impl TrialRecord {
+    /// This record with the rows `series` kept in memory.
+    pub fn with_series(self, series: Series) -> Self {
+        Self { trace: series.points, events: series.events, ..self }
+    }
 }
 
 impl TrialRecord {
@@ -154,7 +175,7 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
             "--max-steps 0: a horizon of 0 steps runs nothing; give at least 1 (the smallest allowed value)".into(),
         ));
     }
-    if settings.trace_every == Some(0) {
+    if settings.trace_every == Some(TraceEvery::Steps(0)) {
         return Err(Error::Setting("--trace-every must be at least 1 step".into()));
     }
     let engine = settings.engine_used(protocol)?;
@@ -271,10 +292,8 @@ fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
 /// Runs trial `index` of `settings` (validated first; [`run_trials`] validates once for all).
 pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) -> Result<TrialRecord> {
     let engine = validate(protocol, settings)?;
-    let mut trace = Vec::new();
-    let mut record = trial(protocol, settings, engine, index, &mut trace, None)?;
-    record.trace = trace;
-    Ok(record)
+    let mut series = Series::default();
+    Ok(trial(protocol, settings, engine, index, &mut series, None)?.with_series(series))
 }
 
 /// Trial `index` on `engine` (already resolved and validated), its time series into `trace`. A
@@ -330,14 +349,18 @@ fn unguarded_trial<P: Protocol>(
         Ok(())
     };
     let saved_series = resume.as_ref().and_then(|saved| saved.trace);
-    let mut series = settings.trace_every.map(|every| match saved_series {
-        Some(position) => TimeSeries::resume(every, trace, position),
-        None => TimeSeries::new(every, trace),
+    let mut series = settings.trace_every.map(|every| -> Box<dyn Observer<P> + '_> {
+        match (every, saved_series) {
+            (TraceEvery::Steps(every), Some(position)) => Box::new(TimeSeries::resume(every, trace, position)),
+            (TraceEvery::Steps(every), None) => Box::new(TimeSeries::new(every, trace)),
+            // An event trace's rows follow from the run: a resume cuts its file back (see `TraceFile`).
+            (TraceEvery::Event, _) => Box::new(EventTrace::<P>::new(trace)),
+        }
     });
     let mut observers: Vec<&mut dyn Observer<P>> =
         fault_observers.iter_mut().map(|f| f as &mut dyn Observer<P>).collect();
     if let Some(series) = series.as_mut() {
-        observers.push(series);
+        observers.push(series.as_mut());
     }
     let last_fault = settings.faults.iter().map(|f| f.step).max();
     let plan =
@@ -401,6 +424,7 @@ fn unguarded_trial<P: Protocol>(
         distinct_states: census.map(|c| c.distinct_states),
         last_demotion: census.and_then(|c| c.last_demotion).map(String::from),
         trace: Vec::new(),
+        events: Vec::new(),
     })
 }
 
@@ -421,8 +445,8 @@ pub fn run_trials<P: Protocol>(
 ) -> Result<Vec<TrialRecord>> {
     let engine = validate(protocol, settings)?;
     in_parallel(settings.threads, settings.trials, on_done, |index| {
-        let mut trace = Vec::new();
-        trial(protocol, settings, engine, index, &mut trace, None).map(|r| TrialRecord { trace, ..r })
+        let mut series = Series::default();
+        trial(protocol, settings, engine, index, &mut series, None).map(|r| r.with_series(series))
     })
 }
 

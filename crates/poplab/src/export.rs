@@ -7,7 +7,7 @@
 //! to reproduce it. Step counts are exact integers of up to 128 bits in every format.
 
 use crate::checkpoint::TrialCheckpoint;
-use crate::engine::TracePoint;
+use crate::engine::{EventPoint, TraceEvery, TracePoint};
 use crate::error::{Error, Result};
 use crate::exact::{Check, Counterexample, ExactReport, Verification};
 use crate::experiment::TrialRecord;
@@ -22,10 +22,11 @@ use std::sync::Mutex;
 /// Turns a run's results into the text of one output format.
 ///
 /// ```
+/// use poplab::engine::TraceEvery;
 /// use poplab::export::{Csv, Exporter, Json, Trace};
 /// use poplab::spec::{RawSpec, RunSpec};
 ///
-/// let raw = RawSpec { trials: 3, seed: 1, trace_every: Some(50), ..RawSpec::new("angluin", 10) };
+/// let raw = RawSpec { trials: 3, seed: 1, trace_every: Some(TraceEvery::Steps(50)), ..RawSpec::new("angluin", 10) };
 /// let result = RunSpec::resolve(&raw)?.run(&|| {})?;
 /// // poplab run ... --csv: a header, then a row per trial with the run's settings.
 /// let csv = Csv.export(&result)?;
@@ -148,15 +149,46 @@ impl Exporter for Trace {
             for point in &record.trace {
                 text += &trace_row(&result.spec, record.index, point);
             }
+            for event in &record.events {
+                text += &event_row(&result.spec, record.index, event);
+            }
         }
         Ok(text)
     }
 }
 
 fn trace_header(spec: &RunSpec) -> String {
-    let mut header = vec!["trial".to_string(), "step".into(), "parallel_time".into(), "leaders".into()];
-    header.extend(spec.trace_columns.iter().cloned());
+    let mut header = vec!["trial".to_string(), "step".into(), "parallel_time".into()];
+    if spec.settings.trace_every == Some(TraceEvery::Event) {
+        header.extend(EVENT_COLUMNS.map(String::from));
+    } else {
+        header.push("leaders".into());
+        header.extend(spec.trace_columns.iter().cloned());
+    }
     csv_line(header)
+}
+
+/// The columns of an event trace after `trial, step, parallel_time`: the states of the two agents
+/// before and after ([`EventPoint`]).
+pub const EVENT_COLUMNS: [&str; 4] = ["initiator", "responder", "initiator_after", "responder_after"];
+
+/// One row of an event trace, newline included: the states quoted as CSV needs, written directly
+/// (as [`trace_row`], for speed).
+fn event_row(spec: &RunSpec, trial: u64, event: &EventPoint) -> String {
+    use std::fmt::Write as _;
+    let mut row = String::with_capacity(96);
+    // Writing to a String cannot fail.
+    let _ = write!(row, "{trial},{},{}", event.step, event.step as f64 / spec.n as f64);
+    for state in &event.states {
+        row.push(',');
+        if state.contains([',', '"', '\n', '\r']) {
+            let _ = write!(row, "\"{}\"", state.replace('"', "\"\""));
+        } else {
+            row.push_str(state);
+        }
+    }
+    row.push('\n');
+    row
 }
 
 /// One row of a time series, newline included. Every field is a number, which CSV never quotes,
@@ -220,15 +252,24 @@ struct PartSink<'a> {
     failure: Option<std::io::Error>,
 }
 
-impl crate::engine::TraceSink for PartSink<'_> {
-    fn push(&mut self, point: TracePoint) {
-        let row = trace_row(self.spec, self.trial, &point);
+impl PartSink<'_> {
+    fn write(&mut self, row: &str) {
         if self.failure.is_none() {
             match self.out.write_all(row.as_bytes()) {
                 Ok(()) => self.written += row.len() as u64,
                 Err(e) => self.failure = Some(e),
             }
         }
+    }
+}
+
+impl crate::engine::TraceSink for PartSink<'_> {
+    fn push(&mut self, point: TracePoint) {
+        self.write(&trace_row(self.spec, self.trial, &point));
+    }
+
+    fn push_event(&mut self, event: EventPoint) {
+        self.write(&event_row(self.spec, self.trial, &event));
     }
 
     fn position(&mut self) -> std::io::Result<u64> {

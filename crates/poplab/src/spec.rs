@@ -21,7 +21,7 @@
 //! ```
 
 use crate::checkpoint::{Checkpoint, Checkpointer, StoredSpec, TrialCheckpoint};
-use crate::engine::{Engine, Fault, Measure, TracePoint, TraceSink};
+use crate::engine::{Engine, Fault, Measure, Series, TraceEvery, TraceSink};
 use crate::error::{Error, Result};
 use crate::exact::{self, ExactReport, ExploreSettings, Starts, Verification};
 use crate::experiment::{self, RunSettings, Summary, TrialRecord};
@@ -100,9 +100,9 @@ pub struct RawSpec {
     /// Faults as `STEP:K[:FAMILY]`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<String>,
-    /// Record a time series every this many steps.
+    /// Record a time series every this many steps, or every event.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace_every: Option<u128>,
+    pub trace_every: Option<TraceEvery>,
     /// Worker threads (`None`: one per core). Results do not depend on it, so it is not written
     /// (a resume gives its own).
     #[serde(skip_serializing)]
@@ -355,14 +355,15 @@ impl RunSpec {
     /// Trial `index`, its time series (if any) into `trace`.
     ///
     /// ```
-    /// use poplab::engine::TracePoint;
+    /// use poplab::engine::{Series, TraceEvery};
     /// use poplab::spec::{RawSpec, RunSpec};
     ///
     /// // Trial 3 of `poplab run angluin --n 100 --trace-every 1000 --seed 1`.
-    /// let raw = RawSpec { trace_every: Some(1000), seed: 1, ..RawSpec::new("angluin", 100) };
+    /// let raw = RawSpec { trace_every: Some(TraceEvery::Steps(1000)), seed: 1, ..RawSpec::new("angluin", 100) };
     /// let spec = RunSpec::resolve(&raw)?;
-    /// let mut series: Vec<TracePoint> = Vec::new();
+    /// let mut series = Series::default();
     /// let record = spec.trial(3, &mut series)?;
+    /// let series = series.points;
     /// assert_eq!(record.seed, poplab::rng::trial_seed(1, 3));
     /// // From 100 leaders at step 0 down to one at the trial's last step.
     /// assert_eq!((series[0].step, series[0].leaders), (0, 100));
@@ -390,9 +391,8 @@ impl RunSpec {
     /// per finished trial.
     pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Result<RunResult> {
         let records = self.run_records(on_done, |index| {
-            let mut points: Vec<TracePoint> = Vec::new();
-            let record = self.trial(index, &mut points)?;
-            Ok(TrialRecord { trace: points, ..record })
+            let mut series = Series::default();
+            Ok(self.trial(index, &mut series)?.with_series(series))
         })?;
         Ok(self.result(records))
     }
@@ -430,7 +430,7 @@ impl RunSpec {
             self.run_records(on_done, |index| {
                 let record = checkpointer.run_trial(index, |checkpoint| match &trace {
                     Some(file) => file.trial(self, index, Some(checkpoint)),
-                    None => self.trial_checkpointed(index, &mut Vec::<TracePoint>::new(), checkpoint),
+                    None => self.trial_checkpointed(index, &mut Series::default(), checkpoint),
                 })?;
                 // Derived from the exact steps, not read back (a float's last digit may not
                 // survive the JSON of a checkpoint).

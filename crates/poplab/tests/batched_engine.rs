@@ -8,7 +8,7 @@
 //! of 6 to 8 agents a batch is all collisions, delayed pairs resolved by them and replays, so the
 //! laws checked there exercise every path of a batch.
 
-use poplab::engine::{CountRun, Engine, Outcome, Watch};
+use poplab::engine::{CountRun, Engine, Outcome, TraceEvery, Watch};
 use poplab::exact::{ExploreSettings, expected_steps};
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::init::InitSpec;
@@ -213,7 +213,7 @@ fn batched_runs_are_deterministic_and_a_census_only_looks() {
         assert!(b.distinct_states.is_some_and(|d| d >= 2));
     }
     // A trace only looks too: batches go past its steps, and the runs are the same with it.
-    let traced = run_trials(&p, &RunSettings { trace_every: Some(10_007), ..base }, &|| {}).unwrap();
+    let traced = run_trials(&p, &RunSettings { trace_every: Some(TraceEvery::Steps(10_007)), ..base }, &|| {}).unwrap();
     for (a, b) in one.iter().zip(&traced) {
         assert_eq!((a.outcome, a.steps), (b.outcome, b.steps));
         assert_eq!(b.trace.last().unwrap().step, b.steps.0);

@@ -438,7 +438,14 @@ fn traces_never_change_a_randomized_run() {
     let path = format!("@{}", example("election-randomized.toml"));
     for engine in ENGINES {
         let run = |trace_every: Option<u128>| {
-            let raw = RawSpec { engine, trials: 6, seed: 5, census: true, trace_every, ..RawSpec::new(&path, 2000) };
+            let raw = RawSpec {
+                engine,
+                trials: 6,
+                seed: 5,
+                census: true,
+                trace_every: trace_every.map(poplab::engine::TraceEvery::Steps),
+                ..RawSpec::new(&path, 2000)
+            };
             let records = RunSpec::resolve(&raw).unwrap().run(&|| {}).unwrap().records;
             records.iter().map(|r| (r.outcome, r.steps, r.distinct_states)).collect::<Vec<_>>()
         };

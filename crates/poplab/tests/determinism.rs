@@ -1,6 +1,6 @@
 //! Same seed, same result: across thread counts, with or without observers, and pinned values.
 
-use poplab::engine::{Engine, Fault, FaultStates, Outcome};
+use poplab::engine::{Engine, Fault, FaultStates, Outcome, TraceEvery};
 use poplab::experiment::{RunSettings, TrialRecord, run_trials};
 use poplab::protocol::Params;
 use poplab::protocols::angluin::Angluin;
@@ -29,7 +29,7 @@ fn tracing_does_not_change_the_trajectory() {
     for engine in [Engine::Agents, Engine::Counts, Engine::Batched] {
         let base = RunSettings { trials: 4, seed: 5, engine, ..RunSettings::default() };
         let plain = run_trials(&p, &base, &|| {}).unwrap();
-        let traced = run_trials(&p, &RunSettings { trace_every: Some(37), ..base }, &|| {}).unwrap();
+        let traced = run_trials(&p, &RunSettings { trace_every: Some(TraceEvery::Steps(37)), ..base }, &|| {}).unwrap();
         for (a, b) in plain.iter().zip(&traced) {
             assert_eq!((a.outcome, a.steps), (b.outcome, b.steps), "{}", engine.name());
             check_angluin_trace(b);

@@ -10,7 +10,7 @@
 mod common;
 
 use common::{angluin_exact_variance, params};
-use poplab::engine::{CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive, geometric_skip};
+use poplab::engine::{CountRun, Engine, Measure, Outcome, RunPlan, TraceEvery, Watch, drive, geometric_skip};
 use poplab::experiment::{RunSettings, TrialRecord, run_trials};
 use poplab::init::InitSpec;
 use poplab::protocol::{Params, Protocol};
@@ -255,7 +255,8 @@ fn count_engine_is_deterministic_across_thread_counts_and_observers() {
     assert_eq!(one, three);
     assert!(one.iter().all(|r| r.distinct_states.is_some_and(|d| d > 1) && r.last_demotion.is_some()));
     // A trace only looks: the results are the same with it.
-    let traced = run_trials(&p, &RunSettings { trace_every: Some(37), ..base.clone() }, &|| {}).unwrap();
+    let traced =
+        run_trials(&p, &RunSettings { trace_every: Some(TraceEvery::Steps(37)), ..base.clone() }, &|| {}).unwrap();
     for (a, b) in one.iter().zip(&traced) {
         assert_eq!((a.outcome, a.steps), (b.outcome, b.steps));
         let last = b.trace.last().unwrap();

@@ -3,7 +3,7 @@
 //! here as a diff of the snapshot in `tests/snapshots/` (review it, then accept it with
 //! `INSTA_UPDATE=always cargo test -p poplab --test exporters`).
 
-use poplab::engine::Engine;
+use poplab::engine::{Engine, TraceEvery};
 use poplab::export::{Csv, Exporter, Json, Trace};
 use poplab::spec::{RawSpec, RunResult, RunSpec};
 use poplab::sweep::{SweepSpec, fits_json};
@@ -20,7 +20,7 @@ fn faulted() -> RawSpec {
         seed: 1,
         engine: Engine::Agents,
         faults: vec!["50:2".into()],
-        trace_every: Some(40),
+        trace_every: Some(TraceEvery::Steps(40)),
         census: true,
         threads: Some(1),
         ..RawSpec::new("angluin", 8)

@@ -7,7 +7,8 @@ mod common;
 
 use common::params;
 use poplab::engine::{
-    AgentRun, CensusReport, CountRun, Ending, Engine, Measure, Observer, RunPlan, TimeSeries, TracePoint, Watch, drive,
+    AgentRun, CensusReport, CountRun, Ending, Engine, EventLog, EventPoint, EventTrace, Measure, Observer, RunPlan,
+    Series, TimeSeries, TraceEvery, TracePoint, Watch, drive,
 };
 use poplab::experiment::TrialRecord;
 use poplab::graph::Graph;
@@ -65,7 +66,7 @@ impl Case {
             trials: 2,
             seed: 2024,
             max_steps,
-            trace_every: every,
+            trace_every: every.map(TraceEvery::Steps),
             census: true,
             ..RawSpec::new(self.protocol, self.n)
         };
@@ -194,16 +195,16 @@ fn count_run<P: Protocol>(
         run.batch_always();
     }
     run.keep_census();
-    let mut points = Vec::new();
+    let mut rows = Series::default();
     let ending = {
-        let mut series = every.map(|every| TimeSeries::new(every, &mut points));
+        let mut series = every.map(|every| TimeSeries::new(every, &mut rows));
         let mut observers: Vec<&mut dyn Observer<P>> = Vec::new();
         if let Some(series) = series.as_mut() {
             observers.push(series);
         }
         drive(&mut run, plan, &mut observers, &mut streams.faults).unwrap()
     };
-    (ending, run.counts().into_iter().collect(), run.census(), points, run.steps_in_batches())
+    (ending, run.counts().into_iter().collect(), run.census(), rows.points, run.steps_in_batches())
 }
 
 fn agent_run<P: Protocol>(
@@ -216,16 +217,16 @@ fn agent_run<P: Protocol>(
     let mut streams = TrialStreams::new(seed);
     let graph = Graph::Complete;
     let mut run = AgentRun::new(p, &graph, start.to_vec(), graph.scheduler(p.n()).unwrap(), streams.schedule);
-    let mut points = Vec::new();
+    let mut rows = Series::default();
     let ending = {
-        let mut series = every.map(|every| TimeSeries::new(every, &mut points));
+        let mut series = every.map(|every| TimeSeries::new(every, &mut rows));
         let mut observers: Vec<&mut dyn Observer<P>> = Vec::new();
         if let Some(series) = series.as_mut() {
             observers.push(series);
         }
         drive(&mut run, plan, &mut observers, &mut streams.faults).unwrap()
     };
-    (ending, run.agents().to_vec(), points)
+    (ending, run.agents().to_vec(), rows.points)
 }
 
 /// The number of agents whose output is marked.
@@ -374,7 +375,7 @@ fn leaders_sampled_by_the_batched_engine_have_the_law_of_the_count_engine() {
             trials,
             seed: 31,
             max_steps: 2100,
-            trace_every: Some(1009),
+            trace_every: Some(TraceEvery::Steps(1009)),
             ..RawSpec::new("angluin", 1000)
         };
         let records = RunSpec::resolve(&raw).unwrap().run(&|| {}).unwrap().records;
@@ -388,4 +389,91 @@ fn leaders_sampled_by_the_batched_engine_have_the_law_of_the_count_engine() {
         let distance = ks_two_sample(a, b);
         assert!(distance < critical, "leaders at step {}: KS {distance} >= {critical}", 1009 * (k + 1));
     }
+}
+
+/// A run of `p` from `start` on the agent engine or the count engine, with an event trace or
+/// without: its ending, its final configuration and its events.
+fn event_run<P: Protocol>(
+    p: &P,
+    start: &[P::State],
+    seed: u64,
+    engine: Engine,
+    plan: RunPlan,
+    events: bool,
+) -> (Ending, HashMap<P::State, u64>, Vec<EventPoint>) {
+    let mut streams = TrialStreams::new(seed);
+    let mut rows = Series::default();
+    let mut trace = EventTrace::<P>::new(&mut rows);
+    let mut observers: Vec<&mut dyn Observer<P>> = Vec::new();
+    if events {
+        observers.push(&mut trace);
+    }
+    let (ending, end) = if engine == Engine::Agents {
+        let graph = Graph::Complete;
+        let mut run = AgentRun::new(p, &graph, start.to_vec(), graph.scheduler(p.n()).unwrap(), streams.schedule);
+        let ending = drive(&mut run, plan, &mut observers, &mut streams.faults).unwrap();
+        (ending, poplab::protocol::tally(run.agents()))
+    } else {
+        let mut run = CountRun::new(p, start, streams.schedule).unwrap();
+        let ending = drive(&mut run, plan, &mut observers, &mut streams.faults).unwrap();
+        (ending, run.counts())
+    };
+    drop(observers);
+    (ending, end.into_iter().collect(), rows.events)
+}
+
+/// An event trace changes nothing, and its rows are exactly the run: steps strictly increasing up
+/// to the run's last, each row a change, and the rows replayed from the start give the final
+/// configuration. Approximate majority among 10^4 agents takes tens of thousands of events, so
+/// the engines hand over their event logs many times.
+#[test]
+fn an_event_trace_is_the_run_and_changes_nothing() {
+    let p = ApproxMajority::new(10_000, &params(&["a=0.55"])).unwrap();
+    let start = p.initial_configuration();
+    let plan = RunPlan { measure: Measure::Convergence, max_steps: 1 << 40, watch_from: 0 };
+    let state = |text: &str| p.state_from_json(&serde_json::from_str(text).unwrap()).unwrap();
+    for engine in [Engine::Agents, Engine::Counts] {
+        for seed in 0..3 {
+            let at = format!("{} seed {seed}", engine.name());
+            let (plain, plain_end, none) = event_run(&p, &start, seed, engine, plan, false);
+            let (traced, end, events) = event_run(&p, &start, seed, engine, plan, true);
+            assert!(none.is_empty());
+            assert_eq!((plain, &plain_end), (traced, &end), "{at}: the event trace changed the run");
+            assert!(events.len() > 4 * EventLog::<Opinion>::SIZE, "{at}: {} events", events.len());
+            assert!(events.windows(2).all(|w| w[0].step < w[1].step), "{at}: steps not increasing");
+            assert_eq!(events.last().unwrap().step, traced.steps.0, "{at}: consensus comes with the last event");
+            let mut counts: HashMap<Opinion, i64> = HashMap::new();
+            for &s in &start {
+                *counts.entry(s).or_default() += 1;
+            }
+            for event in &events {
+                let [a, b, a2, b2] = [0, 1, 2, 3].map(|k| state(&event.states[k]));
+                assert!((a, b) != (a2, b2), "{at}: a null interaction at step {}", event.step);
+                assert_eq!(p.transition(a, b), (a2, b2), "{at}: not the protocol's transition");
+                for (s, d) in [(a, -1), (b, -1), (a2, 1), (b2, 1)] {
+                    *counts.entry(s).or_default() += d;
+                }
+            }
+            counts.retain(|_, c| *c != 0);
+            let end: HashMap<Opinion, i64> = end.iter().map(|(&s, &c)| (s, c as i64)).collect();
+            assert_eq!(counts, end, "{at}: the events replayed do not give the final configuration");
+        }
+    }
+}
+
+/// Value stability of the event trace on the count engine: `poplab run angluin --n 6 --seed 1
+/// --trace-every event` (where `auto` would batch, the event trace runs on the count engine).
+#[test]
+fn event_trace_steps_are_pinned() {
+    let raw = RawSpec { trace_every: Some(TraceEvery::Event), seed: 1, ..RawSpec::new("angluin", 6) };
+    let spec = RunSpec::resolve(&raw).unwrap();
+    assert_eq!(spec.settings.engine, Engine::Counts);
+    let mut rows = Series::default();
+    let record = spec.trial(0, &mut rows).unwrap();
+    let steps: Vec<u128> = rows.events.iter().map(|e| e.step).collect();
+    assert_eq!(steps, [1, 3, 5, 8, 32]);
+    assert_eq!(record.steps.0, 32);
+    let batched = RawSpec { engine: Engine::Batched, ..raw };
+    let refused = RunSpec::resolve(&batched).map(drop).unwrap_err().to_string();
+    assert!(refused.contains("--engine counts"), "{refused}");
 }

@@ -6,6 +6,7 @@ use crate::output;
 use crate::progress::Progress;
 use anyhow::Result;
 use poplab::checkpoint::{self, Checkpoint, StoredSpec};
+use poplab::engine::TraceEvery;
 use poplab::export::{Csv, Exporter, Json};
 use poplab::files;
 use poplab::spec::{RawSpec, RunSpec};
@@ -18,7 +19,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut raw = args.target.raw("run")?;
     args.trials.apply(&mut raw)?;
     raw.faults = args.faults.clone();
-    raw.trace_every = args.trace.as_ref().map(|_| args.trace_every.unwrap_or(u128::from(raw.n)));
+    raw.trace_every = args.trace.as_ref().map(|_| args.trace_every.unwrap_or(TraceEvery::Steps(u128::from(raw.n))));
     if !raw.estimator.is_direct() {
         return estimate(args, &raw);
     }

@@ -487,25 +487,35 @@ def run(protocol: ProtocolLike, n: int, *, params: Optional[Mapping] = None, **o
     return RunResult(document, user)
 
 
+#: The columns of an event trace after ``step`` and ``parallel_time``.
+_EVENT_COLUMNS = ("initiator", "responder", "initiator_after", "responder_after")
+
+
 @_with_options
 def trace(
     protocol: ProtocolLike,
     n: int,
     *,
-    every: Optional[int] = None,
+    every: Union[int, str, None] = None,
     trial: int = 0,
     params: Optional[Mapping] = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """The time series of one trial, as ``poplab run --trace``.
+    """The time series of one trial, as ``poplab run --trace``; with ``every="event"``, its
+    event trace, as ``poplab run --trace-every event``.
 
     The trial is trial ``trial`` of a run seeded ``seed``: the same trial `run` gives, whatever
-    ``every`` is (looking never changes a run). The other arguments are `run`'s.
+    ``every`` is (looking never changes a run). The other arguments are `run`'s. An event trace
+    needs each event's exact step, which batches do not keep: it runs on the count engine where
+    ``engine="auto"`` would batch, and ``engine="batched"`` is refused.
 
     Returns:
         A DataFrame with one row every ``every`` steps (default ``n``) and at the end: ``step``,
         ``parallel_time``, ``leaders`` (agents whose output is leader, or yes), and the
-        protocol's own columns. The trial's record is in ``frame.attrs["record"]``.
+        protocol's own columns. With ``every="event"``: one row per interaction that changed a
+        state, with ``step``, ``parallel_time``, and ``initiator``, ``responder``,
+        ``initiator_after``, ``responder_after`` (the states as JSON text, as in ``--init``
+        files). The trial's record is in ``frame.attrs["record"]``.
 
     Raises:
         ValueError: invalid input (``every`` below 1, say).
@@ -519,12 +529,25 @@ def trace(
     >>> record = frame.attrs["record"]
     >>> record["outcome"], bool(record["steps"] == poplab.run("angluin", 100, seed=1).trials["steps"][0])
     ('converged', True)
+    >>> events = poplab.trace("angluin", 100, every="event", seed=1)
+    >>> len(events), events["initiator_after"].iloc[0], events["responder_after"].iloc[0]
+    (99, '{"leader":true}', '{"leader":false}')
     """
     for fixed in ("trials", "threads"):
         if fixed in options:
             raise TypeError(f"trace() runs one trial on one thread: it takes trial=, not {fixed}=")
     options.update(trials=_whole("trial", trial, 0, _MAX_TRIALS - 1) + 1, threads=1)
     target, user, n, settings = _prepare(protocol, n, params, **options)
+    if every == "event":
+        record, steps, states = _poplab.events(target, n, settings, int(trial))
+        data = {"step": _int_column(steps), "parallel_time": [s / n for s in steps]}
+        for k, column in enumerate(_EVENT_COLUMNS):
+            data[column] = [row[k] for row in states]
+        frame = pd.DataFrame(data, columns=["step", "parallel_time", *_EVENT_COLUMNS])
+        frame.attrs["record"] = json.loads(record)
+        return frame
+    if isinstance(every, str):
+        raise ValueError(f"every={every!r}: give a number of steps (at least 1) or 'event'")
     every = n if every is None else _whole("every", every, 1, _U128_MAX, "2**128 - 1")
     record, columns, steps, leaders, values = _poplab.trace(target, n, settings, every, int(trial))
     data: Dict[str, Any] = {"step": _int_column(steps), "parallel_time": [s / n for s in steps], "leaders": leaders}

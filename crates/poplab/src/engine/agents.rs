@@ -9,7 +9,7 @@
 //! same whether a run stops mid-block, is split by observer events, or is observed at all.
 
 use super::snapshot::{AgentSnapshot, EngineSnapshot, RunSnapshot, StateWriter, read_states, state_at, static_cause};
-use super::{CensusReport, Drivable, Observer, Pause, steps_to};
+use super::{CensusReport, Drivable, Event, EventLog, Observer, Pause, steps_to};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol, StateHasher, tally};
@@ -69,6 +69,8 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
     ahead_len: usize,
     prefetch: bool,
     census: Option<Census<P::State>>,
+    /// The events since the driver last took them, when an event trace is kept.
+    events: Option<EventLog<P::State>>,
     /// Asks the run to stop at the next block boundary (a checkpoint's safe point).
     pause: Pause,
 }
@@ -115,6 +117,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             ahead_len: 0,
             prefetch,
             census: None,
+            events: None,
             pause: Pause::default(),
         }
     }
@@ -286,7 +289,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     ) -> bool {
         while self.step < until {
             if self.next_pair == self.pairs_len {
-                if self.pause.raised() {
+                if self.pause.raised() || self.events.as_ref().is_some_and(EventLog::full) {
                     return false;
                 }
                 self.refill();
@@ -305,6 +308,9 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
                 self.monitor.record_at(&self.agents, (u, v), [a, b]);
                 if let Some(census) = &mut self.census {
                     census.record(self.protocol, [a, b], [a2, b2]);
+                }
+                if let Some(log) = &mut self.events {
+                    log.push(Event { step: u128::from(self.step), before: [a, b], after: [a2, b2] });
                 }
                 if SAFE_SET && self.monitor.is_safe() {
                     return true;
@@ -412,6 +418,14 @@ impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
 
     fn census(&self) -> Option<CensusReport> {
         AgentRun::census(self)
+    }
+
+    fn keep_events(&mut self) {
+        self.events.get_or_insert_with(EventLog::new);
+    }
+
+    fn hand_events(&mut self, observers: &mut [&mut dyn Observer<P>]) -> bool {
+        self.events.as_mut().is_some_and(|log| log.hand_over(self.protocol, observers))
     }
 }
 

@@ -251,7 +251,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         };
         let mut look = next_look(&lookers);
         while self.configuration.step() < until {
-            if self.pause.raised() {
+            if self.pause.raised() || self.configuration.events_full() {
                 return false;
             }
             // Computed once per event: the three choices below all read it.
@@ -366,5 +366,16 @@ impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
 
     fn census(&self) -> Option<CensusReport> {
         CountRun::census(self)
+    }
+
+    /// An event needs its own step: the batched engine stops batching (the count engine's law is
+    /// the same).
+    fn keep_events(&mut self) {
+        self.batcher = None;
+        self.configuration.keep_events();
+    }
+
+    fn hand_events(&mut self, observers: &mut [&mut dyn Observer<P>]) -> bool {
+        self.configuration.hand_events(observers)
     }
 }

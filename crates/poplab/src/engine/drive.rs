@@ -106,6 +106,15 @@ pub trait Drivable<P: Protocol> {
     /// Hands the final configuration to the observers.
     fn finish(&self, observers: &mut [&mut dyn Observer<P>]);
 
+    /// Starts keeping a log of every interaction that changes a state (an event trace, see
+    /// [`super::events`]); [`Drivable::advance`] then also returns early, short of `until`,
+    /// whenever the log is full.
+    fn keep_events(&mut self);
+
+    /// Hands the events logged since the last call to those of `observers` that want them;
+    /// returns whether the log was full (the reason [`Drivable::advance`] returned early).
+    fn hand_events(&mut self, observers: &mut [&mut dyn Observer<P>]) -> bool;
+
     /// The census so far, if the run keeps one.
     fn census(&self) -> Option<CensusReport>;
 }
@@ -229,6 +238,10 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
         Measure::Convergence => (Watch::SafeSet, Outcome::Converged),
         Measure::Holding => (Watch::OutputChange, Outcome::Broken),
     };
+    let events = observers.iter().any(|o| o.wants_events());
+    if events {
+        run.keep_events();
+    }
     let mut paused = false;
     let outcome = loop {
         for observer in observers.iter_mut() {
@@ -257,11 +270,13 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
         } else {
             run.advance_looking(until, watch, &mut Lookers::new(lookers, faults_rng))
         };
+        let handed_full_log = events && run.hand_events(observers);
         if happened {
             break met;
         }
-        // Short of `until` without a reason: the engine paused at a safe point.
-        paused = run.step() < until;
+        // Short of `until` without a reason: the engine paused at a safe point. (Short of it
+        // with a full event log: a raised pause stops the next stretch at once.)
+        paused = run.step() < until && !handed_full_log;
     };
     run.finish(observers);
     Ok(Ending { outcome, steps: Steps(run.step()) })

@@ -10,6 +10,7 @@
 //! steps as if nobody looked, and show it the configuration at exactly its step, so a run draws
 //! the same with or without it, however often it looks (see [`drive`](super::drive())).
 
+use super::events::{Event, EventPoint};
 use crate::protocol::{Protocol, tally};
 use crate::rng::{PopRng, below_u64};
 
@@ -48,6 +49,15 @@ pub trait Observer<P: Protocol> {
     fn position(&mut self) -> std::io::Result<Option<SeriesPosition>> {
         Ok(None)
     }
+
+    /// Whether the observer takes the run's events ([`Observer::events`]): an event trace. The
+    /// engines then keep a log of every interaction that changes a state (see [`super::events`]).
+    fn wants_events(&self) -> bool {
+        false
+    }
+
+    /// Takes the events since the last call, oldest first (only if [`Observer::wants_events`]).
+    fn events(&mut self, _protocol: &P, _events: &[Event<P::State>]) {}
 }
 
 /// One row of a time series.
@@ -61,24 +71,18 @@ pub struct TracePoint {
     pub values: Vec<f64>,
 }
 
-/// Where the rows of a time series go: kept in memory (`Vec<TracePoint>`) or streamed to a file.
+/// Where the rows of a time series or an event trace go: kept in memory ([`Series`](super::Series)) or streamed
+/// to a file.
 pub trait TraceSink {
-    /// Takes the next row.
+    /// Takes the next row of a time series.
     fn push(&mut self, point: TracePoint);
+
+    /// Takes the next row of an event trace.
+    fn push_event(&mut self, event: EventPoint);
 
     /// Flushes what it holds and says how far it has got (rows in memory, bytes in a file), for
     /// a checkpoint.
     fn position(&mut self) -> std::io::Result<u64>;
-}
-
-impl TraceSink for Vec<TracePoint> {
-    fn push(&mut self, point: TracePoint) {
-        Vec::push(self, point);
-    }
-
-    fn position(&mut self) -> std::io::Result<u64> {
-        Ok(self.len() as u64)
-    }
 }
 
 /// Where a time series stood at a checkpoint: its next and last sampled steps, and how far its

@@ -2,6 +2,7 @@
 
 use super::{CHECKPOINT_FILE, ResolvedCell, SweepRow, SweepSpec};
 use crate::checkpoint::{Checkpoint, Checkpointer};
+use crate::engine::Series;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -45,10 +46,10 @@ impl SweepSpec {
         crate::experiment::pool(self.template.threads)?.install(|| {
             jobs.into_par_iter().try_for_each(|(job, cell, trial)| {
                 let record = match checkpointer {
-                    None => cell.spec.trial(trial, &mut Vec::new())?,
-                    Some(c) => {
-                        c.run_trial(job, |checkpoint| cell.spec.trial_checkpointed(trial, &mut Vec::new(), checkpoint))?
-                    }
+                    None => cell.spec.trial(trial, &mut Series::default())?,
+                    Some(c) => c.run_trial(job, |checkpoint| {
+                        cell.spec.trial_checkpointed(trial, &mut Series::default(), checkpoint)
+                    })?,
                 };
                 on_row(SweepRow { cell: cell.cell.clone(), record })
             })

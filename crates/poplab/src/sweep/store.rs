@@ -189,6 +189,7 @@ impl SweepSpec {
                 },
                 last_demotion: Some(record[demotion_at].to_string()).filter(|d| !d.is_empty()),
                 trace: Vec::new(),
+                events: Vec::new(),
             };
             let cell = Cell { n, params };
             rows.push((line + 2, SweepRow { cell, record }));

@@ -5,7 +5,7 @@ use super::ClaimResult;
 use crate::plot::{Curve, Figure, Group, Ink, Mark, Marks, write, write_grid};
 use anyhow::Result;
 use poplab::claims::{Picture, Trial};
-use poplab::engine::{Measure, Outcome};
+use poplab::engine::{Measure, Outcome, TraceEvery};
 use poplab::protocols::pll::Module;
 use poplab::spec::{Estimator, RawSpec, RunSpec, SplittingOptions};
 use poplab::splitting::SplittingSettings;
@@ -75,7 +75,7 @@ fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threa
         init: Some(init.to_string()),
         trials: runs,
         seed,
-        trace_every: Some(u128::from(n)),
+        trace_every: Some(TraceEvery::Steps(u128::from(n))),
         threads,
         ..RawSpec::new(protocol, n)
     };

@@ -10,9 +10,9 @@ mod skip;
 
 pub use skip::geometric_skip;
 
-use crate::engine::Observer;
 use crate::engine::fenwick::Fenwick;
 use crate::engine::snapshot::{CountSnapshot, static_cause};
+use crate::engine::{Event, EventLog, Observer};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Monitor, Protocol, StateHasher, tally};
@@ -64,6 +64,8 @@ pub(in crate::engine) struct Configuration<'p, P: Protocol> {
     /// Whether the census is kept: the causes of demotions (interned states are kept anyway).
     census: bool,
     last_demotion: Option<&'static str>,
+    /// The events since the driver last took them, when an event trace is kept.
+    events: Option<EventLog<P::State>>,
 }
 
 impl<'p, P: Protocol> Configuration<'p, P> {
@@ -96,6 +98,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             step: 0,
             census: false,
             last_demotion: None,
+            events: None,
         };
         configuration.load(counts);
         configuration
@@ -190,6 +193,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             step: saved.step,
             census: saved.census,
             last_demotion: static_cause(saved.last_demotion),
+            events: None,
         };
         if saved.skipping {
             configuration.rebuild_skip();
@@ -254,6 +258,23 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     /// Replaces the monitor by one that recorded what was applied since (a batch).
     pub(in crate::engine) fn set_monitor(&mut self, monitor: P::Monitor) {
         self.monitor = monitor;
+    }
+
+    /// Starts keeping a log of the events (see [`crate::engine::events`]).
+    pub(super) fn keep_events(&mut self) {
+        self.events.get_or_insert_with(EventLog::new);
+    }
+
+    /// Whether the event log is full (the engine then hands it over).
+    #[inline]
+    pub(super) fn events_full(&self) -> bool {
+        self.events.as_ref().is_some_and(EventLog::full)
+    }
+
+    /// Hands the events logged to those of `observers` that want them; returns whether the log
+    /// was full.
+    pub(super) fn hand_events(&mut self, observers: &mut [&mut dyn Observer<P>]) -> bool {
+        self.events.as_mut().is_some_and(|log| log.hand_over(self.protocol, observers))
     }
 
     /// Starts recording the causes of demotions.
@@ -563,6 +584,9 @@ impl<'p, P: Protocol> Configuration<'p, P> {
         after: [P::State; 2],
     ) -> bool {
         self.monitor.record(before, after);
+        if let Some(log) = &mut self.events {
+            log.push(Event { step: self.step, before, after });
+        }
         if self.census
             && let Some(cause) = self.protocol.demotion_cause(before, after)
         {
