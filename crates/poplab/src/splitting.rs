@@ -46,7 +46,7 @@
 //!    cycle that broke before leaving `A` keeps a broken exit). When `A` is a set rather than one
 //!    configuration, successive cycles are only approximately independent and the formula is
 //!    FFS's steady-state approximation, accurate when holding times are long against the mixing
-//!    inside `A` (tested against exact values in `tests/splitting_holding.rs`).
+//!    inside `A` (tested against exact values in `tests/it/splitting_holding.rs`).
 //! 2. **gAMS for `p = P(a cycle breaks)`**, Bréhier, Gazeau, Goudenège, Lelièvre and Rousset,
 //!    "Unbiasedness of some generalized adaptive multilevel splitting algorithms", Ann. Appl.
 //!    Probab. 26(6):3559-3601 (2016), arXiv:1505.02674: their AMS algorithm for paths of a

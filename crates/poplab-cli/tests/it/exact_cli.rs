@@ -70,7 +70,7 @@ fn the_cap_is_an_input_error() {
 #[test]
 fn exact_holding_starts_from_the_safe_family() {
     // ls-timer, n = 3, s = 1 from ((l,1), (f,1), (f,1)): 12 steps (derived by hand in
-    // poplab/tests/exact_holding.rs).
+    // poplab/tests/it/exact_holding.rs).
     let output = poplab()
         .args(["exact", "ls-timer", "--n", "3", "--set", "s=1", "--measure", "holding", "--json"])
         .output()

@@ -1,6 +1,6 @@
 //! P_PL (001 Algorithm 1) on every step of small runs, convergence and holding.
 
-mod common;
+use crate::common;
 
 use common::{leaders, params, summary};
 use poplab::engine::{AgentRun, Measure, Outcome, Watch};

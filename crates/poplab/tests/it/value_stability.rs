@@ -10,7 +10,7 @@
 //! say why. (`determinism.rs` pins angluin at n = 100 and `approx_majority_runs.rs` approx-majority
 //! at n = 1000 on the agent engine; the pins here cover the other paths.)
 
-mod common;
+use crate::common;
 
 use common::{params, prl};
 use poplab::engine::{CountRun, Ending, Engine, Fault, FaultStates, Measure, Outcome, RunPlan, drive};

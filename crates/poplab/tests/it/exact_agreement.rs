@@ -2,7 +2,7 @@
 //! trials (the agent-array engine, from the same start) lies within 4 standard errors of the exact
 //! expected steps, the standard error computed from the exact variance.
 
-mod common;
+use crate::common;
 
 use common::params;
 use poplab::engine::Outcome;

@@ -7,7 +7,7 @@
 //! number of steps to one leader is a sum of independent geometric variables: mean `(n - 1)^2`,
 //! variance `sum (1 - p_i) / p_i^2`, and a distribution computable exactly.
 
-mod common;
+use crate::common;
 
 use common::angluin_exact_variance;
 use poplab::experiment::{RunSettings, run_trials};

@@ -1,6 +1,6 @@
 //! `poplab sweep`: files, resumption after a kill, and identical results.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{holds_a_trial_in_progress, kill_in_a_trial};

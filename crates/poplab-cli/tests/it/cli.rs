@@ -1,6 +1,6 @@
 //! The command-line contract: outputs, determinism across thread counts, and clean errors.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, holds_a_trial_in_progress, kill_in_a_trial, poplab};
 use serde_json::Value;

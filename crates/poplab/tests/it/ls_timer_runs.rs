@@ -1,6 +1,6 @@
 //! `ls-timer` (000 section 4) on every step of small runs, its timeout, convergence and holding.
 
-mod common;
+use crate::common;
 
 use common::{leaders, params, summary};
 use poplab::engine::{AgentRun, Measure, Outcome, Watch};

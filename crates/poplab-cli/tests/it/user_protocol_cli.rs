@@ -1,7 +1,7 @@
 //! User protocols from the command line: `@FILE.toml` in run, sweep, exact, verify and list;
 //! `--init counts:...`; errors that name the line of the file.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, poplab};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! Exhaustive verification of P_RL (004) on small rings, and a deliberately broken variant.
 
-mod common;
+use crate::common;
 
 use common::prl;
 use poplab::engine::{AgentRun, Watch};

@@ -7,7 +7,7 @@
 //! engine must conserve `n` and keep its non-null weight in sync with the counts; and it must be
 //! deterministic per seed for any thread count.
 
-mod common;
+use crate::common;
 
 use common::{angluin_exact_variance, params};
 use poplab::engine::{CountRun, Engine, Measure, Outcome, RunPlan, Watch, drive, geometric_skip};

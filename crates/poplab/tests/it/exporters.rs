@@ -1,7 +1,7 @@
 //! Snapshot tests of every output format, without the binary: the JSON document, the CSV rows and
 //! the time series of a run, and the files of a sweep directory. A change to any format shows up
-//! here as a diff of the snapshot in `tests/snapshots/` (review it, then accept it with
-//! `INSTA_UPDATE=always cargo test -p poplab --test exporters`).
+//! here as a diff of the snapshot in `tests/it/snapshots/` (review it, then accept it with
+//! `INSTA_UPDATE=always cargo test -p poplab --test it exporters::`).
 
 use poplab::engine::Engine;
 use poplab::export::{Csv, Exporter, Json, Trace};

@@ -5,7 +5,7 @@
 //! The measurements for the report are the example `pll_stabilisation`:
 //! `cargo run --release -p poplab --example pll_stabilisation`.
 
-mod common;
+use crate::common;
 
 use common::{checked_run, leaders, summary};
 use poplab::experiment::RunSettings;

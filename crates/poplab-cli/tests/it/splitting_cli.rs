@@ -2,7 +2,7 @@
 //! exact value, values beyond `10^300` in log10 only, holding curves from `poplab sweep`, and clean
 //! refusals.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, poplab};
 use serde_json::Value;

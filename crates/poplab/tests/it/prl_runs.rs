@@ -5,7 +5,7 @@
 //! A survey of mean convergence steps at larger n is the example `prl_convergence_survey`:
 //! `cargo run --release -p poplab --example prl_convergence_survey`.
 
-mod common;
+use crate::common;
 
 use common::{leader_positions, leaders, prl, prl_mean_steps};
 use poplab::engine::{AgentRun, Measure, Outcome, RunPlan, Watch, drive};

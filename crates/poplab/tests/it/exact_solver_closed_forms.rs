@@ -3,7 +3,7 @@
 //! directed ring), the configuration cap, and the threshold predicate. No simulation: sampled runs
 //! against the same closed form are in `angluin_runs_vs_closed_form.rs`.
 
-mod common;
+use crate::common;
 
 use common::angluin_exact_variance;
 use poplab::exact::{ExploreSettings, Starts, expected_steps, verify};

@@ -3,7 +3,7 @@
 //! often it samples; the rows are at the steps asked for; and the rows the batched engine samples
 //! inside a batch (it does not end its batches there) have the law of a step-by-step run.
 
-mod common;
+use crate::common;
 
 use common::params;
 use poplab::engine::{
