@@ -20,7 +20,7 @@
 //! assert_eq!(spec.settings.engine.name(), "batched");
 //! ```
 
-use crate::checkpoint::{Checkpoint, Checkpointer, StoredSpec, TrialCheckpoint};
+use crate::checkpoint::TrialCheckpoint;
 use crate::engine::{Engine, Fault, Measure, TracePoint, TraceSink};
 use crate::error::{Error, Result};
 use crate::exact::{self, ExactReport, ExploreSettings, Starts, Verification};
@@ -35,7 +35,7 @@ use crate::rng::TrialStreams;
 use crate::splitting::{self, HoldingEstimate, SplittingSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// An experiment as the user gave it: names, `@FILE` references and numbers, not yet checked.
@@ -394,52 +394,6 @@ impl RunSpec {
             let record = self.trial(index, &mut points)?;
             Ok(TrialRecord { trace: points, ..record })
         })?;
-        Ok(self.result(records))
-    }
-
-    /// Runs every trial as [`RunSpec::run`] does, writing a checkpoint into `path` every `every`
-    /// and at the end, going on from `resume` if given (see [`crate::checkpoint`]): the records
-    /// are the same as those of a run never stopped. `stored` is this spec as given, written
-    /// into the checkpoint so that a resume needs nothing else; a time series goes to the file it
-    /// names, as [`crate::export::run_traced`] writes it, its part files in the directory `PATH.parts`
-    /// until the end.
-    pub fn run_checkpointed(
-        &self,
-        on_done: &(dyn Fn() + Sync),
-        stored: StoredSpec,
-        path: &Path,
-        every: std::time::Duration,
-        resume: Option<Checkpoint>,
-    ) -> Result<RunResult> {
-        files::check_output_file(path)?;
-        if self.settings.trace_every.is_some() != stored.trace.is_some() {
-            return Err(Error::Setting(
-                "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
-            ));
-        }
-        let trace = match &stored.trace {
-            Some(trace) => {
-                let parts = PathBuf::from(format!("{}.parts", path.display()));
-                Some(crate::export::TraceFile::kept(Path::new(trace), &parts, resume.is_some())?)
-            }
-            None => None,
-        };
-        let stored = stored.to_json()?;
-        let checkpointer = Checkpointer::new(path, stored, resume, true)?;
-        let records = checkpointer.around(every, || {
-            self.run_records(on_done, |index| {
-                let record = checkpointer.run_trial(index, |checkpoint| match &trace {
-                    Some(file) => file.trial(self, index, Some(checkpoint)),
-                    None => self.trial_checkpointed(index, &mut Vec::<TracePoint>::new(), checkpoint),
-                })?;
-                // Derived from the exact steps, not read back (a float's last digit may not
-                // survive the JSON of a checkpoint).
-                Ok(TrialRecord { parallel_time: record.steps.parallel_time(self.n), ..record })
-            })
-        })?;
-        if let Some(file) = trace {
-            file.finish(self)?;
-        }
         Ok(self.result(records))
     }
 

@@ -5,10 +5,11 @@
 //! [`RunSettings::engine`] picks the engine; each engine is deterministic per seed, but engines
 //! draw their pairs differently, so the same seed gives different (equally distributed) results.
 
+pub use super::record::TrialRecord;
 use crate::checkpoint::{TrialCheckpoint, TrialSnapshot};
 use crate::engine::{
-    AgentRun, CountRun, Ending, Engine, Fault, FaultStates, Measure, Observer, Outcome, ParallelTime, RunPlan, Steps,
-    TimeSeries, TracePoint, TraceSink, drive_pausing,
+    AgentRun, CountRun, Ending, Engine, Fault, FaultStates, Measure, Observer, Outcome, RunPlan, Steps, TimeSeries,
+    TraceSink, drive_pausing,
 };
 use crate::error::{Error, Result};
 use crate::files;
@@ -19,7 +20,7 @@ use crate::protocol::RuleFailure;
 use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The default horizon: 10^12 steps (minutes to hours per trial on one core).
@@ -74,59 +75,6 @@ impl Default for RunSettings {
             census: false,
             engine: Engine::Auto,
         }
-    }
-}
-
-/// The result of one trial.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TrialRecord {
-    /// The trial's index in its run.
-    pub index: u64,
-    /// The trial's own seed.
-    pub seed: u64,
-    /// How it ended.
-    pub outcome: Outcome,
-    /// Steps from the start to the end of the trial (exact; a lower bound if censored).
-    pub steps: Steps,
-    /// `steps / n`.
-    pub parallel_time: ParallelTime,
-    /// With faults: steps from the last fault to the end of the trial.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub recovery_steps: Option<Steps>,
-    /// With a census: the number of distinct states some agent held during the trial.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub distinct_states: Option<u64>,
-    /// With a census: what demoted the last leader to be demoted ([`Protocol::demotion_cause`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_demotion: Option<String>,
-    /// The time series, when one was recorded in memory.
-    #[serde(skip, default)]
-    pub trace: Vec<TracePoint>,
-}
-
-impl TrialRecord {
-    /// The CSV columns of [`TrialRecord::outcome_fields`].
-    pub const OUTCOME_COLUMNS: [&str; 5] = ["trial", "trial_seed", "outcome", "steps", "parallel_time"];
-    /// The CSV columns of [`TrialRecord::census_fields`].
-    pub const CENSUS_COLUMNS: [&str; 2] = ["distinct_states", "last_demotion"];
-
-    /// `index, seed, outcome, steps, parallel_time` as CSV fields (exact integers).
-    pub fn outcome_fields(&self) -> [String; 5] {
-        [
-            self.index.to_string(),
-            self.seed.to_string(),
-            self.outcome.name().to_string(),
-            self.steps.0.to_string(),
-            self.parallel_time.0.to_string(),
-        ]
-    }
-
-    /// `distinct_states, last_demotion` as CSV fields (empty without a census).
-    pub fn census_fields(&self) -> [String; 2] {
-        [
-            self.distinct_states.map(|d| d.to_string()).unwrap_or_default(),
-            self.last_demotion.clone().unwrap_or_default(),
-        ]
     }
 }
 

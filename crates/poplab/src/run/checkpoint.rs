@@ -1,9 +1,9 @@
 //! Checkpoints inside long runs: a killed run goes on from its last checkpoint and gives the same
 //! results as if it had never stopped.
 //!
-//! **What a checkpoint holds.** The spec as the user gave it ([`StoredSpec`]: a resume needs no
-//! other argument; `@FILE` inputs are named by absolute path with a digest of their contents, and
-//! refused if they changed), the records of the finished trials, and a snapshot of each running
+//! **What a checkpoint holds.** The spec as the user gave it ([`StoredSpec`], written by
+//! [`crate::checkpointed`]: a resume needs no other argument; `@FILE` inputs are named by absolute
+//! path with a digest of their contents, and refused if they changed), the records of the finished trials, and a snapshot of each running
 //! trial ([`TrialSnapshot`]): its engine's state at a safe point (see
 //! [`crate::engine::snapshot`]) and the faults' stream. The faults done are those at or before the
 //! snapshot's step. Trials not started yet start from scratch, as they would have.
@@ -18,14 +18,15 @@
 //! [`FORMAT_VERSION`]; `CHECKSUM` is the FNV-1a 64-bit hash of the document in hex. A file of
 //! another format version, of another poplab version (engines may draw differently), or whose
 //! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`].
+//!
+//! [`StoredSpec`]: crate::checkpointed::StoredSpec
 
+use super::record::TrialRecord;
 use crate::engine::snapshot::RunSnapshot;
 use crate::engine::{Pause, SeriesPosition};
 use crate::error::{Error, Result};
-use crate::experiment::TrialRecord;
 use crate::files;
 use crate::rng::PopRng;
-use crate::spec::RawSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -94,117 +95,10 @@ pub(crate) struct TrialCheckpoint<'a> {
     pub(crate) deposit: &'a (dyn Fn(Result<TrialSnapshot>) -> Result<()> + Sync),
 }
 
-/// An `@FILE` input named by a spec, with a digest of its contents when the checkpoint was made.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FileDigest {
-    /// The absolute path.
-    pub path: String,
-    /// FNV-1a 64 of its bytes, in hex.
-    pub digest: String,
-}
-
-/// The spec of a checkpointed run, as given (everything but the worker threads and outputs):
-/// stored as the fields of its [`RawSpec`] and `files`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredSpec {
-    /// The spec, `@FILE` inputs (protocol, initial configuration, graph) with absolute paths.
-    pub raw: RawSpec,
-    /// The time series' file (an absolute path), if any.
-    pub trace: Option<String>,
-    /// The `@FILE` inputs and their digests.
-    pub files: Vec<FileDigest>,
-}
-
-impl StoredSpec {
-    /// The spec of `raw`, its `@FILE` inputs made absolute and digested; its time series (if
-    /// `raw` has one) goes to the file `trace`.
-    pub fn of(raw: &RawSpec, trace: Option<&Path>) -> Result<Self> {
-        let trace = match (raw.trace_every, trace) {
-            (Some(_), Some(path)) => Some(
-                std::path::absolute(path)
-                    .map_err(|e| Error::File {
-                        path: path.display().to_string(),
-                        reason: format!("cannot be named ({e})"),
-                    })?
-                    .to_string_lossy()
-                    .into_owned(),
-            ),
-            (None, None) => None,
-            _ => {
-                return Err(Error::Setting(
-                    "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
-                ));
-            }
-        };
-        let mut files = Vec::new();
-        let mut absolute = |text: &str| -> Result<String> {
-            let Some(path) = text.strip_prefix('@') else { return Ok(text.to_string()) };
-            let full = std::fs::canonicalize(path)
-                .map_err(|e| Error::File { path: path.to_string(), reason: format!("cannot be found ({e})") })?;
-            let full = full.to_string_lossy().into_owned();
-            files.push(FileDigest { digest: digest_file(&full)?, path: full.clone() });
-            Ok(format!("@{full}"))
-        };
-        let raw = RawSpec {
-            protocol: absolute(&raw.protocol)?,
-            init: raw.init.as_deref().map(&mut absolute).transpose()?,
-            graph: raw.graph.as_deref().map(&mut absolute).transpose()?,
-            threads: None,
-            ..raw.clone()
-        };
-        Ok(Self { raw, trace, files })
-    }
-
-    /// The raw spec again, with `threads` worker threads; refused if an `@FILE` input changed.
-    pub fn raw(&self, threads: Option<usize>) -> Result<RawSpec> {
-        for file in &self.files {
-            if digest_file(&file.path)? != file.digest {
-                return Err(Error::File {
-                    path: file.path.clone(),
-                    reason: "changed since the checkpoint was written, so the run cannot go on as it was; restore \
-                             it or start the run again"
-                        .into(),
-                });
-            }
-        }
-        Ok(RawSpec { threads, ..self.raw.clone() })
-    }
-
-    /// The document written into the checkpoint.
-    pub fn to_json(&self) -> Result<Value> {
-        let internal = |e: serde_json::Error| Error::Io(format!("a checkpoint: {e}"));
-        let mut document = serde_json::to_value(&self.raw).map_err(internal)?;
-        if let Some(fields) = document.as_object_mut() {
-            fields.insert("files".into(), serde_json::to_value(&self.files).map_err(internal)?);
-            if let Some(trace) = &self.trace {
-                fields.insert("trace".into(), Value::String(trace.clone()));
-            }
-        }
-        Ok(document)
-    }
-
-    /// The spec of a document written by [`StoredSpec::to_json`].
-    fn from_json(mut document: Value) -> Option<Self> {
-        let fields = document.as_object_mut()?;
-        let files = serde_json::from_value(fields.remove("files")?).ok()?;
-        let trace = match fields.remove("trace") {
-            None => None,
-            Some(trace) => Some(trace.as_str()?.to_string()),
-        };
-        Some(Self { raw: serde_json::from_value(document).ok()?, trace, files })
-    }
-}
-
-fn digest_file(path: &str) -> Result<String> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Error::File { path: path.to_string(), reason: format!("cannot be read ({e})") })?;
-    Ok(format!("{:016x}", crate::files::fnv1a64(&bytes)))
-}
-
 /// A checkpoint read back: the spec, the finished trials, the running trials' snapshots.
 #[derive(Debug)]
 pub struct Checkpoint {
-    /// The spec of the run ([`StoredSpec`]), or a sweep's definition.
+    /// The spec of the run ([`StoredSpec`](crate::checkpointed::StoredSpec)), or a sweep's definition.
     pub spec: Value,
     /// The finished trials' records.
     pub finished: Vec<TrialRecord>,
@@ -260,14 +154,6 @@ impl Checkpoint {
             )));
         }
         Ok(Self { spec: document.spec, finished: document.finished, running: document.running })
-    }
-
-    /// The spec of a run's checkpoint (`path` names the file in errors).
-    pub fn run_spec(&self, path: &Path) -> Result<StoredSpec> {
-        StoredSpec::from_json(self.spec.clone()).ok_or_else(|| Error::Checkpoint {
-            path: path.display().to_string(),
-            reason: "is not the checkpoint of a run (a sweep's? resume that with poplab sweep --resume DIR)".into(),
-        })
     }
 }
 
