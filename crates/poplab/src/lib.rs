@@ -210,26 +210,22 @@
 //! # Ok::<(), poplab::Error>(())
 //! ```
 
-pub mod checkpoint;
+// The modules are grouped into wings (folders: `base/`, `evidence/`, `run/`; see ARCHITECTURE.md);
+// their modules keep their public paths at the root (`poplab::spec`, `poplab::rng`, ...).
+mod base;
+mod evidence;
+mod run;
+
+pub use base::{error, files, numbers, rng};
 pub mod claims;
 pub mod engine;
-pub mod error;
+pub use evidence::{fit, stats, table, verdict};
 pub mod exact;
-pub mod experiment;
-pub mod export;
-pub mod files;
-pub mod fit;
 pub mod graph;
 pub mod init;
-pub mod numbers;
 pub mod protocol;
 pub mod protocols;
-pub mod rng;
-pub mod spec;
-pub mod splitting;
-pub mod stats;
+pub use run::{checkpoint, checkpointed, experiment, export, spec, splitting};
 pub mod sweep;
-pub mod table;
-pub mod verdict;
 
 pub use error::{Error, Result};

@@ -5,7 +5,8 @@ use crate::input::InputError;
 use crate::output;
 use crate::progress::Progress;
 use anyhow::Result;
-use poplab::checkpoint::{self, Checkpoint, StoredSpec};
+use poplab::checkpoint::{self, Checkpoint};
+use poplab::checkpointed::{StoredSpec, run_checkpointed};
 use poplab::engine::TraceEvery;
 use poplab::export::{Csv, Exporter, Json};
 use poplab::files;
@@ -41,7 +42,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let progress = Progress::new(spec.settings.trials, &spec.protocol);
     let result = match (&args.trace, &args.checkpoint, stored) {
-        (_, Some(file), Some(stored)) => spec.run_checkpointed(&|| progress.inc(), stored, file, every, None)?,
+        (_, Some(file), Some(stored)) => run_checkpointed(&spec, &|| progress.inc(), stored, file, every, None)?,
         (Some(path), _, _) => poplab::export::run_traced(&spec, &|| progress.inc(), path)?,
         _ => spec.run(&|| progress.inc())?,
     };
@@ -77,11 +78,11 @@ fn resume(args: &RunArgs, file: &Path) -> Result<()> {
     }
     let every = checkpoint_every(args)?;
     let checkpoint = Checkpoint::read(file)?;
-    let stored = checkpoint.run_spec(file)?;
+    let stored = StoredSpec::of_checkpoint(&checkpoint, file)?;
     let spec = RunSpec::resolve(&stored.raw(args.trials.threads)?)?;
     check_outputs(args)?;
     let progress = Progress::new(spec.settings.trials, &spec.protocol);
-    let result = spec.run_checkpointed(&|| progress.inc(), stored, file, every, Some(checkpoint))?;
+    let result = run_checkpointed(&spec, &|| progress.inc(), stored, file, every, Some(checkpoint))?;
     drop(progress);
     write_result(args, &result)
 }

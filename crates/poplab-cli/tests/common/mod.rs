@@ -1,4 +1,4 @@
-//! Helpers shared by the command-line tests (`mod common;`); each test binary uses part of them.
+//! Helpers shared by the command-line tests (`tests/it`, `use crate::common;`).
 #![allow(dead_code)]
 
 use assert_cmd::Command;

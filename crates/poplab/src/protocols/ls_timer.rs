@@ -13,7 +13,7 @@
 //! 4. `((f, i), (f, j)) -> ((f, m), (f, m))`, `m = max(i, j) - 1`, when `i > 0` or `j > 0`:
 //!    larger value propagation.
 //!
-//! Consequences tested in this module and in `tests/ls_timer_runs.rs`: whenever a leader takes part
+//! Consequences tested in this module and in `tests/it/ls_timer_runs.rs`: whenever a leader takes part
 //! in an interaction (before it, or after it through a timeout), both agents leave it with timer
 //! `s`; the number of leaders rises only by rule 3, by exactly one; it falls only by rule 1 with two
 //! leaders. Without a leader the largest timer never grows and drops by one within `O(n log n)`
@@ -264,7 +264,7 @@ impl Protocol for LsTimer {
     ///   coarse (each a large drop in probability), so long timers need many replicas;
     /// - `total-deficit`, the sum of `s - timer` over the agents: a break needs it at `2 s` at
     ///   least, and it climbs there in many small levels, which keeps gAMS's binomial variance
-    ///   low for long timers; at small `n` its repetitions are more skewed (see `tests/splitting_holding.rs`).
+    ///   low for long timers; at small `n` its repetitions are more skewed (see `tests/it/splitting_holding.rs`).
     fn holding_scores(&self) -> &'static [&'static str] {
         &["timer-deficit", "total-deficit"]
     }

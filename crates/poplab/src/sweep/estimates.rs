@@ -29,7 +29,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// The definition file.
-pub const DEFINITION_FILE: &str = "estimates.json";
+pub const DEFINITION_FILE: &str = super::store::ESTIMATES_FILE;
 /// The per-cell results, one JSON line per finished cell.
 pub const LINES_FILE: &str = "estimates.jsonl";
 /// The table, one row per cell.

@@ -19,6 +19,9 @@ use std::path::Path;
 pub const SPEC_FILE: &str = "sweep.json";
 /// The file of a sweep's trials.
 pub const TRIALS_FILE: &str = "trials.csv";
+/// The definition of a sweep of the splitting estimator ([`super::estimates`]), in place of
+/// [`SPEC_FILE`].
+pub const ESTIMATES_FILE: &str = "estimates.json";
 
 impl SweepSpec {
     /// The definition as written to `sweep.json`: the fields of the template ([`RawSpec`]'s serde,
@@ -397,7 +400,7 @@ pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
             reason: "is not a directory; give the --out directory of a sweep".into(),
         });
     }
-    let estimates = dir.join(super::estimates::DEFINITION_FILE);
+    let estimates = dir.join(ESTIMATES_FILE);
     let path = if !dir.join(SPEC_FILE).exists() && estimates.exists() { estimates } else { dir.join(SPEC_FILE) };
     let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
         path: path.display().to_string(),

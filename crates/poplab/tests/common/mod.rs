@@ -1,6 +1,6 @@
-//! Helpers shared by the integration tests (`mod common;`) and by the examples that measure what
-//! the tests check (`#[path = "../tests/common/mod.rs"] mod common;`). Each test binary uses only
-//! part of them.
+//! Helpers shared by the integration tests (`tests/it`: `use crate::common;`) and by the examples
+//! that measure what the tests check (`#[path = "../tests/common/mod.rs"] mod common;`). Each
+//! example uses only part of them.
 #![allow(dead_code)]
 
 use poplab::engine::{AgentRun, Watch};

@@ -12,7 +12,7 @@
 //! whole state space (not only on reachable states): every rule below is written "for every agent"
 //! or "if there is an agent `a_i` such that ...", and every such condition holds for at most one of
 //! the two agents, so the result never depends on which agent is the initiator. The integration
-//! test `tests/pll_sym_runs.rs` checks this on every pair of states reachable for `m = 2` and
+//! test `tests/it/pll_sym_runs.rs` checks this on every pair of states reachable for `m = 2` and
 //! `m = 3` and on millions of sampled pairs.
 //!
 //! A consequence the paper does not state: with `n = 2` the two agents start in the same state and

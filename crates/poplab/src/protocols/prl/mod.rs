@@ -80,7 +80,7 @@
 //! its domain, independently) is built by the library from [`Protocol::random_state`].
 //!
 //! Claimed (main theorem): expected convergence O(nN) steps from any configuration, O(N) states.
-//! Measured (tests/prl_runs.rs, `survey_*` tests, steps to `S_RL`): from `random` with n = N, the
+//! Measured (tests/it/prl_runs.rs, `survey_*` tests, steps to `S_RL`): from `random` with n = N, the
 //! mean is 2.5 nN at n = 8, 4.6 nN at 64 and levels off at about 4.9 nN for n = 128..512 (400
 //! trials per size, seed 2024); from `no-leader` at n = 16 it is about 0.95 nN for N = 64..256.
 

@@ -32,7 +32,7 @@ use crate::protocol::Monitor;
 /// hold, and then at most n/64 words in total (the barrier scan stops at `x`, the bullet scan starts
 /// there).
 ///
-/// Exactness is tested against [`super::in_s_rl`] on every step of many random runs (tests/prl_runs.rs).
+/// Exactness is tested against [`super::in_s_rl`] on every step of many random runs (tests/it/prl_runs.rs).
 #[derive(Clone, Debug)]
 pub struct PrlMonitor {
     n: usize,
