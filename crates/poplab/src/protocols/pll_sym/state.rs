@@ -1,6 +1,7 @@
 //! The state of a `pll-sym` agent: [`Status`] with Y, [`Coin`], [`Group`] with `ready`, [`State`]
 //! with `coin` and `status_l`, their numbering `0..state_count()`, and [`eliminations`].
 
+use crate::protocols::pll::PllProtocol;
 use super::PllSym;
 use crate::protocols::pll::core::{self, Additional, Common, CoreStatus, Extra};
 use crate::protocols::pll::{self, Module};

@@ -99,9 +99,7 @@ pub use rules::Lines;
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{
-    FamilyInfo, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_expect_keys, json_uint,
-};
+use crate::protocol::{FamilyInfo, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_expect_keys, json_uint, Configurations, StateJson, Observables, EngineHints, OnlyGraph};
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
 
@@ -300,6 +298,35 @@ impl Protocol for Prl {
         }
     }
 
+    fn monitor(&self, agents: &[PrlState], _graph: &Graph) -> PrlMonitor {
+        PrlMonitor::new(agents, self.big_n)
+    }
+
+    /// The directed ring only, the default graph.
+    fn hints(&self) -> EngineHints {
+        EngineHints {
+            only_graph: Some(OnlyGraph {
+                name: "ring",
+                what: "the directed ring (004 section 2: initiator = left neighbour)",
+            }),
+            ..EngineHints::default()
+        }
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<PrlState>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<PrlState>> {
+        Some(self)
+    }
+
+    fn observables(&self) -> Option<&dyn Observables<PrlState>> {
+        Some(self)
+    }
+}
+
+impl Configurations<PrlState> for Prl {
     fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<PrlState>> {
         match name {
             "no-leader" => Some(self.initial_configuration()),
@@ -313,52 +340,8 @@ impl Protocol for Prl {
         }
     }
 
-    fn monitor(&self, agents: &[PrlState], _graph: &Graph) -> PrlMonitor {
-        PrlMonitor::new(agents, self.big_n)
-    }
-
-    fn state_to_json(&self, state: PrlState) -> Map<String, Value> {
-        Map::from_iter([
-            ("leader".to_string(), Value::from(u8::from(state.leader))),
-            ("bullet".to_string(), Value::from(state.bullet as u8)),
-            ("shield".to_string(), Value::from(u8::from(state.shield))),
-            ("signal".to_string(), Value::from(u8::from(state.signal))),
-            ("dist_l".to_string(), Value::from(state.dist_l)),
-        ])
-    }
-
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PrlState, String> {
-        json_expect_keys(object, &["leader", "bullet", "shield", "signal", "dist_l"])?;
-        Ok(PrlState {
-            leader: json_uint(object, "leader", 1)? == 1,
-            bullet: Bullet::from_value(json_uint(object, "bullet", 2)?).unwrap_or(Bullet::None),
-            shield: json_uint(object, "shield", 1)? == 1,
-            signal: json_uint(object, "signal", 1)? == 1,
-            dist_l: json_uint(object, "dist_l", u64::from(self.big_n))? as u32,
-        })
-    }
-
-    fn trace_columns(&self) -> &'static [&'static str] {
-        &["live_bullets", "dummy_bullets", "signals", "shielded_leaders"]
-    }
-
-    fn trace_values(&self, counts: &[(PrlState, u64)]) -> Vec<f64> {
-        let count =
-            |f: &dyn Fn(&PrlState) -> bool| counts.iter().filter(|(s, _)| f(s)).map(|&(_, c)| c).sum::<u64>() as f64;
-        vec![
-            count(&|s| s.bullet == Bullet::Live),
-            count(&|s| s.bullet == Bullet::Dummy),
-            count(&|s| s.signal),
-            count(&|s| s.leader && s.shield),
-        ]
-    }
-
     fn family_unavailable(&self, name: &str) -> Option<String> {
         (name == "fig3").then(|| self.fig3_configuration().err()).flatten()
-    }
-
-    fn default_graph(&self) -> Graph {
-        Graph::DirectedRing
     }
 
     fn state_space(&self) -> Option<Vec<PrlState>> {
@@ -379,16 +362,45 @@ impl Protocol for Prl {
             states
         })
     }
+}
 
-    fn check_graph(&self, graph: &Graph) -> Result<()> {
-        match graph {
-            Graph::DirectedRing => Ok(()),
-            other => Err(Error::Graph(format!(
-                "prl runs only on the directed ring (004 section 2: initiator = left neighbour), not on the {} \
-                 graph; use --graph ring",
-                other.name()
-            ))),
-        }
+impl StateJson<PrlState> for Prl {
+    fn state_to_json(&self, state: PrlState) -> Map<String, Value> {
+        Map::from_iter([
+            ("leader".to_string(), Value::from(u8::from(state.leader))),
+            ("bullet".to_string(), Value::from(state.bullet as u8)),
+            ("shield".to_string(), Value::from(u8::from(state.shield))),
+            ("signal".to_string(), Value::from(u8::from(state.signal))),
+            ("dist_l".to_string(), Value::from(state.dist_l)),
+        ])
+    }
+
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PrlState, String> {
+        json_expect_keys(object, &["leader", "bullet", "shield", "signal", "dist_l"])?;
+        Ok(PrlState {
+            leader: json_uint(object, "leader", 1)? == 1,
+            bullet: Bullet::from_value(json_uint(object, "bullet", 2)?).unwrap_or(Bullet::None),
+            shield: json_uint(object, "shield", 1)? == 1,
+            signal: json_uint(object, "signal", 1)? == 1,
+            dist_l: json_uint(object, "dist_l", u64::from(self.big_n))? as u32,
+        })
+    }
+}
+
+impl Observables<PrlState> for Prl {
+    fn trace_columns(&self) -> &'static [&'static str] {
+        &["live_bullets", "dummy_bullets", "signals", "shielded_leaders"]
+    }
+
+    fn trace_values(&self, counts: &[(PrlState, u64)]) -> Vec<f64> {
+        let count =
+            |f: &dyn Fn(&PrlState) -> bool| counts.iter().filter(|(s, _)| f(s)).map(|&(_, c)| c).sum::<u64>() as f64;
+        vec![
+            count(&|s| s.bullet == Bullet::Live),
+            count(&|s| s.bullet == Bullet::Dummy),
+            count(&|s| s.signal),
+            count(&|s| s.leader && s.shield),
+        ]
     }
 }
 
