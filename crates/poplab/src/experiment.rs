@@ -206,8 +206,7 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engin
     // counts) without faults, for protocols that set it up as counts; every other start is built
     // as an agent array first.
     let as_counts = matches!(settings.init, InitSpec::Default | InitSpec::Counts(_));
-    let array =
-        engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || protocol.counts().is_none();
+    let array = engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || protocol.counts().is_none();
     let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u64;
     let at_once = settings.trials.min(threads).max(1);
     // Every trial's record, and its line of output, stay until the end of the run.
@@ -356,7 +355,9 @@ pub(crate) fn trial<P: Protocol>(
             None => {
                 // The default start as counts: no agent array, whatever n.
                 let mut run = match &settings.init {
-                    InitSpec::Default => CountRun::from_counts(protocol, &crate::protocol::initial_counts(protocol), schedule)?,
+                    InitSpec::Default => {
+                        CountRun::from_counts(protocol, &crate::protocol::initial_counts(protocol), schedule)?
+                    }
                     InitSpec::Counts(counts) if protocol.counts().is_some() => {
                         CountRun::from_counts(protocol, &crate::init::states_of_counts(protocol, counts)?, schedule)?
                     }

@@ -103,7 +103,10 @@ impl InitSpec {
             InitSpec::Random => Ok((0..protocol.n()).map(|_| protocol.random_state(rng)).collect()),
             InitSpec::Family(name) => {
                 check_family(protocol, name)?;
-                protocol.configurations().and_then(|c| c.family_configuration(name, rng)).ok_or_else(|| unknown_family(protocol, name))
+                protocol
+                    .configurations()
+                    .and_then(|c| c.family_configuration(name, rng))
+                    .ok_or_else(|| unknown_family(protocol, name))
             }
             InitSpec::Explicit(objects) => explicit_states(protocol, objects),
             InitSpec::Counts(counts) => Ok(states_of_counts(protocol, counts)?
@@ -198,7 +201,9 @@ fn explicit_states<P: Protocol>(protocol: &P, objects: &[Map<String, Value>]) ->
     objects
         .iter()
         .enumerate()
-        .map(|(i, object)| crate::protocol::state_from_json(protocol, object).map_err(|e| Error::Init(format!("agent {i}: {e}"))))
+        .map(|(i, object)| {
+            crate::protocol::state_from_json(protocol, object).map_err(|e| Error::Init(format!("agent {i}: {e}")))
+        })
         .collect()
 }
 

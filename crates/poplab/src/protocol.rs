@@ -436,7 +436,11 @@ pub struct RuleFailure {
 
 impl From<&RuleFailure> for Error {
     fn from(failure: &RuleFailure) -> Self {
-        Error::RuleFailed { protocol: failure.protocol.clone(), pair: failure.pair.clone(), reason: failure.reason.clone() }
+        Error::RuleFailed {
+            protocol: failure.protocol.clone(),
+            pair: failure.pair.clone(),
+            reason: failure.reason.clone(),
+        }
     }
 }
 

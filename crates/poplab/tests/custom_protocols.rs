@@ -8,6 +8,7 @@ use poplab::engine::{AgentRun, Engine, Outcome, SampleSteps, Watch};
 use poplab::error::Error;
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Replay};
+use poplab::protocol::CountStart;
 use poplab::protocol::{Law, Monitor, Output, Params, Protocol};
 use poplab::protocols::custom::{Amount, Custom, Definition, StopRule, file};
 use poplab::protocols::{angluin::Angluin, approx_majority::ApproxMajority};
@@ -105,7 +106,7 @@ fn randomized_elections_take_their_closed_form_on_every_engine() {
     let cases = [(file::read(&example("election-randomized.toml")).unwrap(), 0.5), (election(0.2), 0.2)];
     for (definition, p) in cases {
         let protocol = Custom::new(&definition, n).unwrap();
-        assert!(protocol.randomized());
+        assert!(protocol.randomized().is_some());
         let (expected, variance) = election_moments(n, p);
         assert!((expected - ((n - 1) * (n - 1)) as f64 / p).abs() < 1e-6 * expected);
         for (k, engine) in ENGINES.into_iter().enumerate() {
@@ -297,7 +298,9 @@ fn brute_silent(p: &Custom, agents: &[poplab::protocols::custom::CustomState], g
         Graph::UndirectedRing => (0..n).flat_map(|i| [(i, (i + 1) % n), ((i + 1) % n, i)]).collect(),
         Graph::Arcs(arcs) => arcs.iter().map(|&(u, v)| (u as usize, v as usize)).collect(),
     };
-    arcs.iter().all(|&(u, v)| p.law(agents[u], agents[v]).iter().all(|&(r, q)| q == 0.0 || r == (agents[u], agents[v])))
+    arcs.iter().all(|&(u, v)| {
+        poplab::protocol::law(p, agents[u], agents[v]).iter().all(|&(r, q)| q == 0.0 || r == (agents[u], agents[v]))
+    })
 }
 
 #[test]
@@ -428,7 +431,7 @@ fn initial_configurations_by_counts_or_names() {
         10,
     )
     .unwrap();
-    assert_eq!(monitor_check.horizon(), Some(25));
+    assert_eq!(monitor_check.hints().horizon, Some(25));
     monitor_check = monitor_check.with_n(100).unwrap();
     assert!(!monitor_check.monitor_of_counts(&monitor_check.initial_counts()).is_safe());
 }

@@ -11,6 +11,7 @@ use poplab::engine::{
 };
 use poplab::experiment::TrialRecord;
 use poplab::graph::Graph;
+use poplab::protocol::Configurations;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::approx_majority::{ApproxMajority, Opinion};

@@ -44,7 +44,7 @@ pub const MAX_AGENTS: u64 = 1 << 62;
 ///
 /// ```
 /// use poplab::engine::{CountRun, Watch};
-/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocol::{CountStart, Params, Protocol};
 /// use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
 /// use poplab::rng::TrialStreams;
 ///

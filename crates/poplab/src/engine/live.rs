@@ -19,7 +19,7 @@ use crate::rng::{PopRng, TrialStreams};
 /// ```
 /// use poplab::engine::{Engine, LiveRun, SampleSteps};
 /// use poplab::graph::Graph;
-/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocol::{CountStart, Params};
 /// use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
 ///
 /// let protocol = ApproxMajority::new(10_000, &Params::parse(&["a=0.6"])?)?;
@@ -175,7 +175,7 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// ```
     /// use poplab::engine::{Engine, LiveRun, SampleSteps};
     /// use poplab::graph::Graph;
-    /// use poplab::protocol::{Params, Protocol};
+    /// use poplab::protocol::{CountStart, Params};
     /// use poplab::protocols::approx_majority::ApproxMajority;
     ///
     /// let protocol = ApproxMajority::new(1000, &Params::parse(&["a=0.6"])?)?;
@@ -196,7 +196,9 @@ impl<P: Protocol + 'static> LiveRun<P> {
         let (p, g): (&'static P, &'static Graph) = unsafe { (&*(&*protocol as *const P), &*(&*graph as *const Graph)) };
         let run = match &snapshot.engine {
             EngineSnapshot::Agents(_) => Run::Agents(Box::new(AgentRun::restore(p, g, g.scheduler(p.n())?, snapshot)?)),
-            EngineSnapshot::Counts(_) if *g == Graph::Complete => Run::Counts(Box::new(CountRun::restore(p, snapshot)?)),
+            EngineSnapshot::Counts(_) if *g == Graph::Complete => {
+                Run::Counts(Box::new(CountRun::restore(p, snapshot)?))
+            }
             EngineSnapshot::Counts(_) => {
                 return Err(Error::Setting(
                     "a snapshot of the count engines restored on another graph than complete".into(),
@@ -339,7 +341,7 @@ impl<P: Protocol + 'static> LiveRun<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::Params;
+    use crate::protocol::{CountStart, Params};
     use crate::protocols::approx_majority::ApproxMajority;
 
     fn run(engine: Engine) -> LiveRun<ApproxMajority> {

@@ -57,7 +57,7 @@ pub struct TracePoint {
     pub step: u128,
     /// Agents whose output is leader (or yes).
     pub leaders: u64,
-    /// The protocol's own columns ([`Protocol::trace_columns`]).
+    /// The protocol's own columns ([`Observables::trace_columns`](crate::protocol::Observables::trace_columns)).
     pub values: Vec<f64>,
 }
 
@@ -116,7 +116,11 @@ impl<'a> TimeSeries<'a> {
     /// Records the configuration at `step`, given as (state, count) pairs of the states present.
     fn record<P: Protocol>(&mut self, step: u128, protocol: &P, counts: &[(P::State, u64)]) {
         let leaders = counts.iter().filter(|&&(s, _)| protocol.output(s).is_marked()).map(|&(_, c)| c).sum();
-        self.sink.push(TracePoint { step, leaders, values: protocol.observables().map_or_else(Vec::new, |o| o.trace_values(counts)) });
+        self.sink.push(TracePoint {
+            step,
+            leaders,
+            values: protocol.observables().map_or_else(Vec::new, |o| o.trace_values(counts)),
+        });
         self.last = Some(step);
     }
 

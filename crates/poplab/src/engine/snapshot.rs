@@ -150,7 +150,8 @@ pub(crate) fn read_states<P: Protocol>(protocol: &P, states: &[Map<String, Value
     states
         .iter()
         .map(|object| {
-            crate::protocol::state_from_json(protocol, object).map_err(|e| Error::Setting(format!("a checkpointed state: {e}")))
+            crate::protocol::state_from_json(protocol, object)
+                .map_err(|e| Error::Setting(format!("a checkpointed state: {e}")))
         })
         .collect()
 }

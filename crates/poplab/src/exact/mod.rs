@@ -92,7 +92,7 @@ pub enum Starts<S> {
     /// These configurations (agent vectors of length `n`).
     Configurations(Vec<Vec<S>>),
     /// Every configuration over these states: every agent vector on rings and arc lists, every
-    /// multiset on the complete graph. Usually `protocol.state_space()`.
+    /// multiset on the complete graph. Usually the state space of [`Configurations::state_space`](crate::protocol::Configurations::state_space).
     Every(Vec<S>),
 }
 

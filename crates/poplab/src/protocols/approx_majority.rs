@@ -33,7 +33,10 @@
 
 use crate::error::Result;
 use crate::graph::Graph;
-use crate::protocol::{EngineHints, FamilyInfo, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys, CountStart, Configurations, StateJson, Observables};
+use crate::protocol::{
+    Configurations, CountStart, EngineHints, FamilyInfo, Monitor, Observables, Output, ParamInfo, Params, Protocol,
+    ProtocolInfo, StateJson, json_expect_keys,
+};
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
 

@@ -33,7 +33,10 @@
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{FamilyInfo, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_bool, json_expect_keys, json_uint, Configurations, StateJson, Observables, HoldingScores};
+use crate::protocol::{
+    Configurations, FamilyInfo, HoldingScores, Monitor, Observables, Output, ParamInfo, Params, Protocol, ProtocolInfo,
+    STATE_SPACE_LIMIT, StateJson, json_bool, json_expect_keys, json_uint,
+};
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
 

@@ -14,7 +14,10 @@
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{AUTO_BATCHED_MAX_STATES, EngineHints, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys, json_uint, tally, Configurations, StateJson, CountStart};
+use crate::protocol::{
+    AUTO_BATCHED_MAX_STATES, Configurations, CountStart, EngineHints, Monitor, Output, ParamInfo, Params, Protocol,
+    ProtocolInfo, StateJson, json_expect_keys, json_uint, tally,
+};
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
 

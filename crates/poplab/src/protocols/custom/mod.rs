@@ -407,11 +407,8 @@ impl Custom {
                 match lazy.resolve(pair, &self.inner.states) {
                     Ok(rule) => then(&rule),
                     Err((pair, reason)) => {
-                        let _ = self.failure.set(RuleFailure {
-                            protocol: self.inner.info.name.to_string(),
-                            pair,
-                            reason,
-                        });
+                        let _ =
+                            self.failure.set(RuleFailure { protocol: self.inner.info.name.to_string(), pair, reason });
                         then(&Rule::Null)
                     }
                 }

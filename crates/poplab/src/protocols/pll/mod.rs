@@ -260,6 +260,7 @@ mod tests {
     use super::*;
     use crate::graph::Graph;
     use crate::protocol::Monitor;
+    use crate::protocol::Protocol;
 
     #[test]
     fn parameters_m_n_and_c_max() {

@@ -1,8 +1,8 @@
 //! The state of a P_LL agent (Table 3): [`Status`], [`Group`], [`State`], their encoding as
 //! numbers `0..state_count()`, and [`Module`]/[`eliminations`] for measurements.
 
-use super::PllProtocol;
 use super::Pll;
+use super::PllProtocol;
 use super::core::{self, Additional, Common, CoreStatus, Vars};
 
 /// `status` of Table 3.

@@ -277,6 +277,7 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::{a3, sym};
     use super::*;
+    use crate::protocol::{Configurations, Protocol, StateJson};
     use crate::rng::PopRng;
     use rand_core::SeedableRng;
 

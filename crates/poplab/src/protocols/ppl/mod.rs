@@ -60,7 +60,10 @@ pub use monitor::PplMonitor;
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{FamilyInfo, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_bool, json_expect_keys, json_uint, Configurations, StateJson, Observables, HoldingScores};
+use crate::protocol::{
+    Configurations, FamilyInfo, HoldingScores, Observables, Output, ParamInfo, Params, Protocol, ProtocolInfo,
+    STATE_SPACE_LIMIT, StateJson, json_bool, json_expect_keys, json_uint,
+};
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
 

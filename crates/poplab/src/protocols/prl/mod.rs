@@ -99,7 +99,10 @@ pub use rules::Lines;
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{FamilyInfo, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_expect_keys, json_uint, Configurations, StateJson, Observables, EngineHints, OnlyGraph};
+use crate::protocol::{
+    Configurations, EngineHints, FamilyInfo, Observables, OnlyGraph, Output, ParamInfo, Params, Protocol, ProtocolInfo,
+    STATE_SPACE_LIMIT, StateJson, json_expect_keys, json_uint,
+};
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
 
@@ -512,9 +515,9 @@ mod tests {
     #[test]
     fn only_the_directed_ring_is_accepted() {
         let p = prl(5, 5);
-        assert!(p.check_graph(&Graph::DirectedRing).is_ok());
+        assert!(p.hints().check_graph("prl", &Graph::DirectedRing).is_ok());
         for g in [Graph::Complete, Graph::UndirectedRing, Graph::Arcs(vec![(0, 1)])] {
-            let err = p.check_graph(&g).unwrap_err().to_string();
+            let err = p.hints().check_graph("prl", &g).unwrap_err().to_string();
             assert!(err.contains("use --graph ring"), "{err}");
         }
     }
