@@ -30,7 +30,7 @@
 
 use poplab::engine::{CountRun, Engine, Watch};
 use poplab::experiment::{RunSettings, run_trials};
-use poplab::protocol::{Output, Params, Protocol};
+use poplab::protocol::{CountStart, Output, Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::approx_majority::ApproxMajority;
 use poplab::protocols::custom::{Amount, Custom, Definition, StopRule, file};

@@ -42,7 +42,7 @@ fn value_error(e: Error) -> PyErr {
 fn error(e: Error, protocol: Option<&UserProtocol>) -> PyErr {
     match e {
         Error::Io(_) => PyOSError::new_err(e.to_string()),
-        Error::Rule { .. } => {
+        Error::Rule { .. } | Error::RuleFailed { .. } => {
             let err = RuleError::new_err(e.to_string());
             if let Some(cause) = protocol.and_then(|p| p.failure.lock().unwrap_or_else(PoisonError::into_inner).take())
             {

@@ -34,7 +34,8 @@ use poplab::experiment::{RunSettings, Summary, TrialRecord, run_trials};
 use poplab::fit::{Form, fit_form, fit_power, local_exponent};
 use poplab::graph::Graph;
 use poplab::protocol::{
-    EngineHints, FamilyInfo, Monitor, Output, ParamInfo, Protocol, ProtocolInfo, json_bool, json_expect_keys,
+    Configurations, CountStart, EngineHints, FamilyInfo, Monitor, Observables, Output, ParamInfo, Protocol,
+    ProtocolInfo, StateJson, json_bool, json_expect_keys,
 };
 use poplab::protocols::custom::{Amount, Custom, file};
 use poplab::rng::{PopRng, below_u64};
@@ -164,19 +165,35 @@ impl Protocol for ExactMajority {
         Agent::ALL[below_u64(rng, 4) as usize]
     }
 
-    fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<Agent>> {
-        let (majority, margin) = self.majority();
-        let (strong, weak) = match majority {
-            Some(Agent::B) => (Agent::B, Agent::WeakB),
-            _ => (Agent::A, Agent::WeakA),
-        };
-        (name == "safe").then(|| (0..self.n as u64).map(|i| if i < margin { strong } else { weak }).collect())
-    }
-
     fn monitor(&self, agents: &[Agent], _graph: &Graph) -> Tally {
         Tally::new(agents)
     }
 
+    /// A consensus is closed (it holds no strong agent of the other side, so nothing converts);
+    /// four states, so null skipping and batches beat the agent array.
+    fn hints(&self) -> EngineHints {
+        EngineHints { safe_set_is_closed: true, auto_batches: true, ..EngineHints::default() }
+    }
+
+    /// Start the count engines from counts (no agent array, whatever n).
+    fn counts(&self) -> Option<&dyn CountStart<Self>> {
+        Some(self)
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<Agent>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<Agent>> {
+        Some(self)
+    }
+
+    fn observables(&self) -> Option<&dyn Observables<Agent>> {
+        Some(self)
+    }
+}
+
+impl CountStart<ExactMajority> for ExactMajority {
     fn initial_counts(&self) -> Vec<(Agent, u64)> {
         let a = self.initial_a as u64;
         [(Agent::A, a), (Agent::B, self.n as u64 - a)].into_iter().filter(|&(_, count)| count > 0).collect()
@@ -187,7 +204,24 @@ impl Protocol for ExactMajority {
         counts.iter().for_each(|&(state, count)| tally.counts[state as usize] += count);
         tally
     }
+}
 
+impl Configurations<Agent> for ExactMajority {
+    fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<Agent>> {
+        let (majority, margin) = self.majority();
+        let (strong, weak) = match majority {
+            Some(Agent::B) => (Agent::B, Agent::WeakB),
+            _ => (Agent::A, Agent::WeakA),
+        };
+        (name == "safe").then(|| (0..self.n as u64).map(|i| if i < margin { strong } else { weak }).collect())
+    }
+
+    fn state_space(&self) -> Option<Vec<Agent>> {
+        Some(Agent::ALL.to_vec())
+    }
+}
+
+impl StateJson<Agent> for ExactMajority {
     fn state_to_json(&self, state: Agent) -> Map<String, Value> {
         Map::from_iter([
             ("opinion".to_string(), Value::from(state.opinion())),
@@ -206,7 +240,9 @@ impl Protocol for ExactMajority {
             _ => Err(format!("\"opinion\" must be \"A\" or \"B\", found {:?}", object.get("opinion"))),
         }
     }
+}
 
+impl Observables<Agent> for ExactMajority {
     /// The four counts at every point of a time series (the end included).
     fn trace_columns(&self) -> &'static [&'static str] {
         &["strong_a", "strong_b", "weak_a", "weak_b"]
@@ -216,17 +252,6 @@ impl Protocol for ExactMajority {
         let mut by_state = [0u64; 4];
         counts.iter().for_each(|&(s, c)| by_state[s as usize] += c);
         by_state.iter().map(|&c| c as f64).collect()
-    }
-
-    fn state_space(&self) -> Option<Vec<Agent>> {
-        Some(Agent::ALL.to_vec())
-    }
-
-    /// Start the count engines from counts (no agent array, whatever n); a consensus is closed (it
-    /// holds no strong agent of the other side, so nothing converts); four states, so null
-    /// skipping and batches beat the agent array.
-    fn hints(&self) -> EngineHints {
-        EngineHints { starts_as_counts: true, safe_set_is_closed: true, auto_batches: true }
     }
 }
 

@@ -17,6 +17,7 @@ use common::{Observed, env_number, env_sizes, observed_run};
 use poplab::experiment::{RunSettings, Summary, run_trials};
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::pll::Pll;
+use poplab::protocols::pll::PllProtocol;
 use poplab::rng::trial_seed;
 use rayon::prelude::*;
 

@@ -16,6 +16,7 @@ use common::{Epochs, env_number, env_sizes, observed_run};
 use poplab::experiment::{RunSettings, Summary, run_trials};
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::pll::Pll;
+use poplab::protocols::pll::PllProtocol;
 use poplab::protocols::pll_sym::PllSym;
 use poplab::rng::trial_seed;
 use rayon::prelude::*;

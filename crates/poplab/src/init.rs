@@ -85,7 +85,7 @@ impl InitSpec {
     /// Checks, without drawing anything, that this spec can build a configuration for `protocol`.
     pub fn validate<P: Protocol>(&self, protocol: &P) -> Result<()> {
         match self {
-            InitSpec::Default => match protocol.family_unavailable("default") {
+            InitSpec::Default => match protocol.configurations().and_then(|c| c.family_unavailable("default")) {
                 Some(reason) => Err(Error::Init(reason)),
                 None => Ok(()),
             },
@@ -103,7 +103,10 @@ impl InitSpec {
             InitSpec::Random => Ok((0..protocol.n()).map(|_| protocol.random_state(rng)).collect()),
             InitSpec::Family(name) => {
                 check_family(protocol, name)?;
-                protocol.family_configuration(name, rng).ok_or_else(|| unknown_family(protocol, name))
+                protocol
+                    .configurations()
+                    .and_then(|c| c.family_configuration(name, rng))
+                    .ok_or_else(|| unknown_family(protocol, name))
             }
             InitSpec::Explicit(objects) => explicit_states(protocol, objects),
             InitSpec::Counts(counts) => Ok(states_of_counts(protocol, counts)?
@@ -149,7 +152,7 @@ pub fn states_of_counts<P: Protocol>(protocol: &P, counts: &[(String, u64)]) -> 
         .iter()
         .filter(|(_, count)| *count > 0)
         .map(|(name, count)| {
-            let state = protocol.state_from_json(&named_state(name.clone())).map_err(|e| {
+            let state = crate::protocol::state_from_json(protocol, &named_state(name.clone())).map_err(|e| {
                 if e.contains("unknown key \"state\"") {
                     // The protocol's states are objects, not names.
                     let keys = e.split_once("; ").map_or(String::new(), |(_, keys)| format!(" ({keys})"));
@@ -198,7 +201,9 @@ fn explicit_states<P: Protocol>(protocol: &P, objects: &[Map<String, Value>]) ->
     objects
         .iter()
         .enumerate()
-        .map(|(i, object)| protocol.state_from_json(object).map_err(|e| Error::Init(format!("agent {i}: {e}"))))
+        .map(|(i, object)| {
+            crate::protocol::state_from_json(protocol, object).map_err(|e| Error::Init(format!("agent {i}: {e}")))
+        })
         .collect()
 }
 
@@ -207,7 +212,7 @@ pub fn check_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
     if name != "random" && !protocol.info().families.iter().any(|f| f.name == name) {
         return Err(unknown_family(protocol, name));
     }
-    match protocol.family_unavailable(name) {
+    match protocol.configurations().and_then(|c| c.family_unavailable(name)) {
         Some(reason) => Err(Error::Init(format!("{} {name}: {reason}", protocol.info().name))),
         None => Ok(()),
     }

@@ -92,22 +92,25 @@
 //! function, the outputs, the initial configuration and a [`Monitor`](protocol::Monitor) of the
 //! safe set (keep counters: engines update it after every interaction), then run it with
 //! [`experiment::run_trials`] and summarise with [`experiment::Summary`]; every engine, the fits
-//! of [`fit`] and the exact analysis of [`exact`] take it like a built-in protocol. Most methods
-//! have defaults; override [`initial_counts`](protocol::Protocol::initial_counts) and
-//! [`monitor_of_counts`](protocol::Protocol::monitor_of_counts) and say
-//! [`starts_as_counts`](protocol::EngineHints::starts_as_counts) in
-//! [`hints`](protocol::Protocol::hints) so that the count engines start huge populations without
-//! an agent array, [`Monitor::record_times`](protocol::Monitor::record_times) so that a batch of
-//! the batched engine is one update, say
+//! of [`fit`] and the exact analysis of [`exact`] take it like a built-in protocol. Eight methods
+//! are required; in [`hints`](protocol::Protocol::hints) say
 //! [`safe_set_is_closed`](protocol::EngineHints::safe_set_is_closed) when no interaction leaves
-//! the safe set (the batched engine then checks it once per batch), and
-//! [`auto_batches`](protocol::EngineHints::auto_batches) for a protocol with few states. The
-//! two-way epidemic, `(x, y) -> (x or y, x or y)` from one infected agent, whose expected time
-//! to infect everyone is exactly `(n - 1) H_{n-1}` steps:
+//! the safe set (the batched engine then checks it once per batch) and
+//! [`auto_batches`](protocol::EngineHints::auto_batches) for a protocol with few states; override
+//! [`Monitor::record_times`](protocol::Monitor::record_times) so that a batch of the batched
+//! engine is one update. Optional abilities are small traits handed out by accessors: a start
+//! from counts ([`CountStart`](protocol::CountStart), so that the count engines start huge
+//! populations without an agent array), named families and the state space
+//! ([`Configurations`](protocol::Configurations)), a JSON form of states
+//! ([`StateJson`](protocol::StateJson), for checkpoints and `@FILE.json` starts), time-series
+//! columns ([`Observables`](protocol::Observables)), holding scores
+//! ([`HoldingScores`](protocol::HoldingScores)). The two-way epidemic,
+//! `(x, y) -> (x or y, x or y)` from one infected agent, whose expected time to infect everyone
+//! is exactly `(n - 1) H_{n-1}` steps:
 //! ```
 //! use poplab::experiment::{RunSettings, Summary, run_trials};
 //! use poplab::graph::Graph;
-//! use poplab::protocol::{EngineHints, Monitor, Output, Protocol, ProtocolInfo, json_bool};
+//! use poplab::protocol::{EngineHints, Monitor, Output, Protocol, ProtocolInfo, StateJson, json_bool};
 //! use poplab::rng::{PopRng, coin};
 //! use serde_json::{Map, Value};
 //!
@@ -143,17 +146,20 @@
 //!     fn output(&self, x: bool) -> Output { if x { Output::Yes } else { Output::No } }
 //!     fn initial_configuration(&self) -> Vec<bool> { (0..self.n).map(|i| i == 0).collect() }
 //!     fn random_state(&self, rng: &mut PopRng) -> bool { coin(rng) }
-//!     fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<bool>> { None }
 //!     fn monitor(&self, agents: &[bool], _graph: &Graph) -> Infected {
 //!         Infected { count: agents.iter().filter(|&&x| x).count(), n: agents.len() }
 //!     }
+//!     fn hints(&self) -> EngineHints { EngineHints { safe_set_is_closed: true, ..Default::default() } } // nobody recovers
+//!     fn json(&self) -> Option<&dyn StateJson<bool>> { Some(self) }
+//! }
+//!
+//! impl StateJson<bool> for Epidemic {
 //!     fn state_to_json(&self, x: bool) -> Map<String, Value> {
 //!         Map::from_iter([("infected".to_string(), Value::Bool(x))])
 //!     }
 //!     fn state_from_json(&self, object: &Map<String, Value>) -> Result<bool, String> {
 //!         json_bool(object, "infected")
 //!     }
-//!     fn hints(&self) -> EngineHints { EngineHints { safe_set_is_closed: true, ..Default::default() } } // nobody recovers
 //! }
 //!
 //! let protocol = Epidemic { n: 20 };

@@ -119,21 +119,17 @@ pub struct ProtocolInfo {
 /// time (pll); fixed, so runs do not depend on a random hash seed.
 pub type StateHasher = foldhash::fast::FixedState;
 
-/// The largest state space [`Protocol::state_space`] lists.
+/// The largest state space [`Configurations::state_space`] lists.
 pub const STATE_SPACE_LIMIT: u64 = 1 << 20;
 
 /// A protocol with at most this many states runs on the batched engine under `--engine auto`
 /// ([`EngineHints::auto_batches`]).
 pub const AUTO_BATCHED_MAX_STATES: u64 = 64;
 
-/// What the engines may rely on and prefer for a protocol instance ([`Protocol::hints`]): each
-/// `false` unless the protocol says so.
+/// What runs may rely on and prefer for a protocol instance ([`Protocol::hints`]), as one value:
+/// each `false` or `None` unless the protocol says so.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineHints {
-    /// [`Protocol::initial_counts`] and [`Protocol::monitor_of_counts`] work without an agent
-    /// array (they are overridden), so that the count engines start huge populations at no memory
-    /// cost.
-    pub starts_as_counts: bool,
     /// The safe set is closed: no interaction leads from a safe configuration out of it, so the
     /// first safe configuration of a run is followed only by safe ones. The batched engine then
     /// checks the safe set once per batch (and replays a batch that ends safe); a safe set that
@@ -146,9 +142,53 @@ pub struct EngineHints {
     /// [`AUTO_BATCHED_MAX_STATES`] states say so always; others where it was measured (see their
     /// docs).
     pub auto_batches: bool,
+    /// A horizon the protocol sets, in steps (a user protocol stopped at a fixed time); a run's
+    /// horizon is the lesser of it and the one asked for.
+    pub horizon: Option<u128>,
+    /// The one graph the protocol is meant for: runs use it when none is named and refuse every
+    /// other ([`EngineHints::default_graph`], [`EngineHints::check_graph`]). `None`: every graph,
+    /// the complete one by default.
+    pub only_graph: Option<OnlyGraph>,
+}
+
+/// The one graph a protocol runs on ([`EngineHints::only_graph`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnlyGraph {
+    /// The graph's name as `--graph` takes it ([`Graph::from_name`]).
+    pub name: &'static str,
+    /// The graph in words, with why, as the refusal says it.
+    pub what: &'static str,
+}
+
+impl EngineHints {
+    /// The graph a run uses when none is named.
+    pub fn default_graph(&self) -> Graph {
+        self.only_graph.map_or(Graph::Complete, |only| Graph::from_name(only.name).expect("a graph name"))
+    }
+
+    /// Refuses `graph` if the protocol (named `protocol`) runs only on another one.
+    pub fn check_graph(&self, protocol: &str, graph: &Graph) -> Result<()> {
+        match self.only_graph {
+            Some(only) if graph.name() != only.name => Err(Error::Graph(format!(
+                "{protocol} runs only on {}, not on the {} graph; use --graph {}",
+                only.what,
+                graph.name(),
+                only.name
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A population protocol, built for one population size and parameter set.
+///
+/// Eight required methods are the model; [`Protocol::hints`] says what runs may rely on; each
+/// optional ability is a small trait the protocol implements and hands out by an accessor
+/// (`Some(self)`), `None` by default: starting as counts ([`CountStart`]), randomized rules
+/// ([`RandomizedRules`]), named initial configurations and the state space
+/// ([`Configurations`]), a JSON form of states ([`StateJson`]), protocol-specific observables
+/// ([`Observables`]), holding scores ([`HoldingScores`]); and a user protocol's rule failures
+/// ([`Protocol::failure`]).
 pub trait Protocol: Send + Sync + Sized {
     /// One agent's state: small and `Copy`, since engines keep one per agent.
     type State: Copy + Eq + Hash + Debug + Send + Sync;
@@ -166,26 +206,9 @@ pub trait Protocol: Send + Sync + Sized {
 
     /// The transition function: (initiator, responder) -> (initiator', responder'). For a
     /// [randomized](Protocol::randomized) protocol, the result of the pairs whose law is one
-    /// certain result; engines ask such a protocol for [`Protocol::law`] and [`Protocol::draw`].
+    /// certain result; engines ask such a protocol for [`RandomizedRules::law`] and
+    /// [`RandomizedRules::draw`].
     fn transition(&self, initiator: Self::State, responder: Self::State) -> (Self::State, Self::State);
-
-    /// Whether some pair's result may be random (user protocols that declare laws): engines then
-    /// take results from [`Protocol::law`] (count engines, once per pair) and [`Protocol::draw`]
-    /// (the agent engine, per interaction). `false` unless a protocol says so.
-    fn randomized(&self) -> bool {
-        false
-    }
-
-    /// The law of the pair's result (see [`Law`]); by default the one result of `transition`.
-    fn law(&self, initiator: Self::State, responder: Self::State) -> Law<Self::State> {
-        vec![(self.transition(initiator, responder), 1.0)]
-    }
-
-    /// One interaction's result drawn from [`Protocol::law`] with `rng` (the trial's outcome
-    /// stream); by default `transition`, drawing nothing.
-    fn draw(&self, initiator: Self::State, responder: Self::State, _rng: &mut PopRng) -> (Self::State, Self::State) {
-        self.transition(initiator, responder)
-    }
 
     /// The output of a state.
     fn output(&self, state: Self::State) -> Output;
@@ -196,96 +219,191 @@ pub trait Protocol: Send + Sync + Sized {
     /// A state drawn uniformly from the whole state space.
     fn random_state(&self, rng: &mut PopRng) -> Self::State;
 
+    /// A monitor of the safe set, set up for this configuration on this graph.
+    fn monitor(&self, agents: &[Self::State], graph: &Graph) -> Self::Monitor;
+
+    /// What runs may rely on and prefer for this instance; none of it by default.
+    fn hints(&self) -> EngineHints {
+        EngineHints::default()
+    }
+
+    /// Its default configuration and monitor as counts, without an agent array, so that the count
+    /// engines start huge populations at no memory cost ([`initial_counts`], [`monitor_of_counts`]
+    /// fall back on the agent array).
+    fn counts(&self) -> Option<&dyn CountStart<Self>> {
+        None
+    }
+
+    /// Whether some pair's result may be random (user protocols that declare laws), and the laws:
+    /// engines then take results from [`RandomizedRules::law`] (count engines, once per pair) and
+    /// [`RandomizedRules::draw`] (the agent engine, per interaction).
+    fn randomized(&self) -> Option<&dyn RandomizedRules<Self::State>> {
+        None
+    }
+
+    /// Its named families of initial configurations and its whole state space.
+    fn configurations(&self) -> Option<&dyn Configurations<Self::State>> {
+        None
+    }
+
+    /// The JSON form of its states, keyed by the paper's variable names (checkpoints, `--init
+    /// @FILE.json`, the states of exact reports).
+    fn json(&self) -> Option<&dyn StateJson<Self::State>> {
+        None
+    }
+
+    /// Protocol-specific time-series columns and the causes of demotions.
+    fn observables(&self) -> Option<&dyn Observables<Self::State>> {
+        None
+    }
+
+    /// Its holding scores, for the splitting estimator of holding times ([`crate::splitting`]).
+    fn holding(&self) -> Option<&dyn HoldingScores<Self::State>> {
+        None
+    }
+
+    /// The first failure of one of its rules since this instance was built (a user protocol's
+    /// callback that raised or gave a malformed law): the rule then acted as null, the engines stop
+    /// at their next safe point (a block, an event, a batch) and the run ends with
+    /// [`Error::RuleFailed`]. Rules of built-in protocols never fail (`None`, which costs nothing).
+    #[inline(always)]
+    fn failure(&self) -> Option<&RuleFailure> {
+        None
+    }
+}
+
+/// A protocol that starts as counts ([`Protocol::counts`]).
+pub trait CountStart<P: Protocol> {
+    /// The default initial configuration as (state, count) pairs.
+    fn initial_counts(&self) -> Vec<(P::State, u64)>;
+
+    /// The monitor of the configuration with these (state, count) pairs on the complete graph.
+    fn monitor_of_counts(&self, counts: &[(P::State, u64)]) -> P::Monitor;
+}
+
+/// The default initial configuration of `protocol` as (state, count) pairs: its own
+/// ([`CountStart`]), or a tally of [`Protocol::initial_configuration`].
+pub fn initial_counts<P: Protocol>(protocol: &P) -> Vec<(P::State, u64)> {
+    match protocol.counts() {
+        Some(counts) => counts.initial_counts(),
+        None => tally(&protocol.initial_configuration()),
+    }
+}
+
+/// The monitor of the configuration with these (state, count) pairs on the complete graph: the
+/// protocol's own ([`CountStart`]), or that of the expanded agent array.
+pub fn monitor_of_counts<P: Protocol>(protocol: &P, counts: &[(P::State, u64)]) -> P::Monitor {
+    match protocol.counts() {
+        Some(start) => start.monitor_of_counts(counts),
+        None => {
+            let agents: Vec<P::State> =
+                counts.iter().flat_map(|&(state, count)| std::iter::repeat_n(state, count as usize)).collect();
+            protocol.monitor(&agents, &Graph::Complete)
+        }
+    }
+}
+
+/// A protocol some of whose pairs have random results ([`Protocol::randomized`]).
+pub trait RandomizedRules<S> {
+    /// The law of the pair's result (see [`Law`]).
+    fn law(&self, initiator: S, responder: S) -> Law<S>;
+
+    /// One interaction's result drawn from [`RandomizedRules::law`] with `rng` (the trial's outcome
+    /// stream).
+    fn draw(&self, initiator: S, responder: S, rng: &mut PopRng) -> (S, S);
+}
+
+/// The law of the pair's result under `protocol`: its declared law if randomized, else the one
+/// result of [`Protocol::transition`].
+pub fn law<P: Protocol>(protocol: &P, initiator: P::State, responder: P::State) -> Law<P::State> {
+    match protocol.randomized() {
+        Some(rules) => rules.law(initiator, responder),
+        None => vec![(protocol.transition(initiator, responder), 1.0)],
+    }
+}
+
+/// A protocol's initial configurations beyond its default ([`Protocol::configurations`]).
+pub trait Configurations<S> {
     /// The initial configuration of the named family (one of `info().families`), or `None` if the
     /// protocol has no family of that name. `random` is handled by the caller.
-    fn family_configuration(&self, name: &str, rng: &mut PopRng) -> Option<Vec<Self::State>>;
+    fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<S>> {
+        None
+    }
 
-    /// Why the named family cannot be built for this instance (for example a configuration drawn
-    /// in a paper for one `n` only), or `None` if it can.
+    /// Why the named family (or `default`) cannot be built for this instance (for example a
+    /// configuration drawn in a paper for one `n` only), or `None` if it can.
     fn family_unavailable(&self, _name: &str) -> Option<String> {
         None
     }
 
-    /// A monitor of the safe set, set up for this configuration on this graph.
-    fn monitor(&self, agents: &[Self::State], graph: &Graph) -> Self::Monitor;
-
-    /// The default initial configuration as (state, count) pairs: where the count engines start
-    /// without an agent array. The default tallies [`Protocol::initial_configuration`]; protocols
-    /// whose start is a few uniform blocks override it, so that huge populations cost nothing to
-    /// set up.
-    fn initial_counts(&self) -> Vec<(Self::State, u64)> {
-        tally(&self.initial_configuration())
-    }
-
-    /// The monitor of the configuration with these (state, count) pairs on the complete graph. The
-    /// default expands them into an agent array; count-keeping monitors override it.
-    fn monitor_of_counts(&self, counts: &[(Self::State, u64)]) -> Self::Monitor {
-        let agents: Vec<Self::State> =
-            counts.iter().flat_map(|&(state, count)| std::iter::repeat_n(state, count as usize)).collect();
-        self.monitor(&agents, &Graph::Complete)
-    }
-
-    /// The state as a JSON object keyed by the paper's variable names.
-    fn state_to_json(&self, state: Self::State) -> Map<String, Value>;
-
-    /// Reads a state from a JSON object keyed by the paper's variable names.
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<Self::State, String>;
-
-    /// The part of the protocol (a module, a rule) that made an agent of this interaction stop being
-    /// a leader, for protocols built of parts; `None` when no agent stopped, or by default.
-    fn demotion_cause(&self, _before: [Self::State; 2], _after: [Self::State; 2]) -> Option<&'static str> {
+    /// Every state of the state space, for exhaustive analysis of small instances (`poplab
+    /// verify --from all`); `None` where the protocol does not list it or it has more than
+    /// [`STATE_SPACE_LIMIT`] states.
+    fn state_space(&self) -> Option<Vec<S>> {
         None
     }
+}
 
+/// The JSON form of a protocol's states ([`Protocol::json`]).
+pub trait StateJson<S> {
+    /// The state as a JSON object keyed by the paper's variable names.
+    fn state_to_json(&self, state: S) -> Map<String, Value>;
+
+    /// Reads a state from a JSON object keyed by the paper's variable names.
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<S, String>;
+}
+
+/// The JSON object of `state`: the protocol's form ([`StateJson`]), or `{"state": "<Debug>"}`
+/// for a protocol without one.
+pub fn state_to_json<P: Protocol>(protocol: &P, state: P::State) -> Map<String, Value> {
+    match protocol.json() {
+        Some(json) => json.state_to_json(state),
+        None => Map::from_iter([("state".to_string(), Value::String(format!("{state:?}")))]),
+    }
+}
+
+/// Reads a state of `protocol` from a JSON object; refused for a protocol without a JSON form.
+pub fn state_from_json<P: Protocol>(protocol: &P, object: &Map<String, Value>) -> Result<P::State, String> {
+    match protocol.json() {
+        Some(json) => json.state_from_json(object),
+        None => Err(format!("{} has no JSON form of its states", protocol.info().name)),
+    }
+}
+
+/// What a protocol offers to observe beyond leaders and steps ([`Protocol::observables`]).
+pub trait Observables<S> {
     /// Names of protocol-specific time-series columns (for example virus carriers), written after
     /// the generic step and leader columns of a trace.
     fn trace_columns(&self) -> &'static [&'static str] {
         &[]
     }
 
-    /// The values of [`Protocol::trace_columns`] for a configuration given as (state, count) pairs
-    /// of the states present (in no particular order), in the same order: a sample costs the
+    /// The values of [`Observables::trace_columns`] for a configuration given as (state, count)
+    /// pairs of the states present (in no particular order), in the same order: a sample costs the
     /// states present, not the agents.
-    fn trace_values(&self, _counts: &[(Self::State, u64)]) -> Vec<f64> {
+    fn trace_values(&self, _counts: &[(S, u64)]) -> Vec<f64> {
         Vec::new()
     }
 
-    /// Every state of the state space, for exhaustive analysis of small instances (`poplab
-    /// verify --from all`); `None` where the protocol does not list it or it has more than
-    /// [`STATE_SPACE_LIMIT`] states.
-    fn state_space(&self) -> Option<Vec<Self::State>> {
+    /// The part of the protocol (a module, a rule) that made an agent of this interaction stop
+    /// being a leader, for protocols built of parts; `None` when no agent stopped.
+    fn demotion_cause(&self, _before: [S; 2], _after: [S; 2]) -> Option<&'static str> {
         None
     }
+}
 
-    /// What the engines may rely on and prefer for this instance; none of it by default.
-    fn hints(&self) -> EngineHints {
-        EngineHints::default()
-    }
+/// The trace columns of `protocol` (none without [`Observables`]).
+pub fn trace_columns<P: Protocol>(protocol: &P) -> &'static [&'static str] {
+    protocol.observables().map_or(&[], |o| o.trace_columns())
+}
 
-    /// A horizon the protocol sets, in steps (a user protocol stopped at a fixed time); a run's
-    /// horizon is the lesser of it and the one asked for. `None` unless a protocol says so.
-    fn horizon(&self) -> Option<u128> {
-        None
-    }
+/// A protocol's holding scores ([`Protocol::holding`]).
+pub trait HoldingScores<S> {
+    /// The names of the protocol's *holding scores*, the first being the default; `--score NAME`
+    /// picks one.
+    fn holding_scores(&self) -> &'static [&'static str];
 
-    /// The graph a run uses when none is named (the complete graph unless overridden).
-    fn default_graph(&self) -> Graph {
-        Graph::Complete
-    }
-
-    /// Refuses graphs the protocol is not meant for (the default accepts every graph).
-    fn check_graph(&self, _graph: &Graph) -> Result<()> {
-        Ok(())
-    }
-
-    /// The names of the protocol's *holding scores*, for the splitting estimator of holding times
-    /// ([`crate::splitting`]), the first being the default; `--score NAME` picks one. Empty (the
-    /// default): the protocol offers none, and the splitting estimator is not available.
-    fn holding_scores(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// Holding score number `score` (an index into [`Protocol::holding_scores`]) of a
+    /// Holding score number `score` (an index into [`HoldingScores::holding_scores`]) of a
     /// configuration: an integer, 0 at the safe start, that grows as the configuration gets closer
     /// to breaking (some output changing). The estimator cuts each excursion from a reference set
     /// `A = {score <= L}` at the levels of this score. Any score gives an unbiased estimate of the
@@ -293,32 +411,45 @@ pub trait Protocol: Send + Sync + Sized {
     /// the score says); a good one, growing steadily towards the break, only makes it cheaper. The
     /// renewal step of the estimator is exact when `A` is one configuration up to the protocol's
     /// symmetries (then every excursion starts afresh); otherwise it is the flux approximation of
-    /// forward flux sampling. `None` (the default): no such score.
-    fn holding_score(&self, _score: usize, _agents: &[Self::State]) -> Option<u64> {
-        None
-    }
+    /// forward flux sampling. `None`: no such score.
+    fn holding_score(&self, score: usize, agents: &[S]) -> Option<u64>;
 }
 
-/// A protocol's rule failing inside a run (a user protocol's callback, say), carried out of the engine by unwinding (without the panic
-/// hook: `resume_unwind`) and turned into [`Error::Rule`] by the trial.
-#[derive(Debug)]
+/// The holding scores of `protocol` (none without [`HoldingScores`]: the splitting estimator is
+/// then not available).
+pub fn holding_scores<P: Protocol>(protocol: &P) -> &'static [&'static str] {
+    protocol.holding().map_or(&[], |h| h.holding_scores())
+}
+
+/// A protocol's rule failing inside a run (a user protocol's callback raising, a malformed law):
+/// recorded by the protocol ([`Protocol::failure`]) and turned into [`Error::RuleFailed`] by the
+/// driver of the run, with the pair of states whose rule failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleFailure {
     /// The protocol.
     pub protocol: String,
+    /// The pair of states (initiator, responder) whose rule failed, by name.
+    pub pair: (String, String),
     /// What went wrong.
     pub reason: String,
 }
 
-impl RuleFailure {
-    /// Runs `f`, turning a [`RuleFailure`] that unwinds out of it into [`Error::Rule`] (any other
-    /// panic goes on unwinding).
-    pub fn catch<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-            match payload.downcast::<RuleFailure>() {
-                Ok(failure) => Err(Error::Rule { protocol: failure.protocol, reason: failure.reason }),
-                Err(other) => std::panic::resume_unwind(other),
-            }
-        })
+impl From<&RuleFailure> for Error {
+    fn from(failure: &RuleFailure) -> Self {
+        Error::RuleFailed {
+            protocol: failure.protocol.clone(),
+            pair: failure.pair.clone(),
+            reason: failure.reason.clone(),
+        }
+    }
+}
+
+/// `Err` with the protocol's rule failure, if one was recorded ([`Protocol::failure`]).
+#[inline]
+pub fn check_rules<P: Protocol>(protocol: &P) -> Result<()> {
+    match protocol.failure() {
+        None => Ok(()),
+        Some(failure) => Err(failure.into()),
     }
 }
 

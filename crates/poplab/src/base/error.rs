@@ -95,13 +95,26 @@ pub enum Error {
         reason: String,
     },
 
-    /// A user protocol's rule failed while a run resolved it (a callback's error, an output
-    /// missing for a new state, a malformed law).
+    /// A user protocol's definition is invalid (an unknown state, a law whose probabilities exceed
+    /// 1, a state whose output cannot be had).
     #[error("rule of {protocol}: {reason}")]
     Rule {
         /// The protocol.
         protocol: String,
         /// The pair or state concerned and what went wrong.
+        reason: String,
+    },
+
+    /// A user protocol's rule failed inside a run (a callback's error, an output missing for a
+    /// new state, a malformed law): the run stopped at its next safe point
+    /// ([`crate::protocol::Protocol::failure`]).
+    #[error("rule of {protocol}: pair ({}, {}): {reason}", pair.0, pair.1)]
+    RuleFailed {
+        /// The protocol.
+        protocol: String,
+        /// The pair of states (initiator, responder) whose rule failed, by name.
+        pair: (String, String),
+        /// What went wrong.
         reason: String,
     },
 

@@ -81,14 +81,14 @@ pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
 struct Census<S> {
     /// Every state some agent held at some step.
     visited: HashSet<S, StateHasher>,
-    /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
+    /// The cause ([`Observables::demotion_cause`](crate::protocol::Observables::demotion_cause)) of the last interaction that demoted a leader.
     last_demotion: Option<&'static str>,
 }
 
 impl<S: Copy + Eq + Hash> Census<S> {
     fn record<P: Protocol<State = S>>(&mut self, protocol: &P, before: [S; 2], after: [S; 2]) {
         self.visited.extend(after);
-        if let Some(cause) = protocol.demotion_cause(before, after) {
+        if let Some(cause) = protocol.observables().and_then(|o| o.demotion_cause(before, after)) {
             self.last_demotion = Some(cause);
         }
     }
@@ -107,7 +107,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             monitor,
             scheduler,
             outcomes: crate::rng::outcome_stream(&rng),
-            randomized: protocol.randomized(),
+            randomized: protocol.randomized().is_some(),
             rng,
             step: 0,
             pairs: [(0, 0); BLOCK],
@@ -188,7 +188,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     ///
     /// [`with_stop`]: crate::protocols::custom::Custom::with_stop
     pub fn retarget(&mut self, protocol: &'p P) {
-        debug_assert_eq!(protocol.randomized(), self.randomized, "a retarget keeps the rules");
+        debug_assert_eq!(protocol.randomized().is_some(), self.randomized, "a retarget keeps the rules");
         self.protocol = protocol;
         self.monitor = protocol.monitor(&self.agents, self.graph);
     }
@@ -289,7 +289,12 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     ) -> bool {
         while self.step < until {
             if self.next_pair == self.pairs_len {
-                if self.pause.raised() || self.events.as_ref().is_some_and(EventLog::full) {
+                // A failed user rule (never for built-in protocols: a constant `None`) stops the
+                // run here; the driver reports it. A full event log is handed over.
+                if self.pause.raised()
+                    || self.protocol.failure().is_some()
+                    || self.events.as_ref().is_some_and(EventLog::full)
+                {
                     return false;
                 }
                 self.refill();
@@ -300,8 +305,11 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
             self.step += 1;
             let (u, v) = (u as usize, v as usize);
             let (a, b) = (self.agents[u], self.agents[v]);
-            let (a2, b2) =
-                if RANDOMIZED { self.protocol.draw(a, b, &mut self.outcomes) } else { self.protocol.transition(a, b) };
+            let (a2, b2) = if RANDOMIZED && let Some(rules) = self.protocol.randomized() {
+                rules.draw(a, b, &mut self.outcomes)
+            } else {
+                self.protocol.transition(a, b)
+            };
             if a2 != a || b2 != b {
                 self.agents[u] = a2;
                 self.agents[v] = b2;
@@ -389,6 +397,10 @@ pub fn prefetch<T>(ptr: *const T) {
 impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
     fn step(&self) -> u128 {
         AgentRun::step(self)
+    }
+
+    fn protocol(&self) -> &P {
+        self.protocol
     }
 
     fn monitor(&self) -> &P::Monitor {

@@ -44,7 +44,7 @@ pub const MAX_AGENTS: u64 = 1 << 62;
 ///
 /// ```
 /// use poplab::engine::{CountRun, Watch};
-/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocol::{CountStart, Params, Protocol};
 /// use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
 /// use poplab::rng::TrialStreams;
 ///
@@ -76,7 +76,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     /// A run of `protocol` on the complete graph from the configuration with these (state, count)
     /// pairs, without ever building an agent array (populations up to `MAX_AGENTS`).
     pub fn from_counts(protocol: &'p P, counts: &[(P::State, u64)], rng: PopRng) -> Result<Self> {
-        Self::start(protocol, counts, || protocol.monitor_of_counts(counts), rng)
+        Self::start(protocol, counts, || crate::protocol::monitor_of_counts(protocol, counts), rng)
     }
 
     fn start(
@@ -251,7 +251,12 @@ impl<'p, P: Protocol> CountRun<'p, P> {
         };
         let mut look = next_look(&lookers);
         while self.configuration.step() < until {
-            if self.pause.raised() || self.configuration.events_full() {
+            // A failed user rule (never for built-in protocols: a constant `None`) stops the run
+            // here; the driver reports it. A full event log is handed over.
+            if self.pause.raised()
+                || self.configuration.protocol().failure().is_some()
+                || self.configuration.events_full()
+            {
                 return false;
             }
             // Computed once per event: the three choices below all read it.
@@ -336,6 +341,10 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
     fn step(&self) -> u128 {
         CountRun::step(self)
+    }
+
+    fn protocol(&self) -> &P {
+        self.configuration.protocol()
     }
 
     fn monitor(&self) -> &P::Monitor {

@@ -11,7 +11,7 @@
 
 use super::{Ending, Observer, Outcome, Steps, Watch};
 use crate::error::{Error, Result};
-use crate::protocol::{Monitor, Protocol};
+use crate::protocol::{Monitor, Protocol, check_rules};
 use crate::rng::PopRng;
 
 /// What a run measures.
@@ -67,7 +67,7 @@ pub struct RunPlan {
 pub struct CensusReport {
     /// Distinct states some agent held at some step.
     pub distinct_states: u64,
-    /// The cause ([`Protocol::demotion_cause`]) of the last interaction that demoted a leader.
+    /// The cause ([`Observables::demotion_cause`](crate::protocol::Observables::demotion_cause)) of the last interaction that demoted a leader.
     pub last_demotion: Option<&'static str>,
 }
 
@@ -76,6 +76,9 @@ pub struct CensusReport {
 pub trait Drivable<P: Protocol> {
     /// Steps taken so far.
     fn step(&self) -> u128;
+
+    /// The protocol it runs.
+    fn protocol(&self) -> &P;
 
     /// The safe-set monitor.
     fn monitor(&self) -> &P::Monitor;
@@ -199,7 +202,8 @@ pub fn advance_stopping<P: Protocol, R: Drivable<P> + ?Sized>(
 
 /// Runs `run` with its `observers` until the plan's measure is met at or after `plan.watch_from`,
 /// or the horizon (or the end of a replayed schedule) is reached. A holding run must start in the
-/// safe set; otherwise it is refused.
+/// safe set; otherwise it is refused. A user rule that failed on the way (the engines stop at
+/// their next safe point once [`Protocol::failure`] says so) ends it with [`Error::RuleFailed`].
 pub fn drive<P: Protocol, R: Drivable<P>>(
     run: &mut R,
     plan: RunPlan,
@@ -227,6 +231,7 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
     resumed: bool,
     on_pause: &mut OnPause<'_, P, R>,
 ) -> Result<Ending> {
+    check_rules(run.protocol())?;
     if !resumed && plan.measure == Measure::Holding && !run.monitor().is_safe() {
         return Err(Error::Init(
             "a holding-time run starts from a safe configuration and this one is not safe; give a safe start with --init"
@@ -244,6 +249,7 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
     }
     let mut paused = false;
     let outcome = loop {
+        check_rules(run.protocol())?;
         for observer in observers.iter_mut() {
             while observer.next_at().is_some_and(|at| at <= run.step()) {
                 run.observe(&mut **observer, faults_rng);
@@ -278,6 +284,7 @@ pub fn drive_pausing<P: Protocol, R: Drivable<P>>(
         // with a full event log: a raised pause stops the next stretch at once.)
         paused = run.step() < until && !handed_full_log;
     };
+    check_rules(run.protocol())?;
     run.finish(observers);
     Ok(Ending { outcome, steps: Steps(run.step()) })
 }

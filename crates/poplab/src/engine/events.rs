@@ -195,7 +195,7 @@ impl<'a, P: Protocol> EventTrace<'a, P> {
     fn label(&mut self, protocol: &P, state: P::State) -> String {
         self.labels
             .entry(state)
-            .or_insert_with(|| serde_json::Value::Object(protocol.state_to_json(state)).to_string())
+            .or_insert_with(|| serde_json::Value::Object(crate::protocol::state_to_json(protocol, state)).to_string())
             .clone()
     }
 }

@@ -11,7 +11,7 @@ use super::snapshot::{EngineSnapshot, RunSnapshot};
 use super::{AgentRun, CountRun, Drivable, Engine, Lookers, Observer, Watch};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, RandomScheduler};
-use crate::protocol::{Monitor, Protocol, RuleFailure, tally};
+use crate::protocol::{Monitor, Protocol, check_rules, tally};
 use crate::rng::{PopRng, TrialStreams};
 
 /// One trial of `P` on an engine, advanced by the caller. It owns its protocol and graph.
@@ -19,7 +19,7 @@ use crate::rng::{PopRng, TrialStreams};
 /// ```
 /// use poplab::engine::{Engine, LiveRun, SampleSteps};
 /// use poplab::graph::Graph;
-/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocol::{CountStart, Params};
 /// use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
 ///
 /// let protocol = ApproxMajority::new(10_000, &Params::parse(&["a=0.6"])?)?;
@@ -139,20 +139,18 @@ impl<P: Protocol + 'static> LiveRun<P> {
         // for as long as `run` uses them.
         let (p, g): (&'static P, &'static Graph) = unsafe { (&*(&*protocol as *const P), &*(&*graph as *const Graph)) };
         let TrialStreams { schedule, faults, .. } = TrialStreams::new(seed);
+        let run = if engine == Engine::Agents {
+            let agents: Vec<P::State> = counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect();
+            Run::Agents(Box::new(AgentRun::new(p, g, agents, g.scheduler(p.n())?, schedule)))
+        } else {
+            let mut run = CountRun::from_counts(p, counts, schedule)?;
+            if engine == Engine::Batched {
+                run.batch();
+            }
+            Run::Counts(Box::new(run))
+        };
         // Building the monitor may call a user rule, which may fail.
-        let run = RuleFailure::catch(|| {
-            Ok(if engine == Engine::Agents {
-                let agents: Vec<P::State> =
-                    counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect();
-                Run::Agents(Box::new(AgentRun::new(p, g, agents, g.scheduler(p.n())?, schedule)))
-            } else {
-                let mut run = CountRun::from_counts(p, counts, schedule)?;
-                if engine == Engine::Batched {
-                    run.batch();
-                }
-                Run::Counts(Box::new(run))
-            })
-        })?;
+        check_rules(p)?;
         Ok(Self { run, protocol, graph, looks: faults, failed: false })
     }
 
@@ -177,7 +175,7 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// ```
     /// use poplab::engine::{Engine, LiveRun, SampleSteps};
     /// use poplab::graph::Graph;
-    /// use poplab::protocol::{Params, Protocol};
+    /// use poplab::protocol::{CountStart, Params};
     /// use poplab::protocols::approx_majority::ApproxMajority;
     ///
     /// let protocol = ApproxMajority::new(1000, &Params::parse(&["a=0.6"])?)?;
@@ -196,22 +194,19 @@ impl<P: Protocol + 'static> LiveRun<P> {
         let graph = Box::new(graph);
         // SAFETY: as in `new`.
         let (p, g): (&'static P, &'static Graph) = unsafe { (&*(&*protocol as *const P), &*(&*graph as *const Graph)) };
+        let run = match &snapshot.engine {
+            EngineSnapshot::Agents(_) => Run::Agents(Box::new(AgentRun::restore(p, g, g.scheduler(p.n())?, snapshot)?)),
+            EngineSnapshot::Counts(_) if *g == Graph::Complete => {
+                Run::Counts(Box::new(CountRun::restore(p, snapshot)?))
+            }
+            EngineSnapshot::Counts(_) => {
+                return Err(Error::Setting(
+                    "a snapshot of the count engines restored on another graph than complete".into(),
+                ));
+            }
+        };
         // Rebuilding the monitor may call a user rule, which may fail.
-        let run = RuleFailure::catch(|| {
-            Ok(match &snapshot.engine {
-                EngineSnapshot::Agents(_) => {
-                    Run::Agents(Box::new(AgentRun::restore(p, g, g.scheduler(p.n())?, snapshot)?))
-                }
-                EngineSnapshot::Counts(_) if *g == Graph::Complete => {
-                    Run::Counts(Box::new(CountRun::restore(p, snapshot)?))
-                }
-                EngineSnapshot::Counts(_) => {
-                    return Err(Error::Setting(
-                        "a snapshot of the count engines restored on another graph than complete".into(),
-                    ));
-                }
-            })
-        })?;
+        check_rules(p)?;
         // The samplers' stream: they draw nothing from it.
         Ok(Self { run, protocol, graph, looks: TrialStreams::new(0).faults, failed: false })
     }
@@ -221,19 +216,17 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// [`LiveRun::advance`] stops at another condition. The trajectory goes on unchanged.
     ///
     /// [`with_stop`]: crate::protocols::custom::Custom::with_stop
-    /// Rebuilding the monitor may call a user rule: if it fails, this is [`Error::Rule`] and the run
-    /// refuses to go on.
+    /// Rebuilding the monitor may call a user rule: if it fails, this is [`Error::RuleFailed`] and
+    /// the run refuses to go on.
     pub fn set_protocol(&mut self, protocol: P) -> Result<()> {
         let protocol = Box::new(protocol);
         // SAFETY: as in `new`; the old protocol is dropped below, once `run` refers to the new one.
         let p: &'static P = unsafe { &*(&*protocol as *const P) };
-        let result = RuleFailure::catch(|| {
-            match &mut self.run {
-                Run::Agents(run) => run.retarget(p),
-                Run::Counts(run) => run.retarget(p),
-            }
-            Ok(())
-        });
+        match &mut self.run {
+            Run::Agents(run) => run.retarget(p),
+            Run::Counts(run) => run.retarget(p),
+        }
+        let result = check_rules(p);
         // Kept even on failure: the run may refer to it.
         self.protocol = protocol;
         self.failed |= result.is_err();
@@ -293,7 +286,8 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// current configuration on, at exactly the step it is entered); calls `sample` with the
     /// configuration at each step of `at` after the current step (earlier ones are dropped), up to
     /// `until` (not after the step where the safe set stopped the run). Returns whether it stopped in the safe
-    /// set. A user rule that fails inside is [`Error::Rule`], after which the run refuses to go on.
+    /// set. A user rule that fails inside is [`Error::RuleFailed`] (the run stopped at the engine's
+    /// next safe point after it, samples up to there taken), after which the run refuses to go on.
     pub fn advance<I: Iterator<Item = u128>>(
         &mut self,
         until: u128,
@@ -304,7 +298,8 @@ impl<P: Protocol + 'static> LiveRun<P> {
         if self.failed {
             return Err(Error::Setting("this run stopped at a failing rule and cannot go on; start a new one".into()));
         }
-        let result = RuleFailure::catch(|| Ok(self.advance_unguarded(until, stop_when_safe, at, sample)));
+        let met = self.advance_unguarded(until, stop_when_safe, at, sample);
+        let result = check_rules(&*self.protocol).map(|()| met);
         self.failed = result.is_err();
         result
     }
@@ -346,7 +341,7 @@ impl<P: Protocol + 'static> LiveRun<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::Params;
+    use crate::protocol::{CountStart, Params};
     use crate::protocols::approx_majority::ApproxMajority;
 
     fn run(engine: Engine) -> LiveRun<ApproxMajority> {

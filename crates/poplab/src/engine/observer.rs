@@ -67,7 +67,7 @@ pub struct TracePoint {
     pub step: u128,
     /// Agents whose output is leader (or yes).
     pub leaders: u64,
-    /// The protocol's own columns ([`Protocol::trace_columns`]).
+    /// The protocol's own columns ([`Observables::trace_columns`](crate::protocol::Observables::trace_columns)).
     pub values: Vec<f64>,
 }
 
@@ -120,14 +120,18 @@ impl<'a> TimeSeries<'a> {
     /// Records the configuration at `step`, given as (state, count) pairs of the states present.
     fn record<P: Protocol>(&mut self, step: u128, protocol: &P, counts: &[(P::State, u64)]) {
         let leaders = counts.iter().filter(|&&(s, _)| protocol.output(s).is_marked()).map(|&(_, c)| c).sum();
-        self.sink.push(TracePoint { step, leaders, values: protocol.trace_values(counts) });
+        self.sink.push(TracePoint {
+            step,
+            leaders,
+            values: protocol.observables().map_or_else(Vec::new, |o| o.trace_values(counts)),
+        });
         self.last = Some(step);
     }
 
     /// Records an agent array at `step`: the leaders by a scan where the protocol has no columns
     /// of its own (cheaper than tallying the states), else from the tally.
     fn record_agents<P: Protocol>(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
-        if protocol.trace_columns().is_empty() {
+        if crate::protocol::trace_columns(protocol).is_empty() {
             let leaders = agents.iter().filter(|&&s| protocol.output(s).is_marked()).count() as u64;
             self.sink.push(TracePoint { step, leaders, values: Vec::new() });
             self.last = Some(step);
@@ -252,7 +256,7 @@ impl<P: Protocol> Observer<P> for Fault {
         let family = match &self.states {
             FaultStates::Random => None,
             // Callers validate the family name before the run; an unknown one falls back to random.
-            FaultStates::Family(name) => protocol.family_configuration(name, rng),
+            FaultStates::Family(name) => protocol.configurations().and_then(|c| c.family_configuration(name, rng)),
         };
         for i in hit {
             agents[i] = match &family {

@@ -125,8 +125,8 @@ impl<'p, P: Protocol> StateWriter<'p, P> {
         if let Some(&i) = self.index.get(&state) {
             return Ok(i);
         }
-        let object = self.protocol.state_to_json(state);
-        if self.protocol.state_from_json(&object).ok() != Some(state) {
+        let object = crate::protocol::state_to_json(self.protocol, state);
+        if crate::protocol::state_from_json(self.protocol, &object).ok() != Some(state) {
             return Err(Error::Setting(format!(
                 "{}: the state {state:?} does not survive being written and read back, so this run cannot be \
                  checkpointed; run it without --checkpoint",
@@ -150,7 +150,8 @@ pub(crate) fn read_states<P: Protocol>(protocol: &P, states: &[Map<String, Value
     states
         .iter()
         .map(|object| {
-            protocol.state_from_json(object).map_err(|e| Error::Setting(format!("a checkpointed state: {e}")))
+            crate::protocol::state_from_json(protocol, object)
+                .map_err(|e| Error::Setting(format!("a checkpointed state: {e}")))
         })
         .collect()
 }

@@ -86,6 +86,7 @@ pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Grap
             }
         })
         .collect::<Result<_>>()?;
+    crate::protocol::check_rules(protocol)?;
     let arcs = arcs(graph, n);
     let power: Vec<u64> = (0..n).map(|i| k.pow(i as u32)).collect();
     let decode = |c: u64| -> Vec<P::State> { (0..n).map(|i| states[((c / power[i]) % k) as usize]).collect() };

@@ -71,7 +71,7 @@ const EPS: f64 = f64::EPSILON / 2.0;
 ///
 /// ```
 /// use poplab::exact::{ExploreSettings, expected_holding_steps};
-/// use poplab::protocol::{Params, Protocol};
+/// use poplab::protocol::{Configurations, Params};
 /// use poplab::protocols::ls_timer::LsTimer;
 /// use poplab::rng::TrialStreams;
 ///

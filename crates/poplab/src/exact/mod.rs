@@ -92,13 +92,13 @@ pub enum Starts<S> {
     /// These configurations (agent vectors of length `n`).
     Configurations(Vec<Vec<S>>),
     /// Every configuration over these states: every agent vector on rings and arc lists, every
-    /// multiset on the complete graph. Usually `protocol.state_space()`.
+    /// multiset on the complete graph. Usually the state space of [`Configurations::state_space`](crate::protocol::Configurations::state_space).
     Every(Vec<S>),
 }
 
 /// Refuses a randomized protocol: exact analysis weighs transitions with integers.
 pub(crate) fn check_deterministic<P: crate::protocol::Protocol>(protocol: &P) -> crate::error::Result<()> {
-    if protocol.randomized() {
+    if protocol.randomized().is_some() {
         return Err(crate::error::Error::Setting(format!(
             "exact analysis takes deterministic protocols and {} has randomized rules; estimate with poplab run \
              instead",

@@ -105,7 +105,7 @@ impl<'p, P: Protocol> Space<'p, P> {
         let n = protocol.n();
         let graph = settings.graph.clone();
         graph.validate(n)?;
-        protocol.check_graph(&graph)?;
+        protocol.hints().check_graph(protocol.info().name, &graph)?;
         if settings.max_configs == 0 {
             return Err(Error::Setting("--max-configs must be at least 1".into()));
         }
@@ -171,6 +171,8 @@ impl<'p, P: Protocol> Space<'p, P> {
             space.self_weight.push(self_weight);
             space.offsets.push(space.targets.len());
         }
+        // A user rule that failed on the way acted as null: the space is not the protocol's.
+        crate::protocol::check_rules(protocol)?;
         Ok(space)
     }
 

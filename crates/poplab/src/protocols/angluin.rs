@@ -12,7 +12,10 @@
 use super::leader_count::LeaderCount;
 use crate::error::Result;
 use crate::graph::Graph;
-use crate::protocol::{EngineHints, FamilyInfo, Output, Params, Protocol, ProtocolInfo, json_bool, json_expect_keys};
+use crate::protocol::{
+    Configurations, CountStart, EngineHints, FamilyInfo, Output, Params, Protocol, ProtocolInfo, StateJson, json_bool,
+    json_expect_keys,
+};
 use crate::rng::{PopRng, coin};
 use serde_json::{Map, Value};
 
@@ -61,7 +64,7 @@ impl Protocol for Angluin {
 
     /// One leader stays one leader: `(l, l)` is the only rule and needs two leaders. Two states.
     fn hints(&self) -> EngineHints {
-        EngineHints { starts_as_counts: true, safe_set_is_closed: true, auto_batches: true }
+        EngineHints { safe_set_is_closed: true, auto_batches: true, ..EngineHints::default() }
     }
 
     #[inline(always)]
@@ -77,6 +80,28 @@ impl Protocol for Angluin {
         vec![true; self.n]
     }
 
+    fn random_state(&self, rng: &mut PopRng) -> bool {
+        coin(rng)
+    }
+
+    fn monitor(&self, agents: &[bool], _graph: &Graph) -> LeaderCount<Self> {
+        LeaderCount::new(self, agents)
+    }
+
+    fn counts(&self) -> Option<&dyn CountStart<Self>> {
+        Some(self)
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<bool>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<bool>> {
+        Some(self)
+    }
+}
+
+impl CountStart<Angluin> for Angluin {
     fn initial_counts(&self) -> Vec<(bool, u64)> {
         vec![(true, self.n as u64)]
     }
@@ -84,11 +109,9 @@ impl Protocol for Angluin {
     fn monitor_of_counts(&self, counts: &[(bool, u64)]) -> LeaderCount<Self> {
         LeaderCount::of_counts(self, counts)
     }
+}
 
-    fn random_state(&self, rng: &mut PopRng) -> bool {
-        coin(rng)
-    }
-
+impl Configurations<bool> for Angluin {
     fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<bool>> {
         match name {
             "all-leaders" => Some(self.initial_configuration()),
@@ -100,11 +123,9 @@ impl Protocol for Angluin {
     fn state_space(&self) -> Option<Vec<bool>> {
         Some(vec![true, false])
     }
+}
 
-    fn monitor(&self, agents: &[bool], _graph: &Graph) -> LeaderCount<Self> {
-        LeaderCount::new(self, agents)
-    }
-
+impl StateJson<bool> for Angluin {
     fn state_to_json(&self, state: bool) -> Map<String, Value> {
         Map::from_iter([("leader".to_string(), Value::Bool(state))])
     }

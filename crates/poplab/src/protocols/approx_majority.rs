@@ -34,7 +34,8 @@
 use crate::error::Result;
 use crate::graph::Graph;
 use crate::protocol::{
-    EngineHints, FamilyInfo, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys,
+    Configurations, CountStart, EngineHints, FamilyInfo, Monitor, Observables, Output, ParamInfo, Params, Protocol,
+    ProtocolInfo, StateJson, json_expect_keys,
 };
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
@@ -118,7 +119,7 @@ impl Protocol for ApproxMajority {
 
     /// A consensus has no agent to change it: every pair of equal states is null. Three states.
     fn hints(&self) -> EngineHints {
-        EngineHints { starts_as_counts: true, safe_set_is_closed: true, auto_batches: true }
+        EngineHints { safe_set_is_closed: true, auto_batches: true, ..EngineHints::default() }
     }
 
     #[inline(always)]
@@ -148,19 +149,28 @@ impl Protocol for ApproxMajority {
         Opinion::ALL[below_u64(rng, 3) as usize]
     }
 
-    fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<Opinion>> {
-        let majority = if 2 * self.initial_a >= self.n { Opinion::A } else { Opinion::B };
-        (name == "safe").then(|| vec![majority; self.n])
-    }
-
-    fn state_space(&self) -> Option<Vec<Opinion>> {
-        Some(Opinion::ALL.to_vec())
-    }
-
     fn monitor(&self, agents: &[Opinion], _graph: &Graph) -> Consensus {
         Consensus::new(agents)
     }
 
+    fn counts(&self) -> Option<&dyn CountStart<Self>> {
+        Some(self)
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<Opinion>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<Opinion>> {
+        Some(self)
+    }
+
+    fn observables(&self) -> Option<&dyn Observables<Opinion>> {
+        Some(self)
+    }
+}
+
+impl CountStart<ApproxMajority> for ApproxMajority {
     fn initial_counts(&self) -> Vec<(Opinion, u64)> {
         let a = self.initial_a as u64;
         [(Opinion::A, a), (Opinion::B, self.n as u64 - a)].into_iter().filter(|&(_, c)| c > 0).collect()
@@ -171,7 +181,20 @@ impl Protocol for ApproxMajority {
         counts.iter().for_each(|&(s, c)| tally[s as usize] += c as usize);
         Consensus { n: self.n, counts: tally }
     }
+}
 
+impl Configurations<Opinion> for ApproxMajority {
+    fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<Opinion>> {
+        let majority = if 2 * self.initial_a >= self.n { Opinion::A } else { Opinion::B };
+        (name == "safe").then(|| vec![majority; self.n])
+    }
+
+    fn state_space(&self) -> Option<Vec<Opinion>> {
+        Some(Opinion::ALL.to_vec())
+    }
+}
+
+impl StateJson<Opinion> for ApproxMajority {
     fn state_to_json(&self, state: Opinion) -> Map<String, Value> {
         Map::from_iter([("opinion".to_string(), Value::from(state.letter()))])
     }
@@ -184,7 +207,9 @@ impl Protocol for ApproxMajority {
             .find(|o| value.as_str() == Some(o.letter()))
             .ok_or_else(|| format!("\"opinion\" must be \"A\", \"B\" or \"U\", found {value}"))
     }
+}
 
+impl Observables<Opinion> for ApproxMajority {
     fn trace_columns(&self) -> &'static [&'static str] {
         &["count_a", "count_b", "count_u"]
     }

@@ -34,8 +34,8 @@
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
-    FamilyInfo, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_bool,
-    json_expect_keys, json_uint,
+    Configurations, FamilyInfo, HoldingScores, Monitor, Observables, Output, ParamInfo, Params, Protocol, ProtocolInfo,
+    STATE_SPACE_LIMIT, StateJson, json_bool, json_expect_keys, json_uint,
 };
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
@@ -206,16 +206,32 @@ impl Protocol for LsTimer {
         LsState { leader, timer: below_u64(rng, u64::from(self.s) + 1) as u32 }
     }
 
-    fn state_space(&self) -> Option<Vec<LsState>> {
-        let size = 2 * (u64::from(self.s) + 1);
-        (size <= STATE_SPACE_LIMIT).then(|| {
-            [true, false]
-                .into_iter()
-                .flat_map(|leader| (0..=self.s).map(move |timer| LsState { leader, timer }))
-                .collect()
-        })
+    fn monitor(&self, agents: &[LsState], _graph: &Graph) -> LsTimerMonitor {
+        LsTimerMonitor {
+            s: self.s,
+            leaders: agents.iter().filter(|a| a.leader).count(),
+            low_timers: agents.iter().filter(|a| !self.timer_is_high(a.timer)).count(),
+        }
     }
 
+    fn configurations(&self) -> Option<&dyn Configurations<LsState>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<LsState>> {
+        Some(self)
+    }
+
+    fn observables(&self) -> Option<&dyn Observables<LsState>> {
+        Some(self)
+    }
+
+    fn holding(&self) -> Option<&dyn HoldingScores<LsState>> {
+        Some(self)
+    }
+}
+
+impl Configurations<LsState> for LsTimer {
     fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<LsState>> {
         match name {
             "all-leaders" => Some(self.uniform(true)),
@@ -229,14 +245,18 @@ impl Protocol for LsTimer {
         }
     }
 
-    fn monitor(&self, agents: &[LsState], _graph: &Graph) -> LsTimerMonitor {
-        LsTimerMonitor {
-            s: self.s,
-            leaders: agents.iter().filter(|a| a.leader).count(),
-            low_timers: agents.iter().filter(|a| !self.timer_is_high(a.timer)).count(),
-        }
+    fn state_space(&self) -> Option<Vec<LsState>> {
+        let size = 2 * (u64::from(self.s) + 1);
+        (size <= STATE_SPACE_LIMIT).then(|| {
+            [true, false]
+                .into_iter()
+                .flat_map(|leader| (0..=self.s).map(move |timer| LsState { leader, timer }))
+                .collect()
+        })
     }
+}
 
+impl StateJson<LsState> for LsTimer {
     fn state_to_json(&self, state: LsState) -> Map<String, Value> {
         Map::from_iter([
             ("leader".to_string(), Value::Bool(state.leader)),
@@ -251,11 +271,19 @@ impl Protocol for LsTimer {
             timer: json_uint(object, "timer", u64::from(self.s))? as u32,
         })
     }
+}
 
+impl Observables<LsState> for LsTimer {
     fn trace_columns(&self) -> &'static [&'static str] {
         &["min_timer"]
     }
 
+    fn trace_values(&self, counts: &[(LsState, u64)]) -> Vec<f64> {
+        vec![counts.iter().map(|(a, _)| a.timer).min().map_or(f64::NAN, f64::from)]
+    }
+}
+
+impl HoldingScores<LsState> for LsTimer {
     /// Two scores, both 0 exactly when every timer is `s`, which with one leader (whose timer is
     /// always `s`, and which never moves before a break) is the safe start itself, so excursions
     /// from it are independent cycles:
@@ -276,10 +304,6 @@ impl Protocol for LsTimer {
             1 => Some(deficits.sum()),
             _ => None,
         }
-    }
-
-    fn trace_values(&self, counts: &[(LsState, u64)]) -> Vec<f64> {
-        vec![counts.iter().map(|(a, _)| a.timer).min().map_or(f64::NAN, f64::from)]
     }
 }
 

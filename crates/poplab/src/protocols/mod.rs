@@ -95,7 +95,7 @@ pub fn initial_configurations_json(info: &ProtocolInfo) -> Vec<serde_json::Value
 /// impl ProtocolVisitor for StateCount {
 ///     type Output = Option<usize>;
 ///     fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Option<usize> {
-///         protocol.state_space().map(|states| states.len())
+///         protocol.configurations().and_then(|c| c.state_space()).map(|states| states.len())
 ///     }
 /// }
 ///

@@ -15,8 +15,8 @@
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
-    AUTO_BATCHED_MAX_STATES, EngineHints, Monitor, Output, ParamInfo, Params, Protocol, ProtocolInfo, json_expect_keys,
-    json_uint, tally,
+    AUTO_BATCHED_MAX_STATES, Configurations, CountStart, EngineHints, Monitor, Output, ParamInfo, Params, Protocol,
+    ProtocolInfo, StateJson, json_expect_keys, json_uint, tally,
 };
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
@@ -88,9 +88,9 @@ impl Protocol for Threshold {
     /// is correct. States 0..=k: batched under `auto` when at most [`AUTO_BATCHED_MAX_STATES`].
     fn hints(&self) -> EngineHints {
         EngineHints {
-            starts_as_counts: true,
             safe_set_is_closed: true,
             auto_batches: u64::from(self.k) < AUTO_BATCHED_MAX_STATES,
+            ..EngineHints::default()
         }
     }
 
@@ -110,6 +110,28 @@ impl Protocol for Threshold {
         agents
     }
 
+    fn random_state(&self, rng: &mut PopRng) -> u16 {
+        below_u64(rng, u64::from(self.k) + 1) as u16
+    }
+
+    fn monitor(&self, agents: &[u16], _graph: &Graph) -> CorrectOutputs {
+        self.monitor_of_counts(&tally(agents))
+    }
+
+    fn counts(&self) -> Option<&dyn CountStart<Self>> {
+        Some(self)
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<u16>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<u16>> {
+        Some(self)
+    }
+}
+
+impl CountStart<Threshold> for Threshold {
     /// `f` ones then `n - f` zeros, in the order [`crate::protocol::tally`] gives the array.
     fn initial_counts(&self) -> Vec<(u16, u64)> {
         [(1, self.f), (0, self.n - self.f)]
@@ -125,23 +147,15 @@ impl Protocol for Threshold {
         let wrong = counts.iter().filter(|&&(v, _)| (v == self.k) != answer_is_yes).map(|&(_, c)| c as usize).sum();
         CorrectOutputs { k: self.k, answer_is_yes, wrong }
     }
+}
 
-    fn random_state(&self, rng: &mut PopRng) -> u16 {
-        below_u64(rng, u64::from(self.k) + 1) as u16
-    }
-
-    fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<u16>> {
-        None
-    }
-
+impl Configurations<u16> for Threshold {
     fn state_space(&self) -> Option<Vec<u16>> {
         Some((0..=self.k).collect())
     }
+}
 
-    fn monitor(&self, agents: &[u16], _graph: &Graph) -> CorrectOutputs {
-        self.monitor_of_counts(&tally(agents))
-    }
-
+impl StateJson<u16> for Threshold {
     fn state_to_json(&self, state: u16) -> Map<String, Value> {
         Map::from_iter([("value".to_string(), Value::from(state))])
     }

@@ -16,7 +16,6 @@ use crate::files;
 use crate::graph::Graph;
 use crate::init::{InitSpec, check_family};
 use crate::protocol::Protocol;
-use crate::protocol::RuleFailure;
 use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
@@ -125,7 +124,7 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
             reason: "a population needs at least 2 agents".into(),
         });
     }
-    protocol.check_graph(&settings.graph)?;
+    protocol.hints().check_graph(protocol.info().name, &settings.graph)?;
     settings.init.validate(protocol)?;
     if settings.measure == Measure::Holding && !settings.faults.is_empty() {
         return Err(Error::Setting(
@@ -165,8 +164,7 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engin
     // counts) without faults, for protocols that set it up as counts; every other start is built
     // as an agent array first.
     let as_counts = matches!(settings.init, InitSpec::Default | InitSpec::Counts(_));
-    let array =
-        engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || !protocol.hints().starts_as_counts;
+    let array = engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || protocol.counts().is_none();
     let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u64;
     let at_once = settings.trials.min(threads).max(1);
     // Every trial's record, and its line of output, stay until the end of the run.
@@ -235,21 +233,10 @@ pub fn run_trial<P: Protocol>(protocol: &P, settings: &RunSettings, index: u64) 
 }
 
 /// Trial `index` on `engine` (already resolved and validated), its time series into `trace`. A
-/// user rule that fails inside the run ([`RuleFailure`]) ends it with [`Error::Rule`]. With
-/// `checkpoint`, the trial goes on from its snapshot if it has one, and hands a snapshot over each
-/// time its pause is raised ([`crate::checkpoint`]).
+/// user rule that fails inside the run ([`crate::protocol::Protocol::failure`]) ends it with
+/// [`Error::RuleFailed`]. With `checkpoint`, the trial goes on from its snapshot if it has one,
+/// and hands a snapshot over each time its pause is raised ([`crate::checkpoint`]).
 pub(crate) fn trial<P: Protocol>(
-    protocol: &P,
-    settings: &RunSettings,
-    engine: Engine,
-    index: u64,
-    trace: &mut dyn TraceSink,
-    checkpoint: Option<TrialCheckpoint<'_>>,
-) -> Result<TrialRecord> {
-    RuleFailure::catch(|| unguarded_trial(protocol, settings, engine, index, trace, checkpoint))
-}
-
-fn unguarded_trial<P: Protocol>(
     protocol: &P,
     settings: &RunSettings,
     engine: Engine,
@@ -328,8 +315,10 @@ fn unguarded_trial<P: Protocol>(
             None => {
                 // The default start as counts: no agent array, whatever n.
                 let mut run = match &settings.init {
-                    InitSpec::Default => CountRun::from_counts(protocol, &protocol.initial_counts(), schedule)?,
-                    InitSpec::Counts(counts) if protocol.hints().starts_as_counts => {
+                    InitSpec::Default => {
+                        CountRun::from_counts(protocol, &crate::protocol::initial_counts(protocol), schedule)?
+                    }
+                    InitSpec::Counts(counts) if protocol.counts().is_some() => {
                         CountRun::from_counts(protocol, &crate::init::states_of_counts(protocol, counts)?, schedule)?
                     }
                     init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,

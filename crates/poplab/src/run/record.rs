@@ -23,7 +23,8 @@ pub struct TrialRecord {
     /// With a census: the number of distinct states some agent held during the trial.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distinct_states: Option<u64>,
-    /// With a census: what demoted the last leader to be demoted ([`Protocol::demotion_cause`](crate::protocol::Protocol::demotion_cause)).
+    /// With a census: what demoted the last leader to be demoted
+    /// ([`Observables::demotion_cause`](crate::protocol::Observables::demotion_cause)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_demotion: Option<String>,
     /// The time series, when one was recorded in memory.

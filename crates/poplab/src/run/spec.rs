@@ -607,7 +607,7 @@ impl<P: Protocol> Runner for Typed<P> {
     }
 
     fn holding_scores(&self) -> &'static [&'static str] {
-        self.0.holding_scores()
+        crate::protocol::holding_scores(&self.0)
     }
 
     fn trial(
@@ -626,7 +626,7 @@ impl<P: Protocol> Runner for Typed<P> {
             Measure::Convergence => exact::expected_steps(&self.0, &start, &explore)?,
             Measure::Holding => exact::expected_holding_steps(&self.0, &start, &explore)?,
         };
-        Ok(report.map(&|s| self.0.state_to_json(s)))
+        Ok(report.map(&|s| crate::protocol::state_to_json(&self.0, s)))
     }
 
     fn verify(
@@ -636,7 +636,7 @@ impl<P: Protocol> Runner for Typed<P> {
         max_configs: usize,
     ) -> Result<Verification<Map<String, Value>>> {
         let starts = if from_all {
-            Starts::Every(self.0.state_space().ok_or_else(|| {
+            Starts::Every(self.0.configurations().and_then(|c| c.state_space()).ok_or_else(|| {
                 Error::Init(format!(
                     "{} does not list its state space (or it is too large to list), so --from all is not \
                      available; use --from default, a family or @FILE.json, or smaller parameters",
@@ -647,7 +647,7 @@ impl<P: Protocol> Runner for Typed<P> {
             Starts::Configurations(vec![self.start(settings)?])
         };
         let verification = exact::verify(&self.0, &starts, &self.explore(settings, max_configs))?;
-        Ok(verification.map(&|s| self.0.state_to_json(s)))
+        Ok(verification.map(&|s| crate::protocol::state_to_json(&self.0, s)))
     }
 }
 
@@ -663,7 +663,7 @@ impl ProtocolVisitor for Resolve<'_> {
         let raw = self.raw;
         let n = protocol.n();
         let graph = match raw.graph.as_deref() {
-            None => protocol.default_graph(),
+            None => protocol.hints().default_graph(),
             Some(text) => read_graph(text, n)?,
         };
         let init_text = raw.init.clone().unwrap_or_else(|| default_init(raw.measure).to_string());
@@ -685,7 +685,7 @@ impl ProtocolVisitor for Resolve<'_> {
             init,
             trials: raw.trials,
             seed: raw.seed,
-            max_steps: protocol.horizon().map_or(raw.max_steps, |h| h.min(raw.max_steps)),
+            max_steps: protocol.hints().horizon.map_or(raw.max_steps, |h| h.min(raw.max_steps)),
             threads: raw.threads,
             faults,
             trace_every: raw.trace_every,
@@ -698,7 +698,7 @@ impl ProtocolVisitor for Resolve<'_> {
             n,
             params: protocol.params(),
             settings,
-            trace_columns: protocol.trace_columns().iter().map(|c| c.to_string()).collect(),
+            trace_columns: crate::protocol::trace_columns(&protocol).iter().map(|c| c.to_string()).collect(),
             estimator: raw.estimator.clone(),
             runner: Arc::new(Typed(protocol)),
         })

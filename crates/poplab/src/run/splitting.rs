@@ -29,7 +29,7 @@
 //!
 //! # The method
 //!
-//! The protocol supplies integer scores ([`Protocol::holding_scores`]), 0 at `x0` and larger
+//! The protocol supplies integer scores ([`HoldingScores::holding_scores`](crate::protocol::HoldingScores::holding_scores)), 0 at `x0` and larger
 //! closer to the break. The reference set is `A = {score <= L}`.
 //!
 //! 1. **Renewal (flux) decomposition.** A *cycle* starts in `A`, runs until it leaves `A` (its
@@ -120,7 +120,7 @@ pub struct SplittingSettings {
     /// Refuse a piece of simulation longer than this many interactions (a score that never
     /// leaves or never returns to the reference set).
     pub max_cycle_steps: u64,
-    /// Which of the protocol's holding scores (an index into [`Protocol::holding_scores`]).
+    /// Which of the protocol's holding scores (an index into [`HoldingScores::holding_scores`](crate::protocol::HoldingScores::holding_scores)).
     pub score: usize,
     /// The reference set is `A = {score <= base_level}`; `None`: chosen by the pilot run.
     pub base_level: Option<u64>,
@@ -201,7 +201,7 @@ pub struct HoldingEstimate {
     pub log10_standard_error: f64,
     /// The method, in words.
     pub method: String,
-    /// The score used (one of [`Protocol::holding_scores`]).
+    /// The score used (one of [`HoldingScores::holding_scores`](crate::protocol::HoldingScores::holding_scores)).
     pub score: String,
     /// Interactions simulated in all (pilot, flux runs and gAMS).
     pub interactions_simulated: u128,
@@ -260,7 +260,7 @@ impl<'a, P: Protocol> Sim<'a, P> {
     }
 
     fn score(&self, agents: &[P::State]) -> Result<u64> {
-        self.protocol.holding_score(self.score, agents).ok_or_else(|| no_score(self.protocol))
+        self.protocol.holding().and_then(|h| h.holding_score(self.score, agents)).ok_or_else(|| no_score(self.protocol))
     }
 
     /// Runs from `agents`, one interaction at a time, until `done(score, agents)` says so or the
@@ -279,7 +279,7 @@ impl<'a, P: Protocol> Sim<'a, P> {
                     "a piece of the splitting estimator ran {} interactions without its score ({}) leaving or \
                      returning to the reference set, or a break; give another --base-level or --score",
                     self.max_cycle_steps,
-                    self.protocol.holding_scores()[self.score]
+                    crate::protocol::holding_scores(self.protocol)[self.score]
                 )));
             }
             let broke = run.advance(step + 1, Watch::OutputChange);
@@ -296,7 +296,7 @@ impl<'a, P: Protocol> Sim<'a, P> {
 
 fn no_score<P: Protocol>(protocol: &P) -> Error {
     Error::Setting(format!(
-        "{} has no holding score (Protocol::holding_scores), so the splitting estimator is not available for it; \
+        "{} has no holding score (HoldingScores), so the splitting estimator is not available for it; \
          use direct simulation (--estimator direct)",
         protocol.info().name
     ))
@@ -532,7 +532,7 @@ pub fn estimate_holding<P: Protocol>(
         )));
     }
     check_memory(protocol, settings)?;
-    let scores = protocol.holding_scores();
+    let scores = crate::protocol::holding_scores(protocol);
     let Some(score_name) = scores.get(settings.score) else {
         return Err(if scores.is_empty() {
             no_score(protocol)

@@ -7,6 +7,7 @@ use poplab::engine::{AgentRun, CountRun, Engine, Measure, Outcome, RunPlan, Watc
 use poplab::exact::{ExploreSettings, Starts, expected_steps, verify};
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Replay};
+use poplab::protocol::Configurations;
 use poplab::protocol::{Monitor, Params, Protocol};
 use poplab::protocols::approx_majority::Opinion::{A, B, U};
 use poplab::protocols::approx_majority::{ApproxMajority, Consensus, Opinion};

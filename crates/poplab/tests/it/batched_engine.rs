@@ -12,6 +12,7 @@ use poplab::engine::{CountRun, Engine, Outcome, TraceEvery, Watch};
 use poplab::exact::{ExploreSettings, expected_steps};
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::init::InitSpec;
+use poplab::protocol::CountStart;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::approx_majority::{ApproxMajority, Opinion};

@@ -4,10 +4,11 @@
 //! the step, rule failures surface as errors, and every example file runs. Statistical tests use
 //! alpha = 0.001 and one fixed seed per case.
 
-use poplab::engine::{AgentRun, Engine, Outcome, SampleSteps, Watch};
+use poplab::engine::{AgentRun, Engine, LiveRun, Outcome, SampleSteps, Watch};
 use poplab::error::Error;
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Replay};
+use poplab::protocol::CountStart;
 use poplab::protocol::{Law, Monitor, Output, Params, Protocol};
 use poplab::protocols::custom::{Amount, Custom, Definition, StopRule, file};
 use poplab::protocols::{angluin::Angluin, approx_majority::ApproxMajority};
@@ -105,7 +106,7 @@ fn randomized_elections_take_their_closed_form_on_every_engine() {
     let cases = [(file::read(&example("election-randomized.toml")).unwrap(), 0.5), (election(0.2), 0.2)];
     for (definition, p) in cases {
         let protocol = Custom::new(&definition, n).unwrap();
-        assert!(protocol.randomized());
+        assert!(protocol.randomized().is_some());
         let (expected, variance) = election_moments(n, p);
         assert!((expected - ((n - 1) * (n - 1)) as f64 / p).abs() < 1e-6 * expected);
         for (k, engine) in ENGINES.into_iter().enumerate() {
@@ -265,14 +266,45 @@ fn rule_failures_surface_with_the_pair() {
         )
         .unwrap()
     };
+    let failed_on = |err: &Error| match err {
+        Error::RuleFailed { protocol, pair, reason } if protocol == "fails" => (pair.clone(), reason.clone()),
+        other => panic!("not a rule failure: {other}"),
+    };
+    let mixed = [("a".to_string(), "b".to_string()), ("b".to_string(), "a".to_string())];
     for engine in ENGINES {
+        // The default horizon (10^12 steps): the run stops at the engine's next safe point.
         let err = run_trials(&failing(true), &settings(engine, 4, 1), &|| {}).unwrap_err();
-        assert!(matches!(err, Error::Rule { .. }), "{err}");
-        assert!(err.to_string().contains("no rule for this pair"), "{err}");
-        assert!(err.to_string().contains("pair ("), "{err}");
-        let err = run_trials(&failing(false), &settings(engine, 4, 1), &|| {}).unwrap_err();
-        assert!(err.to_string().contains("declared deterministic"), "{err}");
+        let (pair, reason) = failed_on(&err);
+        assert!(mixed.contains(&pair) && reason == "no rule for this pair", "{err}");
+        assert!(err.to_string().starts_with("rule of fails: pair ("), "{err}");
+        let (pair, reason) = failed_on(&run_trials(&failing(false), &settings(engine, 4, 1), &|| {}).unwrap_err());
+        assert_eq!(pair, ("a".to_string(), "a".to_string()));
+        assert!(reason.contains("declared deterministic"), "{reason}");
     }
+    // A live run reports it and refuses to go on; a new instance for a run starts without it.
+    let protocol = failing(true);
+    let mut live =
+        LiveRun::new(protocol.clone(), Graph::Complete, &[(protocol.declare("a").unwrap(), 10)], Engine::Agents, 3)
+            .unwrap();
+    let err = live.advance(1 << 40, true, &mut SampleSteps::none(), &mut |_, _| {}).unwrap_err();
+    assert!(mixed.contains(&failed_on(&err).0), "{err}");
+    assert!(live.advance(1 << 41, true, &mut SampleSteps::none(), &mut |_, _| {}).is_err());
+    assert!(protocol.failure().is_some() && protocol.with_n(10).unwrap().failure().is_none());
+    // Exact analysis of a deterministic callback that fails.
+    let exact = Custom::from_fn(
+        "fails",
+        &[("a".into(), Output::Leader)],
+        Box::new(|_: &str, _: &str| Err("no rule for this pair".into())),
+        Box::new(|_: &str| Ok(Output::Follower)),
+        &[("a".into(), Amount::Fraction(1.0))],
+        StopRule::OneLeader,
+        false,
+        3,
+    )
+    .unwrap();
+    let start = exact.initial_configuration();
+    let err = poplab::exact::expected_steps(&exact, &start, &poplab::exact::ExploreSettings::default()).unwrap_err();
+    assert_eq!(failed_on(&err), (("a".to_string(), "a".to_string()), "no rule for this pair".to_string()));
 }
 
 #[test]
@@ -297,7 +329,9 @@ fn brute_silent(p: &Custom, agents: &[poplab::protocols::custom::CustomState], g
         Graph::UndirectedRing => (0..n).flat_map(|i| [(i, (i + 1) % n), ((i + 1) % n, i)]).collect(),
         Graph::Arcs(arcs) => arcs.iter().map(|&(u, v)| (u as usize, v as usize)).collect(),
     };
-    arcs.iter().all(|&(u, v)| p.law(agents[u], agents[v]).iter().all(|&(r, q)| q == 0.0 || r == (agents[u], agents[v])))
+    arcs.iter().all(|&(u, v)| {
+        poplab::protocol::law(p, agents[u], agents[v]).iter().all(|&(r, q)| q == 0.0 || r == (agents[u], agents[v]))
+    })
 }
 
 #[test]
@@ -428,7 +462,7 @@ fn initial_configurations_by_counts_or_names() {
         10,
     )
     .unwrap();
-    assert_eq!(monitor_check.horizon(), Some(25));
+    assert_eq!(monitor_check.hints().horizon, Some(25));
     monitor_check = monitor_check.with_n(100).unwrap();
     assert!(!monitor_check.monitor_of_counts(&monitor_check.initial_counts()).is_safe());
 }

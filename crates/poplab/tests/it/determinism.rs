@@ -2,6 +2,7 @@
 
 use poplab::engine::{Engine, Fault, FaultStates, Outcome, TraceEvery};
 use poplab::experiment::{RunSettings, TrialRecord, run_trials};
+use poplab::protocol::CountStart;
 use poplab::protocol::Params;
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::threshold::Threshold;

@@ -7,6 +7,7 @@ use poplab::exact::{ExploreSettings, expected_holding_steps};
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::Graph;
 use poplab::init::InitSpec;
+use poplab::protocol::Configurations;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::ls_timer::{LsState, LsTimer};

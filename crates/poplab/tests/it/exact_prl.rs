@@ -4,9 +4,9 @@ use crate::common;
 
 use common::prl;
 use poplab::engine::{AgentRun, Watch};
-use poplab::error::Result;
 use poplab::exact::{ExploreSettings, Starts, expected_steps, verify};
 use poplab::graph::{Graph, Replay};
+use poplab::protocol::{Configurations, EngineHints, StateJson};
 use poplab::protocol::{FamilyInfo, Monitor, Output, Params, Protocol, ProtocolInfo};
 use poplab::protocols::prl::{Bullet, Prl, PrlMonitor, PrlState, in_s_rl};
 use poplab::rng::{PopRng, TrialStreams};
@@ -81,23 +81,17 @@ impl Protocol for NoShield {
     fn random_state(&self, rng: &mut PopRng) -> PrlState {
         self.0.random_state(rng)
     }
-    fn family_configuration(&self, name: &str, rng: &mut PopRng) -> Option<Vec<PrlState>> {
-        self.0.family_configuration(name, rng)
-    }
     fn monitor(&self, agents: &[PrlState], graph: &Graph) -> PrlMonitor {
         self.0.monitor(agents, graph)
     }
-    fn state_to_json(&self, s: PrlState) -> Map<String, Value> {
-        self.0.state_to_json(s)
+    fn hints(&self) -> EngineHints {
+        self.0.hints()
     }
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PrlState, String> {
-        self.0.state_from_json(object)
+    fn configurations(&self) -> Option<&dyn Configurations<PrlState>> {
+        self.0.configurations()
     }
-    fn default_graph(&self) -> Graph {
-        Graph::DirectedRing
-    }
-    fn check_graph(&self, graph: &Graph) -> Result<()> {
-        self.0.check_graph(graph)
+    fn json(&self) -> Option<&dyn StateJson<PrlState>> {
+        self.0.json()
     }
 }
 

@@ -8,6 +8,7 @@ use crate::common;
 use common::angluin_exact_variance;
 use poplab::exact::{ExploreSettings, Starts, expected_steps, verify};
 use poplab::graph::Graph;
+use poplab::protocol::Configurations;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::threshold::Threshold;

@@ -12,6 +12,7 @@ use poplab::engine::{
 };
 use poplab::experiment::TrialRecord;
 use poplab::graph::Graph;
+use poplab::protocol::Configurations;
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::angluin::Angluin;
 use poplab::protocols::approx_majority::{ApproxMajority, Opinion};
@@ -431,7 +432,7 @@ fn an_event_trace_is_the_run_and_changes_nothing() {
     let p = ApproxMajority::new(10_000, &params(&["a=0.55"])).unwrap();
     let start = p.initial_configuration();
     let plan = RunPlan { measure: Measure::Convergence, max_steps: 1 << 40, watch_from: 0 };
-    let state = |text: &str| p.state_from_json(&serde_json::from_str(text).unwrap()).unwrap();
+    let state = |text: &str| poplab::protocol::state_from_json(&p, &serde_json::from_str(text).unwrap()).unwrap();
     for engine in [Engine::Agents, Engine::Counts] {
         for seed in 0..3 {
             let at = format!("{} seed {seed}", engine.name());

@@ -12,6 +12,7 @@ use poplab::experiment::RunSettings;
 use poplab::graph::{Graph, Scheduler};
 use poplab::protocol::{Params, Protocol};
 use poplab::protocols::pll::Module;
+use poplab::protocols::pll::PllProtocol;
 use poplab::protocols::pll_sym::{Coin, Group, PllSym, State, Status};
 use poplab::rng::{PopRng, TrialStreams, below_u64, trial_seed};
 use rand_core::SeedableRng;

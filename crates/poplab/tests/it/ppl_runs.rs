@@ -7,6 +7,7 @@ use poplab::engine::{AgentRun, Measure, Outcome, Watch};
 use poplab::experiment::{RunSettings, run_trials};
 use poplab::graph::{Graph, Scheduler};
 use poplab::init::InitSpec;
+use poplab::protocol::Configurations;
 use poplab::protocol::{Monitor, Params, Protocol};
 use poplab::protocols::ppl::{Ppl, PplState};
 use poplab::rng::TrialStreams;

@@ -11,6 +11,7 @@ use common::{leader_positions, leaders, prl, prl_mean_steps};
 use poplab::engine::{AgentRun, Measure, Outcome, RunPlan, Watch, drive};
 use poplab::graph::{Graph, Replay};
 use poplab::init::InitSpec;
+use poplab::protocol::Configurations;
 use poplab::protocol::{Monitor, Params, Protocol};
 use poplab::protocols::prl::{Bullet, Prl, PrlState, in_c_ni, in_c_pb, in_s_rl, modest, peaceful, secure};
 use poplab::rng::{PopRng, TrialStreams, below_u64};

@@ -23,7 +23,7 @@ fn ls_timer(n: usize, s: u32) -> LsTimer {
 }
 
 fn safe<P: Protocol>(p: &P) -> Vec<P::State> {
-    p.family_configuration("safe", &mut TrialStreams::new(0).init).unwrap()
+    p.configurations().and_then(|c| c.family_configuration("safe", &mut TrialStreams::new(0).init)).unwrap()
 }
 
 fn exact<P: Protocol>(p: &P) -> f64 {

@@ -45,7 +45,7 @@ fn steps<P: Protocol>(p: &P, settings: &RunSettings, engine: Engine) -> Vec<(Out
 /// whenever it can, which `run_trial` never does). Returns the ending and the run, to look at.
 fn count_trial<P: Protocol>(p: &P, seed: u64, index: u64, batch: bool, always: bool) -> (Ending, CountRun<'_, P>) {
     let mut streams = TrialStreams::new(trial_seed(seed, index));
-    let mut run = CountRun::from_counts(p, &p.initial_counts(), streams.schedule).unwrap();
+    let mut run = CountRun::from_counts(p, &poplab::protocol::initial_counts(p), streams.schedule).unwrap();
     if batch {
         run.batch();
     }

@@ -79,7 +79,7 @@
 //! angluin from `10^4` leaders, whose expected steps to one leader are exactly `(n - 1)^2`:
 //! ```
 //! use poplab::engine::{CountRun, Watch};
-//! use poplab::protocol::{Params, Protocol};
+//! use poplab::protocol::{CountStart, Params};
 //! use poplab::protocols::angluin::Angluin;
 //! use poplab::rng::TrialStreams;
 //!

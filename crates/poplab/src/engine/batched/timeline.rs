@@ -72,7 +72,10 @@ impl Batcher {
     /// demotion of a run is uniform among its demotions (the run's order is uniform).
     pub(super) fn census_of_batch<P: Protocol>(&mut self, configuration: &mut Configuration<'_, P>) {
         let cause = |before: [u32; 2], after: [u32; 2]| {
-            configuration.protocol().demotion_cause(configuration.states_of(before), configuration.states_of(after))
+            let protocol = configuration.protocol();
+            protocol
+                .observables()
+                .and_then(|o| o.demotion_cause(configuration.states_of(before), configuration.states_of(after)))
         };
         let rng = &mut self.census_rng;
         let Timeline { free, resolved_in, collisions } = Timeline::draw(&self.runs, &self.singles, rng);

@@ -91,7 +91,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             skip: None,
             skip_review: 0,
             memo: TransitionMemo::default(),
-            randomized: protocol.randomized(),
+            randomized: protocol.randomized().is_some(),
             laws: Laws::default(),
             outcomes,
             monitor,
@@ -186,10 +186,10 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             skip: None,
             skip_review: saved.skip_review,
             memo,
-            randomized: protocol.randomized(),
+            randomized: protocol.randomized().is_some(),
             laws: Laws::default(),
             outcomes: saved.outcomes,
-            monitor: protocol.monitor_of_counts(&pairs),
+            monitor: crate::protocol::monitor_of_counts(protocol, &pairs),
             step: saved.step,
             census: saved.census,
             last_demotion: static_cause(saved.last_demotion),
@@ -223,10 +223,10 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     /// Goes on with `protocol` (same states, rules and outputs; see
     /// [`AgentRun::retarget`](crate::engine::AgentRun::retarget)): the monitor is rebuilt.
     pub(super) fn retarget(&mut self, protocol: &'p P) {
-        debug_assert_eq!(protocol.randomized(), self.randomized, "a retarget keeps the rules");
+        debug_assert_eq!(protocol.randomized().is_some(), self.randomized, "a retarget keeps the rules");
         self.protocol = protocol;
         let counts: Vec<(P::State, u64)> = self.present().map(|(i, count)| (self.state(i), count)).collect();
-        self.monitor = protocol.monitor_of_counts(&counts);
+        self.monitor = crate::protocol::monitor_of_counts(protocol, &counts);
     }
 
     /// The protocol.
@@ -411,7 +411,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     fn law_id(&mut self, i: u32, j: u32) -> Option<u32> {
         let (a, b) = (self.state(i), self.state(j));
         let protocol = self.protocol;
-        self.laws.id((i, j), (a, b), || protocol.law(a, b))
+        self.laws.id((i, j), (a, b), || crate::protocol::law(protocol, a, b))
     }
 
     /// Draws a result of the law `id` from the outcome stream: the result states' indices
@@ -588,7 +588,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             log.push(Event { step: self.step, before, after });
         }
         if self.census
-            && let Some(cause) = self.protocol.demotion_cause(before, after)
+            && let Some(cause) = self.protocol.observables().and_then(|o| o.demotion_cause(before, after))
         {
             self.last_demotion = Some(cause);
         }

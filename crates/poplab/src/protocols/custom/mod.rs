@@ -35,12 +35,15 @@ pub use stop::{StopMonitor, StopRule};
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::protocol::{EngineHints, Law, Output, Protocol, ProtocolInfo, RuleFailure, StateHasher};
+use crate::protocol::{
+    Configurations, CountStart, EngineHints, Law, Output, Protocol, ProtocolInfo, RandomizedRules, RuleFailure,
+    StateHasher, StateJson,
+};
 use crate::rng::{PopRng, below_u64};
 use rules::{Lazy, Rule, Rules, StateTable};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 /// How many agents of a state the default initial configuration has.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,6 +79,9 @@ pub struct Custom {
     inner: Arc<Inner>,
     n: usize,
     stop: Stop,
+    /// The first rule failure of this instance's runs ([`Protocol::failure`]); shared by its
+    /// clones and [`Custom::with_stop`], fresh for [`Custom::with_n`].
+    failure: Arc<OnceLock<RuleFailure>>,
 }
 
 /// When this instance's runs stop (the protocol's own rule unless [`Custom::with_stop`] chose
@@ -283,7 +289,7 @@ impl Custom {
         Self::for_n(Arc::new(inner), n)
     }
 
-    /// This protocol for `n` agents (rules, states and memo shared).
+    /// This protocol for `n` agents (rules, states and memo shared; rule failures recorded afresh).
     pub fn with_n(&self, n: usize) -> Result<Self> {
         Self::for_n(self.inner.clone(), n)
     }
@@ -293,7 +299,8 @@ impl Custom {
             return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents".into() });
         }
         let rule = inner.stop;
-        let mut protocol = Self { inner, n, stop: Stop { rule, or_silent: false, closed: false } };
+        let mut protocol =
+            Self { inner, n, stop: Stop { rule, or_silent: false, closed: false }, failure: Arc::default() };
         protocol.stop.closed = protocol.closed(rule);
         Ok(protocol)
     }
@@ -378,8 +385,9 @@ impl Custom {
         self.inner.states.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The rule of `pair`, resolved now if need be, given to `then`. A callback's failure unwinds
-    /// with a [`RuleFailure`] (the engines have no error path; trials catch it).
+    /// The rule of `pair`, resolved now if need be, given to `then`. A callback that fails is
+    /// recorded as this instance's [`Protocol::failure`] (the first one only) and its pair acts
+    /// as null; once a failure is recorded, unresolved pairs act as null without calling back.
     #[inline]
     fn with_rule<T>(&self, pair: (CustomState, CustomState), then: impl FnOnce(&Rule) -> T) -> T {
         match &self.inner.rules {
@@ -392,12 +400,17 @@ impl Custom {
                 if let Some(result) = lazy.known(pair, |rule| (then.take().expect("called once"))(rule)) {
                     return result;
                 }
+                let then = then.take().expect("called once");
+                if self.failure.get().is_some() {
+                    return then(&Rule::Null);
+                }
                 match lazy.resolve(pair, &self.inner.states) {
-                    Ok(rule) => (then.take().expect("called once"))(&rule),
-                    Err(reason) => std::panic::resume_unwind(Box::new(RuleFailure {
-                        protocol: self.inner.info.name.to_string(),
-                        reason,
-                    })),
+                    Ok(rule) => then(&rule),
+                    Err((pair, reason)) => {
+                        let _ =
+                            self.failure.set(RuleFailure { protocol: self.inner.info.name.to_string(), pair, reason });
+                        then(&Rule::Null)
+                    }
                 }
             }
         }
@@ -499,19 +512,6 @@ impl Protocol for Custom {
         })
     }
 
-    fn randomized(&self) -> bool {
-        self.inner.randomized
-    }
-
-    fn law(&self, a: CustomState, b: CustomState) -> Law<CustomState> {
-        self.with_rule((a, b), Rule::law)
-    }
-
-    #[inline]
-    fn draw(&self, a: CustomState, b: CustomState, rng: &mut PopRng) -> (CustomState, CustomState) {
-        self.with_rule((a, b), |rule| rule.draw((a, b), rng))
-    }
-
     #[inline(always)]
     fn output(&self, state: CustomState) -> Output {
         state.output()
@@ -527,28 +527,75 @@ impl Protocol for Custom {
         declared[below_u64(rng, declared.len() as u64) as usize]
     }
 
-    fn family_configuration(&self, _name: &str, _rng: &mut PopRng) -> Option<Vec<CustomState>> {
-        None
-    }
-
     fn monitor(&self, agents: &[CustomState], graph: &Graph) -> StopMonitor {
         StopMonitor::of_agents(self, agents, graph)
     }
 
-    /// The default configuration ([`Protocol::family_unavailable`] refuses it where it cannot be
-    /// built: none given, or more agents than `n`).
-    fn initial_counts(&self) -> Vec<(CustomState, u64)> {
-        self.default_counts().unwrap_or_default()
+    fn hints(&self) -> EngineHints {
+        EngineHints {
+            safe_set_is_closed: self.stop.closed,
+            auto_batches: true,
+            horizon: self.stop.rule.horizon(self.n),
+            only_graph: None,
+        }
     }
 
-    fn family_unavailable(&self, name: &str) -> Option<String> {
-        (name == "default").then(|| self.default_counts().err()).flatten()
+    fn counts(&self) -> Option<&dyn CountStart<Self>> {
+        Some(self)
+    }
+
+    fn randomized(&self) -> Option<&dyn RandomizedRules<CustomState>> {
+        if self.inner.randomized { Some(self) } else { None }
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<CustomState>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<CustomState>> {
+        Some(self)
+    }
+
+    #[inline]
+    fn failure(&self) -> Option<&RuleFailure> {
+        self.failure.get()
+    }
+}
+
+impl CountStart<Custom> for Custom {
+    /// The default configuration ([`Configurations::family_unavailable`] refuses it where it
+    /// cannot be built: none given, or more agents than `n`).
+    fn initial_counts(&self) -> Vec<(CustomState, u64)> {
+        self.default_counts().unwrap_or_default()
     }
 
     fn monitor_of_counts(&self, counts: &[(CustomState, u64)]) -> StopMonitor {
         StopMonitor::of_counts(self, counts)
     }
+}
 
+impl RandomizedRules<CustomState> for Custom {
+    fn law(&self, a: CustomState, b: CustomState) -> Law<CustomState> {
+        self.with_rule((a, b), Rule::law)
+    }
+
+    #[inline]
+    fn draw(&self, a: CustomState, b: CustomState, rng: &mut PopRng) -> (CustomState, CustomState) {
+        self.with_rule((a, b), |rule| rule.draw((a, b), rng))
+    }
+}
+
+impl Configurations<CustomState> for Custom {
+    fn family_unavailable(&self, name: &str) -> Option<String> {
+        (name == "default").then(|| self.default_counts().err()).flatten()
+    }
+
+    fn state_space(&self) -> Option<Vec<CustomState>> {
+        matches!(self.inner.rules, Rules::Table(_)).then(|| self.inner.declared.clone())
+    }
+}
+
+impl StateJson<CustomState> for Custom {
     fn state_to_json(&self, state: CustomState) -> Map<String, Value> {
         let mut object = Map::new();
         object.insert("state".into(), Value::String(self.name(state)));
@@ -566,18 +613,6 @@ impl Protocol for Custom {
             let known: Vec<String> = self.inner.declared.iter().take(20).map(|&s| self.name(s)).collect();
             format!("unknown state '{name}'; the protocol's states include {}", known.join(", "))
         })
-    }
-
-    fn state_space(&self) -> Option<Vec<CustomState>> {
-        matches!(self.inner.rules, Rules::Table(_)).then(|| self.inner.declared.clone())
-    }
-
-    fn hints(&self) -> EngineHints {
-        EngineHints { starts_as_counts: true, safe_set_is_closed: self.stop.closed, auto_batches: true }
-    }
-
-    fn horizon(&self) -> Option<u128> {
-        self.stop.rule.horizon(self.n)
     }
 }
 

@@ -156,12 +156,13 @@ impl Lazy {
         self.memo.read().unwrap_or_else(PoisonError::into_inner).get(&pair).map(then)
     }
 
-    /// Resolves `pair` by the callback (once), interning new result states in `states`.
+    /// Resolves `pair` by the callback (once), interning new result states in `states`; a
+    /// failure is the pair's names and what went wrong.
     pub(super) fn resolve(
         &self,
         pair: (CustomState, CustomState),
         states: &RwLock<StateTable>,
-    ) -> Result<Rule, String> {
+    ) -> Result<Rule, ((String, String), String)> {
         let _once = self.resolving.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(rule) = self.known(pair, Rule::clone) {
             return Ok(rule);
@@ -170,12 +171,13 @@ impl Lazy {
             let table = states.read().unwrap_or_else(PoisonError::into_inner);
             (table.name(pair.0).to_string(), table.name(pair.1).to_string())
         };
-        let law = (self.rule)(&a, &b).map_err(|e| format!("pair ({a}, {b}): {e}"))?.unwrap_or_default();
-        check_law(&law).map_err(|e| format!("pair ({a}, {b}): {e}"))?;
+        let fail = |reason: String| ((a.clone(), b.clone()), reason);
+        let law = (self.rule)(&a, &b).map_err(fail)?.unwrap_or_default();
+        check_law(&law).map_err(fail)?;
         let mut interned = Vec::with_capacity(law.len());
         for ((c, d), p) in law {
-            let c = self.intern(&c, states).map_err(|e| format!("pair ({a}, {b}) gave state {c}: {e}"))?;
-            let d = self.intern(&d, states).map_err(|e| format!("pair ({a}, {b}) gave state {d}: {e}"))?;
+            let c = self.intern(&c, states).map_err(|e| fail(format!("its result state {c}: {e}")))?;
+            let d = self.intern(&d, states).map_err(|e| fail(format!("its result state {d}: {e}")))?;
             interned.push(((c, d), p));
         }
         let rule = Rule::of_law(pair, interned);

@@ -322,7 +322,7 @@ impl StopMonitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::Protocol;
+    use crate::protocol::{CountStart, Protocol};
     use crate::protocols::custom::{Amount, Definition};
     use crate::rng::{PopRng, below_u64};
     use rand_core::SeedableRng;

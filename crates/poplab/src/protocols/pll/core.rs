@@ -4,12 +4,21 @@
 //!
 //! The rules are generic over the status type (`pll`'s X, A, B or `pll-sym`'s X, Y, A, B, through
 //! [`CoreStatus`]) and over the variables a variant adds ([`Extra`]), so each protocol keeps its own
-//! state type while the lines both print are written once.
+//! state type while the lines both print are written once; the [`Protocol`] implementation both
+//! share is written once for every [`PllProtocol`].
 
 use super::Module;
 use crate::error::{Error, Result};
-use crate::protocol::{Params, ProtocolInfo, json_bool, json_uint};
+use crate::graph::Graph;
+use crate::protocol::{
+    Configurations, CountStart, EngineHints, Observables, Output, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT,
+    StateJson, json_bool, json_uint,
+};
+use crate::protocols::LeaderCount;
+use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
+use std::fmt::Debug;
+use std::hash::Hash;
 
 /// Largest `m` accepted (so that `41 m` and `rand` fit in `u16`).
 const M_MAX: u64 = 1000;
@@ -32,7 +41,7 @@ pub(crate) fn count_step(count: u16, c_max: u16) -> u16 {
 
 /// The parameters of P_LL: `m`, the bound `N` if given, `c_max = 41 m` and `2^ceil(lg m)`.
 #[derive(Clone, Debug)]
-pub(crate) struct Core {
+pub struct Core {
     /// `m`: the knowledge `m >= lg n`.
     pub(crate) m: u16,
     /// `N`, when the upper bound was given instead of `m`.
@@ -435,101 +444,172 @@ pub(crate) fn range(name: &str, value: u64, min: u64, max: u64) -> Result<(), St
     }
 }
 
-/// The public accessors of the parameters, for a type with a field `core: Core`.
-macro_rules! parameter_accessors {
-    () => {
-        /// `m`.
-        pub fn m(&self) -> u16 {
-            self.core.m
-        }
+/// A protocol built on the P_LL core: `pll` (and `pll-as-printed`) and `pll-sym`. Each says
+/// what it has of its own (its state type, rules, state space, JSON form, time-series columns);
+/// the [`Protocol`] implementation and its abilities are written once, below, for every such
+/// type: `n`, the parameters, a closed safe set, output (leader or follower), the uniform initial
+/// configuration [`PllProtocol::INITIAL`] of `n` agents as counts, the [`LeaderCount`] monitor,
+/// the module of a demotion, and uniform random states through the state space.
+pub trait PllProtocol: Clone + Send + Sync + Sized + 'static {
+    /// One agent's state.
+    type Agent: Copy + Eq + Hash + Debug + Send + Sync;
+    /// The initial state of every agent (Table 3; `PROTOCOLS.md` 2.5).
+    const INITIAL: Self::Agent;
+    /// The protocol's time-series columns.
+    const TRACE_COLUMNS: &'static [&'static str];
 
-        /// `c_max = 41 m`.
-        pub fn c_max(&self) -> u16 {
-            self.core.c_max
-        }
+    /// The registry entry.
+    fn entry(&self) -> &'static ProtocolInfo;
+    /// The population size.
+    fn population(&self) -> usize;
+    /// `m`, `N`, `c_max`, `2^ceil(lg m)`.
+    fn core(&self) -> &Core;
+    /// Whether the agent is a leader.
+    fn is_leader(state: Self::Agent) -> bool;
+    /// The transition function (initiator, responder).
+    fn rules(&self, initiator: Self::Agent, responder: Self::Agent) -> (Self::Agent, Self::Agent);
+    /// The number of states of one agent.
+    fn space_size(&self) -> u64;
+    /// State number `index` of `0..space_size()`.
+    fn space_at(&self, index: u64) -> Self::Agent;
+    /// Which module turned each agent from a leader into a follower.
+    fn demotions(before: [Self::Agent; 2], after: [Self::Agent; 2]) -> [Option<Module>; 2];
+    /// The state as a JSON object of the paper's names.
+    fn write_json(&self, state: Self::Agent) -> Map<String, Value>;
+    /// Reads a state from a JSON object of the paper's names.
+    fn read_json(&self, object: &Map<String, Value>) -> Result<Self::Agent, String>;
+    /// The values of [`PllProtocol::TRACE_COLUMNS`] for the states present.
+    fn trace_counts(present: &[(Self::Agent, u64)]) -> Vec<f64>;
 
-        /// `2^ceil(lg m)`: the smallest finished nonce.
-        pub fn nonce_start(&self) -> u16 {
-            self.core.nonce_start
-        }
+    /// `m`.
+    fn m(&self) -> u16 {
+        self.core().m
+    }
 
-        /// The largest value of `rand`, `2^(ceil(lg m) + 1) - 1`.
-        pub fn rand_max(&self) -> u16 {
-            self.core.rand_max()
-        }
-    };
+    /// `c_max = 41 m`.
+    fn c_max(&self) -> u16 {
+        self.core().c_max
+    }
+
+    /// `2^ceil(lg m)`: the smallest finished nonce.
+    fn nonce_start(&self) -> u16 {
+        self.core().nonce_start
+    }
+
+    /// The largest value of `rand`, `2^(ceil(lg m) + 1) - 1`.
+    fn rand_max(&self) -> u16 {
+        self.core().rand_max()
+    }
 }
-pub(crate) use parameter_accessors;
 
-/// The [`crate::protocol::Protocol`] methods that `pll` and `pll-sym` share word for word, for a
-/// type with fields `n` and `core: Core`: `n`, the parameters, a closed safe set, output
-/// (leader or follower), the uniform initial configuration [`State::INITIAL`](super::State::INITIAL)
-/// of `self.n` agents, the [`LeaderCount`](crate::protocols::LeaderCount) monitor, the module of a
-/// demotion (from `$eliminations`), and the state space through `state_count`/`state_at` (uniform
-/// random states).
-macro_rules! leader_election_methods {
-    ($state:ty, $eliminations:path) => {
-        fn n(&self) -> usize {
-            self.n
-        }
+impl<P: PllProtocol> Protocol for P {
+    type State = P::Agent;
+    type Monitor = LeaderCount<Self>;
 
-        fn params(&self) -> serde_json::Map<String, serde_json::Value> {
-            self.core.params()
-        }
+    fn info(&self) -> &'static ProtocolInfo {
+        self.entry()
+    }
 
-        /// The safe set is closed: leaders never appear and never all vanish (Lemma 11 for P_LL;
-        /// the same argument for `pll-sym`, see its module docs), so one leader stays one. Batched
-        /// under `auto` from n = [`AUTO_BATCHED_MIN_N`]($crate::protocols::pll::AUTO_BATCHED_MIN_N)
-        /// on (few states are present at once; the figures are in README.md, Engines).
-        fn hints(&self) -> $crate::protocol::EngineHints {
-            $crate::protocol::EngineHints {
-                starts_as_counts: true,
-                safe_set_is_closed: true,
-                auto_batches: self.n as u64 >= $crate::protocols::pll::AUTO_BATCHED_MIN_N,
-            }
-        }
+    fn n(&self) -> usize {
+        self.population()
+    }
 
-        fn output(&self, state: $state) -> $crate::protocol::Output {
-            if state.leader { $crate::protocol::Output::Leader } else { $crate::protocol::Output::Follower }
-        }
+    fn params(&self) -> Map<String, Value> {
+        self.core().params()
+    }
 
-        fn initial_configuration(&self) -> Vec<$state> {
-            vec![<$state>::INITIAL; self.n]
-        }
+    #[inline]
+    fn transition(&self, initiator: P::Agent, responder: P::Agent) -> (P::Agent, P::Agent) {
+        self.rules(initiator, responder)
+    }
 
-        fn initial_counts(&self) -> Vec<($state, u64)> {
-            vec![(<$state>::INITIAL, self.n as u64)]
-        }
+    #[inline]
+    fn output(&self, state: P::Agent) -> Output {
+        if P::is_leader(state) { Output::Leader } else { Output::Follower }
+    }
 
-        fn monitor_of_counts(&self, counts: &[($state, u64)]) -> $crate::protocols::LeaderCount<Self> {
-            $crate::protocols::LeaderCount::of_counts(self, counts)
-        }
+    fn initial_configuration(&self) -> Vec<P::Agent> {
+        vec![P::INITIAL; self.population()]
+    }
 
-        fn demotion_cause(&self, before: [$state; 2], after: [$state; 2]) -> Option<&'static str> {
-            let [first, second] = $eliminations(before, after);
-            first.or(second).map($crate::protocols::pll::Module::name)
-        }
+    /// Uniform over the whole state space (`space_size()` states, each equally likely).
+    fn random_state(&self, rng: &mut PopRng) -> P::Agent {
+        self.space_at(below_u64(rng, self.space_size()))
+    }
 
-        /// Uniform over the whole state space (`state_count()` states, each equally likely).
-        fn random_state(&self, rng: &mut $crate::rng::PopRng) -> $state {
-            self.state_at($crate::rng::below_u64(rng, self.state_count()))
-        }
+    fn monitor(&self, agents: &[P::Agent], _graph: &Graph) -> LeaderCount<Self> {
+        LeaderCount::new(self, agents)
+    }
 
-        fn state_space(&self) -> Option<Vec<$state>> {
-            (self.state_count() <= $crate::protocol::STATE_SPACE_LIMIT)
-                .then(|| (0..self.state_count()).map(|i| self.state_at(i)).collect())
+    /// The safe set is closed: leaders never appear and never all vanish (Lemma 11 for P_LL;
+    /// the same argument for `pll-sym`, see its module docs), so one leader stays one. Batched
+    /// under `auto` from n = [`AUTO_BATCHED_MIN_N`](super::AUTO_BATCHED_MIN_N) on (few states
+    /// are present at once; the figures are in README.md, Engines).
+    fn hints(&self) -> EngineHints {
+        EngineHints {
+            safe_set_is_closed: true,
+            auto_batches: self.population() as u64 >= super::AUTO_BATCHED_MIN_N,
+            ..EngineHints::default()
         }
+    }
 
-        fn family_configuration(&self, _name: &str, _rng: &mut $crate::rng::PopRng) -> Option<Vec<$state>> {
-            None
-        }
+    fn counts(&self) -> Option<&dyn CountStart<Self>> {
+        Some(self)
+    }
 
-        fn monitor(&self, agents: &[$state], _graph: &$crate::graph::Graph) -> $crate::protocols::LeaderCount<Self> {
-            $crate::protocols::LeaderCount::new(self, agents)
-        }
-    };
+    fn configurations(&self) -> Option<&dyn Configurations<P::Agent>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<P::Agent>> {
+        Some(self)
+    }
+
+    fn observables(&self) -> Option<&dyn Observables<P::Agent>> {
+        Some(self)
+    }
 }
-pub(crate) use leader_election_methods;
+
+impl<P: PllProtocol> CountStart<P> for P {
+    fn initial_counts(&self) -> Vec<(P::Agent, u64)> {
+        vec![(P::INITIAL, self.population() as u64)]
+    }
+
+    fn monitor_of_counts(&self, counts: &[(P::Agent, u64)]) -> LeaderCount<P> {
+        LeaderCount::of_counts(self, counts)
+    }
+}
+
+impl<P: PllProtocol> Configurations<P::Agent> for P {
+    fn state_space(&self) -> Option<Vec<P::Agent>> {
+        (self.space_size() <= STATE_SPACE_LIMIT).then(|| (0..self.space_size()).map(|i| self.space_at(i)).collect())
+    }
+}
+
+impl<P: PllProtocol> StateJson<P::Agent> for P {
+    fn state_to_json(&self, state: P::Agent) -> Map<String, Value> {
+        self.write_json(state)
+    }
+
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<P::Agent, String> {
+        self.read_json(object)
+    }
+}
+
+impl<P: PllProtocol> Observables<P::Agent> for P {
+    fn trace_columns(&self) -> &'static [&'static str] {
+        P::TRACE_COLUMNS
+    }
+
+    fn trace_values(&self, present: &[(P::Agent, u64)]) -> Vec<f64> {
+        P::trace_counts(present)
+    }
+
+    fn demotion_cause(&self, before: [P::Agent; 2], after: [P::Agent; 2]) -> Option<&'static str> {
+        let [first, second] = P::demotions(before, after);
+        first.or(second).map(Module::name)
+    }
+}
 
 #[cfg(test)]
 mod tests {

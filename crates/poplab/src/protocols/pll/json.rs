@@ -7,7 +7,7 @@ use crate::protocol::{json_bool, json_expect_keys, json_uint};
 use serde_json::{Map, Value};
 
 impl Pll {
-    /// [`crate::protocol::Protocol::state_from_json`]: the six common variables and exactly the
+    /// [`crate::protocol::StateJson::state_from_json`]: the six common variables and exactly the
     /// additional variables of the agent's group.
     pub(super) fn parse_json(&self, object: &Map<String, Value>) -> Result<State, String> {
         let status = core::status_from_json(object, &[("X", Status::X), ("A", Status::A), ("B", Status::B)])?;
@@ -48,7 +48,7 @@ impl Pll {
 mod tests {
     use super::super::fixtures::{a2, pll};
     use super::*;
-    use crate::protocol::Protocol;
+    use crate::protocol::{Protocol, StateJson};
     use crate::rng::PopRng;
     use rand_core::SeedableRng;
 

@@ -79,12 +79,12 @@ mod json;
 mod rules;
 mod state;
 
+pub use self::core::PllProtocol;
 pub use state::{Group, Module, State, Status, eliminations};
 
 use self::core::Core;
-use super::leader_count::LeaderCount;
 use crate::error::Result;
-use crate::protocol::{FamilyInfo, ParamInfo, Params, Protocol, ProtocolInfo};
+use crate::protocol::{FamilyInfo, ParamInfo, Params, ProtocolInfo};
 use serde_json::{Map, Value};
 
 /// `--engine auto` runs pll on the batched engine from this many agents on. Few of the state
@@ -150,46 +150,64 @@ impl Pll {
     pub fn variant(&self) -> Variant {
         self.variant
     }
-
-    core::parameter_accessors!();
 }
 
-impl Protocol for Pll {
-    type State = State;
-    type Monitor = LeaderCount<Self>;
+impl PllProtocol for Pll {
+    type Agent = State;
+    const INITIAL: State = State::INITIAL;
+    const TRACE_COLUMNS: &'static [&'static str] = &["status_x", "epoch1", "epoch2", "epoch3"];
 
-    fn info(&self) -> &'static ProtocolInfo {
+    fn entry(&self) -> &'static ProtocolInfo {
         match self.variant {
             Variant::Corrected => &INFO,
             Variant::AsPrinted => &INFO_AS_PRINTED,
         }
     }
 
+    fn population(&self) -> usize {
+        self.n
+    }
+
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    #[inline(always)]
+    fn is_leader(state: State) -> bool {
+        state.leader
+    }
+
     /// Lines 1-57 in order (initiator `a_0`, responder `a_1`).
     #[inline]
-    fn transition(&self, initiator: State, responder: State) -> (State, State) {
+    fn rules(&self, initiator: State, responder: State) -> (State, State) {
         self.interact(initiator, responder)
     }
 
-    core::leader_election_methods!(State, eliminations);
+    fn space_size(&self) -> u64 {
+        self.state_count()
+    }
 
-    fn state_to_json(&self, state: State) -> Map<String, Value> {
+    fn space_at(&self, index: u64) -> State {
+        self.state_at(index)
+    }
+
+    fn demotions(before: [State; 2], after: [State; 2]) -> [Option<Module>; 2] {
+        eliminations(before, after)
+    }
+
+    fn write_json(&self, state: State) -> Map<String, Value> {
         state.common().to_json()
     }
 
     /// Reads the six common variables and exactly the additional variables of the agent's group
     /// (`count` for status B; `level_q` and `done` for status A in epoch 1; `rand` in epoch 2;
     /// `level_b` in epoch 3; none for status X). A variable of another group is refused.
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<State, String> {
+    fn read_json(&self, object: &Map<String, Value>) -> Result<State, String> {
         self.parse_json(object)
     }
 
-    fn trace_columns(&self) -> &'static [&'static str] {
-        &["status_x", "epoch1", "epoch2", "epoch3"]
-    }
-
     /// Agents of status X, and agents in each epoch.
-    fn trace_values(&self, present: &[(State, u64)]) -> Vec<f64> {
+    fn trace_counts(present: &[(State, u64)]) -> Vec<f64> {
         let mut counts = [0u64; 4];
         for &(s, c) in present {
             if s.status() == Status::X {
@@ -242,6 +260,7 @@ mod tests {
     use super::*;
     use crate::graph::Graph;
     use crate::protocol::Monitor;
+    use crate::protocol::Protocol;
 
     #[test]
     fn parameters_m_n_and_c_max() {

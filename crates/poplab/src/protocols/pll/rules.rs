@@ -77,7 +77,7 @@ impl Pll {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{a1, a2, a3, b, pll, printed, st};
-    use super::super::{Group, Module, State, eliminations};
+    use super::super::{Group, Module, PllProtocol, State, eliminations};
     use crate::protocol::Protocol;
     use crate::rng::PopRng;
     use rand_core::SeedableRng;

@@ -2,6 +2,7 @@
 //! numbers `0..state_count()`, and [`Module`]/[`eliminations`] for measurements.
 
 use super::Pll;
+use super::PllProtocol;
 use super::core::{self, Additional, Common, CoreStatus, Vars};
 
 /// `status` of Table 3.

@@ -120,11 +120,10 @@ mod state;
 
 pub use state::{Coin, Group, State, Status, eliminations};
 
-use super::leader_count::LeaderCount;
-use super::pll;
-use super::pll::core::{self, Core};
+use super::pll::core::Core;
+use super::pll::{self, Module, PllProtocol};
 use crate::error::{Error, Result};
-use crate::protocol::{FamilyInfo, Params, Protocol, ProtocolInfo};
+use crate::protocol::{FamilyInfo, Params, ProtocolInfo};
 use serde_json::{Map, Value};
 
 const FAMILIES: &[FamilyInfo] = &[];
@@ -159,46 +158,65 @@ impl PllSym {
         }
         Ok(Self { n, core: Core::new(n, params, &INFO)? })
     }
-
-    core::parameter_accessors!();
 }
 
-impl Protocol for PllSym {
-    type State = State;
-    type Monitor = LeaderCount<Self>;
+impl PllProtocol for PllSym {
+    type Agent = State;
+    const INITIAL: State = State::INITIAL;
+    const TRACE_COLUMNS: &'static [&'static str] =
+        &["status_x", "status_y", "epoch1", "epoch2", "epoch3", "coin_f0", "coin_f1"];
 
-    fn info(&self) -> &'static ProtocolInfo {
+    fn entry(&self) -> &'static ProtocolInfo {
         &INFO
+    }
+
+    fn population(&self) -> usize {
+        self.n
+    }
+
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    #[inline(always)]
+    fn is_leader(state: State) -> bool {
+        state.leader
     }
 
     /// Line 0 (coin rules), section 4's status assignment, lines 7-34 of P_LL, then the module of
     /// the common epoch: Algorithm 3 or 4 with section 4's coins, or Algorithm 6. Symmetric.
     #[inline]
-    fn transition(&self, initiator: State, responder: State) -> (State, State) {
+    fn rules(&self, initiator: State, responder: State) -> (State, State) {
         self.interact(initiator, responder)
     }
 
-    core::leader_election_methods!(State, eliminations);
+    fn space_size(&self) -> u64 {
+        self.state_count()
+    }
+
+    fn space_at(&self, index: u64) -> State {
+        self.state_at(index)
+    }
+
+    fn demotions(before: [State; 2], after: [State; 2]) -> [Option<Module>; 2] {
+        eliminations(before, after)
+    }
 
     /// The paper's names: `leader`, `tick`, `status`, `epoch`, `init`, `color`, the group's
     /// additional variables (`count`; `level_q`, `done`; `rand`; `level_b` and, for a leader,
     /// `ready`), `status_l` for agents of status A or B in epoch 3, and `coin` (J, K, F0, F1) for a
     /// follower.
-    fn state_to_json(&self, state: State) -> Map<String, Value> {
+    fn write_json(&self, state: State) -> Map<String, Value> {
         Self::to_json(state)
     }
 
-    /// Reads exactly the keys [`Protocol::state_to_json`] writes for such an agent.
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<State, String> {
+    /// Reads exactly the keys [`PllProtocol::write_json`] writes for such an agent.
+    fn read_json(&self, object: &Map<String, Value>) -> Result<State, String> {
         self.parse_json(object)
     }
 
-    fn trace_columns(&self) -> &'static [&'static str] {
-        &["status_x", "status_y", "epoch1", "epoch2", "epoch3", "coin_f0", "coin_f1"]
-    }
-
     /// Agents of status X and Y, agents in each epoch, followers of coin status F0 and F1.
-    fn trace_values(&self, present: &[(State, u64)]) -> Vec<f64> {
+    fn trace_counts(present: &[(State, u64)]) -> Vec<f64> {
         let mut counts = [0u64; 7];
         for &(s, c) in present {
             match s.status() {
@@ -259,6 +277,7 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::{a3, sym};
     use super::*;
+    use crate::protocol::{Configurations, Protocol, StateJson};
     use crate::rng::PopRng;
     use rand_core::SeedableRng;
 

@@ -154,7 +154,7 @@ impl PllSym {
 mod tests {
     use super::super::fixtures::{a1, a2, a3, follower, st, sym, t};
     use super::super::{Coin, Group, State, Status, eliminations};
-    use crate::protocols::pll::Module;
+    use crate::protocols::pll::{Module, PllProtocol};
 
     #[test]
     fn status_assignment_through_y() {

@@ -2,6 +2,7 @@
 //! with `coin` and `status_l`, their numbering `0..state_count()`, and [`eliminations`].
 
 use super::PllSym;
+use crate::protocols::pll::PllProtocol;
 use crate::protocols::pll::core::{self, Additional, Common, CoreStatus, Extra};
 use crate::protocols::pll::{self, Module};
 
@@ -327,7 +328,7 @@ impl PllSym {
     }
 
     /// The number of `state` in `0..state_count()`, the inverse of the enumeration that
-    /// [`crate::protocol::Protocol::state_space`] lists and [`crate::protocol::Protocol::random_state`] draws from (for dense tables
+    /// [`crate::protocol::Configurations::state_space`] lists and [`crate::protocol::Protocol::random_state`] draws from (for dense tables
     /// indexed by state). `state` must be valid ([`PllSym::check_state`]).
     pub fn state_index(&self, s: State) -> u64 {
         let c = u64::from(self.core.c_max);

@@ -61,8 +61,8 @@ pub use monitor::PplMonitor;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
-    FamilyInfo, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_bool, json_expect_keys,
-    json_uint,
+    Configurations, FamilyInfo, HoldingScores, Observables, Output, ParamInfo, Params, Protocol, ProtocolInfo,
+    STATE_SPACE_LIMIT, StateJson, json_bool, json_expect_keys, json_uint,
 };
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
@@ -299,6 +299,43 @@ impl Protocol for Ppl {
         PplState { leader, shield, timer_l, virus, timer_i }
     }
 
+    fn monitor(&self, agents: &[PplState], _graph: &Graph) -> PplMonitor {
+        PplMonitor::of(self.t_max, self.t_emit, agents)
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<PplState>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<PplState>> {
+        Some(self)
+    }
+
+    fn observables(&self) -> Option<&dyn Observables<PplState>> {
+        Some(self)
+    }
+
+    fn holding(&self) -> Option<&dyn HoldingScores<PplState>> {
+        Some(self)
+    }
+}
+
+impl Configurations<PplState> for Ppl {
+    fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<PplState>> {
+        match name {
+            "all-leaders" => Some(self.uniform(true, 0)),
+            "no-leader" => Some(self.uniform(false, 0)),
+            "virus-storm" => Some(self.uniform(true, self.t_virus)),
+            "safe" => {
+                let mut agents = self.uniform(false, 0);
+                agents[0].leader = true;
+                agents[0].shield = true;
+                Some(agents)
+            }
+            _ => None,
+        }
+    }
+
     fn state_space(&self) -> Option<Vec<PplState>> {
         let size = 4 * (u64::from(self.t_max) + 1) * (u64::from(self.t_virus) + 1) * (u64::from(self.t_emit) + 1);
         if size > STATE_SPACE_LIMIT {
@@ -316,26 +353,9 @@ impl Protocol for Ppl {
         }
         Some(states)
     }
+}
 
-    fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<PplState>> {
-        match name {
-            "all-leaders" => Some(self.uniform(true, 0)),
-            "no-leader" => Some(self.uniform(false, 0)),
-            "virus-storm" => Some(self.uniform(true, self.t_virus)),
-            "safe" => {
-                let mut agents = self.uniform(false, 0);
-                agents[0].leader = true;
-                agents[0].shield = true;
-                Some(agents)
-            }
-            _ => None,
-        }
-    }
-
-    fn monitor(&self, agents: &[PplState], _graph: &Graph) -> PplMonitor {
-        PplMonitor::of(self.t_max, self.t_emit, agents)
-    }
-
+impl StateJson<PplState> for Ppl {
     fn state_to_json(&self, state: PplState) -> Map<String, Value> {
         Map::from_iter([
             ("leader".to_string(), Value::Bool(state.leader)),
@@ -356,11 +376,25 @@ impl Protocol for Ppl {
             timer_i: json_uint(object, "timer_i", u64::from(self.t_emit))? as u32,
         })
     }
+}
 
+impl Observables<PplState> for Ppl {
     fn trace_columns(&self) -> &'static [&'static str] {
         &["virus_carriers", "shielded_leaders", "min_timer_l"]
     }
 
+    fn trace_values(&self, counts: &[(PplState, u64)]) -> Vec<f64> {
+        let count =
+            |f: &dyn Fn(&PplState) -> bool| counts.iter().filter(|(a, _)| f(a)).map(|&(_, c)| c).sum::<u64>() as f64;
+        vec![
+            count(&|a| a.virus > 0),
+            count(&|a| a.leader && a.shield),
+            counts.iter().map(|(a, _)| a.timer_l).min().map_or(f64::NAN, f64::from),
+        ]
+    }
+}
+
+impl HoldingScores<PplState> for Ppl {
     /// The leader-timer deficit `t_max - min timer_L`: 0 when every `timer_L` is `t_max`. A
     /// timeout (a new leader) needs it at `t_max - 1` or more; a break by a virus killing the
     /// leader is not seen by it (the estimator counts any break as the top level). The
@@ -372,16 +406,6 @@ impl Protocol for Ppl {
 
     fn holding_score(&self, score: usize, agents: &[PplState]) -> Option<u64> {
         (score == 0).then(|| u64::from(self.t_max - agents.iter().map(|a| a.timer_l).min().unwrap_or(self.t_max)))
-    }
-
-    fn trace_values(&self, counts: &[(PplState, u64)]) -> Vec<f64> {
-        let count =
-            |f: &dyn Fn(&PplState) -> bool| counts.iter().filter(|(a, _)| f(a)).map(|&(_, c)| c).sum::<u64>() as f64;
-        vec![
-            count(&|a| a.virus > 0),
-            count(&|a| a.leader && a.shield),
-            counts.iter().map(|(a, _)| a.timer_l).min().map_or(f64::NAN, f64::from),
-        ]
     }
 }
 

@@ -100,7 +100,8 @@ pub use rules::Lines;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
-    FamilyInfo, Output, ParamInfo, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT, json_expect_keys, json_uint,
+    Configurations, EngineHints, FamilyInfo, Observables, OnlyGraph, Output, ParamInfo, Params, Protocol, ProtocolInfo,
+    STATE_SPACE_LIMIT, StateJson, json_expect_keys, json_uint,
 };
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
@@ -300,6 +301,35 @@ impl Protocol for Prl {
         }
     }
 
+    fn monitor(&self, agents: &[PrlState], _graph: &Graph) -> PrlMonitor {
+        PrlMonitor::new(agents, self.big_n)
+    }
+
+    /// The directed ring only, the default graph.
+    fn hints(&self) -> EngineHints {
+        EngineHints {
+            only_graph: Some(OnlyGraph {
+                name: "ring",
+                what: "the directed ring (004 section 2: initiator = left neighbour)",
+            }),
+            ..EngineHints::default()
+        }
+    }
+
+    fn configurations(&self) -> Option<&dyn Configurations<PrlState>> {
+        Some(self)
+    }
+
+    fn json(&self) -> Option<&dyn StateJson<PrlState>> {
+        Some(self)
+    }
+
+    fn observables(&self) -> Option<&dyn Observables<PrlState>> {
+        Some(self)
+    }
+}
+
+impl Configurations<PrlState> for Prl {
     fn family_configuration(&self, name: &str, _rng: &mut PopRng) -> Option<Vec<PrlState>> {
         match name {
             "no-leader" => Some(self.initial_configuration()),
@@ -313,52 +343,8 @@ impl Protocol for Prl {
         }
     }
 
-    fn monitor(&self, agents: &[PrlState], _graph: &Graph) -> PrlMonitor {
-        PrlMonitor::new(agents, self.big_n)
-    }
-
-    fn state_to_json(&self, state: PrlState) -> Map<String, Value> {
-        Map::from_iter([
-            ("leader".to_string(), Value::from(u8::from(state.leader))),
-            ("bullet".to_string(), Value::from(state.bullet as u8)),
-            ("shield".to_string(), Value::from(u8::from(state.shield))),
-            ("signal".to_string(), Value::from(u8::from(state.signal))),
-            ("dist_l".to_string(), Value::from(state.dist_l)),
-        ])
-    }
-
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PrlState, String> {
-        json_expect_keys(object, &["leader", "bullet", "shield", "signal", "dist_l"])?;
-        Ok(PrlState {
-            leader: json_uint(object, "leader", 1)? == 1,
-            bullet: Bullet::from_value(json_uint(object, "bullet", 2)?).unwrap_or(Bullet::None),
-            shield: json_uint(object, "shield", 1)? == 1,
-            signal: json_uint(object, "signal", 1)? == 1,
-            dist_l: json_uint(object, "dist_l", u64::from(self.big_n))? as u32,
-        })
-    }
-
-    fn trace_columns(&self) -> &'static [&'static str] {
-        &["live_bullets", "dummy_bullets", "signals", "shielded_leaders"]
-    }
-
-    fn trace_values(&self, counts: &[(PrlState, u64)]) -> Vec<f64> {
-        let count =
-            |f: &dyn Fn(&PrlState) -> bool| counts.iter().filter(|(s, _)| f(s)).map(|&(_, c)| c).sum::<u64>() as f64;
-        vec![
-            count(&|s| s.bullet == Bullet::Live),
-            count(&|s| s.bullet == Bullet::Dummy),
-            count(&|s| s.signal),
-            count(&|s| s.leader && s.shield),
-        ]
-    }
-
     fn family_unavailable(&self, name: &str) -> Option<String> {
         (name == "fig3").then(|| self.fig3_configuration().err()).flatten()
-    }
-
-    fn default_graph(&self) -> Graph {
-        Graph::DirectedRing
     }
 
     fn state_space(&self) -> Option<Vec<PrlState>> {
@@ -379,16 +365,45 @@ impl Protocol for Prl {
             states
         })
     }
+}
 
-    fn check_graph(&self, graph: &Graph) -> Result<()> {
-        match graph {
-            Graph::DirectedRing => Ok(()),
-            other => Err(Error::Graph(format!(
-                "prl runs only on the directed ring (004 section 2: initiator = left neighbour), not on the {} \
-                 graph; use --graph ring",
-                other.name()
-            ))),
-        }
+impl StateJson<PrlState> for Prl {
+    fn state_to_json(&self, state: PrlState) -> Map<String, Value> {
+        Map::from_iter([
+            ("leader".to_string(), Value::from(u8::from(state.leader))),
+            ("bullet".to_string(), Value::from(state.bullet as u8)),
+            ("shield".to_string(), Value::from(u8::from(state.shield))),
+            ("signal".to_string(), Value::from(u8::from(state.signal))),
+            ("dist_l".to_string(), Value::from(state.dist_l)),
+        ])
+    }
+
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PrlState, String> {
+        json_expect_keys(object, &["leader", "bullet", "shield", "signal", "dist_l"])?;
+        Ok(PrlState {
+            leader: json_uint(object, "leader", 1)? == 1,
+            bullet: Bullet::from_value(json_uint(object, "bullet", 2)?).unwrap_or(Bullet::None),
+            shield: json_uint(object, "shield", 1)? == 1,
+            signal: json_uint(object, "signal", 1)? == 1,
+            dist_l: json_uint(object, "dist_l", u64::from(self.big_n))? as u32,
+        })
+    }
+}
+
+impl Observables<PrlState> for Prl {
+    fn trace_columns(&self) -> &'static [&'static str] {
+        &["live_bullets", "dummy_bullets", "signals", "shielded_leaders"]
+    }
+
+    fn trace_values(&self, counts: &[(PrlState, u64)]) -> Vec<f64> {
+        let count =
+            |f: &dyn Fn(&PrlState) -> bool| counts.iter().filter(|(s, _)| f(s)).map(|&(_, c)| c).sum::<u64>() as f64;
+        vec![
+            count(&|s| s.bullet == Bullet::Live),
+            count(&|s| s.bullet == Bullet::Dummy),
+            count(&|s| s.signal),
+            count(&|s| s.leader && s.shield),
+        ]
     }
 }
 
@@ -500,9 +515,9 @@ mod tests {
     #[test]
     fn only_the_directed_ring_is_accepted() {
         let p = prl(5, 5);
-        assert!(p.check_graph(&Graph::DirectedRing).is_ok());
+        assert!(p.hints().check_graph("prl", &Graph::DirectedRing).is_ok());
         for g in [Graph::Complete, Graph::UndirectedRing, Graph::Arcs(vec![(0, 1)])] {
-            let err = p.check_graph(&g).unwrap_err().to_string();
+            let err = p.hints().check_graph("prl", &g).unwrap_err().to_string();
             assert!(err.contains("use --graph ring"), "{err}");
         }
     }
