@@ -21,10 +21,18 @@ fn main() {
     let output = |_: &str| -> Result<Output, String> { Ok(Output::No) };
     let states = [("0".to_string(), Output::No), ("50".to_string(), Output::No)];
     let init = [("0".to_string(), Amount::Count(n / 2)), ("50".to_string(), Amount::Count(n - n / 2))];
-    let protocol =
-        Custom::from_fn("averaging", &states, Box::new(rule), Box::new(output), &init, StopRule::Silent, false, n as usize)
-            .expect("a valid protocol")
-            .with_stop(StopRule::Silent, true);
+    let protocol = Custom::from_fn(
+        "averaging",
+        &states,
+        Box::new(rule),
+        Box::new(output),
+        &init,
+        StopRule::Silent,
+        false,
+        n as usize,
+    )
+    .expect("a valid protocol")
+    .with_stop(StopRule::Silent, true);
     let counts = [(protocol.state("0").unwrap(), n / 2), (protocol.state("50").unwrap(), n - n / 2)];
     let mut run = LiveRun::new(protocol, Graph::Complete, &counts, Engine::Batched, seed).expect("a run");
     let tenth = u128::from((n / 10).max(1));
