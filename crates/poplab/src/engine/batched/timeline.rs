@@ -177,8 +177,10 @@ type Change = ([u32; 2], [u32; 2]);
 /// interactions of a run are its free slots and its resolved pairs in uniformly random order, so
 /// how many of the first `j` are resolved is hypergeometric, and which ones uniform; the free slots
 /// of all runs take the bulk pairs (and the nulls) in uniformly random order, so the pair types
-/// among the next `b` of them are multivariate hypergeometric given those already taken. Taking
-/// a prefix costs the runs it passes and the pair types, not its length.
+/// among the next `b` of them are multivariate hypergeometric given those already taken. The free
+/// slots a prefix passes, over all the runs it passes, are drawn from the urn at once (the counts
+/// at the offset are a sum, whatever the order): taking a prefix costs the runs it passes plus the
+/// pair types once, not its length nor runs times pair types.
 struct Prefix {
     timeline: Timeline,
     /// The bulk urn: the non-null pair types with the times not yet taken, then the nulls.
@@ -205,6 +207,8 @@ impl Prefix {
 
     /// Takes the interactions up to offset `target` (at least the current one) into `counts`.
     fn advance_to(&mut self, target: u64, rng: &mut PopRng, counts: &mut Vec<u64>) {
+        // The free slots passed, in all the runs passed: their pairs are drawn at once at the end.
+        let mut free_passed = 0;
         while self.taken < target && self.run < self.timeline.free.len() {
             let resolved_left = self.timeline.resolved_in[self.run].len() as u64;
             let in_run = self.run_free_left + resolved_left;
@@ -213,13 +217,13 @@ impl Prefix {
                 // The target falls inside this run: `want` of its interactions, in random order.
                 let resolved = hypergeometric(rng, in_run, resolved_left, want);
                 self.take_resolved(resolved, rng, counts);
-                self.take_bulk(want - resolved, rng, counts);
+                free_passed += want - resolved;
                 self.run_free_left -= want - resolved;
                 self.taken += want;
-                return;
+                break;
             }
             self.take_resolved(resolved_left, rng, counts);
-            self.take_bulk(self.run_free_left, rng, counts);
+            free_passed += self.run_free_left;
             self.taken += in_run;
             // The run's collision, if it has one, comes right after its slots.
             if let Some(collision) = self.timeline.collisions.get(self.run) {
@@ -229,6 +233,7 @@ impl Prefix {
             self.run += 1;
             self.run_free_left = self.timeline.free.get(self.run).copied().unwrap_or(0);
         }
+        self.take_bulk(free_passed, rng, counts);
     }
 
     /// Takes `count` of the current run's resolved pairs, uniformly.
@@ -242,6 +247,9 @@ impl Prefix {
 
     /// Takes the next `draws` free slots' pairs from the urn: multivariate hypergeometric.
     fn take_bulk(&mut self, mut draws: u64, rng: &mut PopRng, counts: &mut Vec<u64>) {
+        if draws == 0 {
+            return;
+        }
         let mut total: u64 = self.urn.iter().map(|u| u.1).sum();
         for (pair, left) in self.urn.iter_mut() {
             if draws == 0 {
