@@ -673,18 +673,15 @@ pub fn combine(
 
 fn diagnose(settings: &SplittingSettings, log10_ps: &[f64], runs: &[Repetition]) -> Diagnostics {
     let found: Vec<f64> = log10_ps.iter().copied().filter(|p| p.is_finite()).collect();
-    let range = [
-        found.iter().copied().fold(f64::INFINITY, f64::min),
-        found.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    ];
+    let range =
+        [found.iter().copied().fold(f64::INFINITY, f64::min), found.iter().copied().fold(f64::NEG_INFINITY, f64::max)];
     let m = runs.len() as f64;
     Diagnostics {
         log10_break_probability_sd: if found.len() > 1 { stats::std_dev(&found) } else { 0.0 },
         log10_break_probability_range: range,
         repetitions_without_break: (log10_ps.len() - found.len()) as u64,
         flux_break_share: runs.iter().map(|r| r.flux_breaks).sum::<u64>() as f64 / (settings.cycles as f64 * m),
-        initial_break_share: runs.iter().map(|r| r.initial_breaks).sum::<u64>() as f64
-            / (settings.replicas as f64 * m),
+        initial_break_share: runs.iter().map(|r| r.initial_breaks).sum::<u64>() as f64 / (settings.replicas as f64 * m),
     }
 }
 
