@@ -28,7 +28,9 @@
 //!   `virus >= 2`.
 //!
 //! The score is `round(4 (C0 - min(timeout, suicide)))`, clamped at 0, with `C0 = U (t_max - 1)`
-//! the cost at the safe start (so the start scores 0). The count terms split the top levels,
+//! the cost at the safe start (so the start scores 0). The shielded suicide cost leaves out the
+//! final meeting with a carrier (`ln(n / k)` once unshielded), so dropping the shield can lower
+//! the score slightly; this is the form validated in `docs/holding.md`. The count terms split the top levels,
 //! where otherwise every replica could tie and end a repetition with no break. These costs are approximations: they only
 //! place gAMS's levels, and the estimator is unbiased for any score (the variance is what a
 //! better score lowers). `timer-deficit` (`t_max - min timer_L`, timeouts only) is kept.
