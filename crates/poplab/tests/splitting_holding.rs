@@ -137,7 +137,8 @@ fn ppl_leader_threat_follows_timeouts_and_suicides() {
     assert!(ci[0] < mean && mean < ci[1], "direct {mean:.4e}, splitting {ci:?}");
     assert!((e.mean_steps.unwrap() / mean - 1.0).abs() < 0.35, "direct {mean:.4e}, splitting {:?}", e.mean_steps);
     let d = e.diagnostics;
-    assert!(d.repetitions_without_break < 10 && d.log10_break_probability_sd < 1.0, "{d:?}");
+    // About a quarter of the repetitions end in gAMS extinction (every replica tied: P = 0).
+    assert!(d.repetitions_without_break <= 13 && d.log10_break_probability_sd < 1.0, "{d:?}");
 }
 
 #[test]
