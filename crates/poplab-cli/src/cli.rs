@@ -296,7 +296,7 @@ pub struct SplittingArgs {
     pub cycles: Option<u64>,
 
     /// Splitting: the holding score, one of the protocol's (ls-timer: timer-deficit, the default,
-    /// or total-deficit; ppl: timer-deficit).
+    /// or total-deficit; ppl: leader-threat, the default, or timer-deficit).
     #[arg(long, value_name = "NAME", requires = "estimator")]
     pub score: Option<String>,
 

@@ -162,6 +162,10 @@ pub struct Repetition {
     pub max_level: u64,
     /// Interactions simulated (flux run and gAMS).
     pub interactions: u128,
+    /// gAMS replicas that broke before any splitting (from their first exit, unbranched): when
+    /// these carry the estimate, the score does not see the path that breaks.
+    #[serde(default)]
+    pub initial_breaks: u64,
 }
 
 /// The levels gAMS placed, over the repetitions.
@@ -180,6 +184,24 @@ pub struct LevelsReport {
     pub binomial_relative_variance: f64,
     /// The largest score reached without breaking, over all repetitions.
     pub max_level: u64,
+}
+
+/// What shows that a score misses a way to break: the spread of the repetitions' estimates of
+/// `log10 P` and the share of breaks found without splitting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostics {
+    /// The standard deviation of the repetitions' `log10 P` (those with a break). Near
+    /// `sqrt(binomial relative variance) / ln 10` or below when the score follows the breaks; far
+    /// above it (decades) when some repetitions find a path the others miss.
+    pub log10_break_probability_sd: f64,
+    /// The smallest and largest `log10 P` over the repetitions (those with a break).
+    pub log10_break_probability_range: [f64; 2],
+    /// Repetitions in which no replica broke (their estimate of `P` is 0).
+    pub repetitions_without_break: u64,
+    /// The share of the flux runs' cycles that broke (breaks found by direct simulation).
+    pub flux_break_share: f64,
+    /// The share of gAMS replicas that broke before any splitting.
+    pub initial_break_share: f64,
 }
 
 /// Values beyond this many steps are given in log10 only.
@@ -223,6 +245,9 @@ pub struct HoldingEstimate {
     pub log10_direct_equivalent_interactions: f64,
     /// `log10(direct equivalent / interactions simulated)`.
     pub log10_speedup: f64,
+    /// The spread of the repetitions and the breaks found without splitting.
+    #[serde(default)]
+    pub diagnostics: Diagnostics,
     /// Every repetition.
     pub runs: Vec<Repetition>,
 }
@@ -405,6 +430,7 @@ fn repetition<P: Protocol>(
     // Stage two: gAMS, from exits drawn from the flux run's.
     let r = settings.replicas;
     let mut replicas: Vec<Replica<P::State>> = Vec::with_capacity(r);
+    let mut initial_breaks = 0u64;
     for _ in 0..r {
         let replica = match &exits[below_u64(&mut choose, exits.len() as u64) as usize] {
             Some(from) => {
@@ -413,6 +439,7 @@ fn repetition<P: Protocol>(
             }
             None => Replica { records: Vec::new(), level: BROKE },
         };
+        initial_breaks += u64::from(replica.level == BROKE);
         replicas.push(replica);
     }
     let (mut log_probability, mut iterations, mut max_level, mut variance) = (0.0f64, 0u64, 0u64, 0.0f64);
@@ -455,6 +482,7 @@ fn repetition<P: Protocol>(
         binomial_relative_variance: variance,
         max_level: max_level.max(replicas.iter().flat_map(|x| x.records.iter().map(|r| r.0)).max().unwrap_or(0)),
         interactions: sim.interactions,
+        initial_breaks,
     })
 }
 
@@ -616,6 +644,7 @@ pub fn combine(
     let log10_ci95 = [log10_mean - half, log10_mean + half];
     let plain = |log10: f64| (log10 <= LOG10_ONLY_ABOVE).then(|| 10f64.powf(log10));
     let interactions: u128 = pilot_interactions + runs.iter().map(|r| r.interactions).sum::<u128>();
+    let diagnostics = diagnose(settings, &log10_ps, &runs);
     // Direct simulation needs 1 / se^2 breaks for a relative standard error se.
     let log10_direct = log10_mean - var_ln.sqrt().max(f64::MIN_POSITIVE).log10() * 2.0;
     Ok(HoldingEstimate {
@@ -637,8 +666,23 @@ pub fn combine(
         log10_break_probability,
         log10_direct_equivalent_interactions: log10_direct,
         log10_speedup: log10_direct - (interactions.max(1) as f64).log10(),
+        diagnostics,
         runs,
     })
+}
+
+fn diagnose(settings: &SplittingSettings, log10_ps: &[f64], runs: &[Repetition]) -> Diagnostics {
+    let found: Vec<f64> = log10_ps.iter().copied().filter(|p| p.is_finite()).collect();
+    let range =
+        [found.iter().copied().fold(f64::INFINITY, f64::min), found.iter().copied().fold(f64::NEG_INFINITY, f64::max)];
+    let m = runs.len() as f64;
+    Diagnostics {
+        log10_break_probability_sd: if found.len() > 1 { stats::std_dev(&found) } else { 0.0 },
+        log10_break_probability_range: range,
+        repetitions_without_break: (log10_ps.len() - found.len()) as u64,
+        flux_break_share: runs.iter().map(|r| r.flux_breaks).sum::<u64>() as f64 / (settings.cycles as f64 * m),
+        initial_break_share: runs.iter().map(|r| r.initial_breaks).sum::<u64>() as f64 / (settings.replicas as f64 * m),
+    }
 }
 
 #[cfg(test)]
@@ -654,6 +698,7 @@ mod tests {
             binomial_relative_variance: 0.1,
             max_level: 10,
             interactions: 1000,
+            initial_breaks: 0,
         }
     }
 

@@ -55,8 +55,10 @@
 mod monitor;
 mod predicates;
 mod rules;
+mod threat;
 
 pub use monitor::PplMonitor;
+pub use threat::{CHAIN_SPAN, HOLDING_SCORES};
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -395,17 +397,14 @@ impl Observables<PplState> for Ppl {
 }
 
 impl HoldingScores<PplState> for Ppl {
-    /// The leader-timer deficit `t_max - min timer_L`: 0 when every `timer_L` is `t_max`. A
-    /// timeout (a new leader) needs it at `t_max - 1` or more; a break by a virus killing the
-    /// leader is not seen by it (the estimator counts any break as the top level). The
-    /// individual timers and viruses are not reset with it, so score 0 is a set, not one
-    /// configuration: the renewal step is the flux approximation there (see [`crate::splitting`]).
+    /// `leader-threat` (the default: follows timeouts and viruses outliving the leader's shield)
+    /// and `timer-deficit` (timeouts only); see [`HOLDING_SCORES`] and `threat.rs`.
     fn holding_scores(&self) -> &'static [&'static str] {
-        &["timer-deficit"]
+        HOLDING_SCORES
     }
 
     fn holding_score(&self, score: usize, agents: &[PplState]) -> Option<u64> {
-        (score == 0).then(|| u64::from(self.t_max - agents.iter().map(|a| a.timer_l).min().unwrap_or(self.t_max)))
+        self.holding_score_of(score, agents)
     }
 }
 

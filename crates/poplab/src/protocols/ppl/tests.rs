@@ -284,3 +284,38 @@ fn trace_counts_carriers_shielded_leaders_and_min_timer() {
     assert_eq!(p.trace_columns(), ["virus_carriers", "shielded_leaders", "min_timer_l"]);
     assert_eq!(p.trace_values(&crate::protocol::tally(&agents)), vec![1.0, 1.0, 4.0]);
 }
+
+#[test]
+fn leader_threat_rises_along_both_ways_to_lose_the_leader() {
+    let p = Ppl::new(4, &Params::parse(&["t_virus=6", "t_max=40", "t_emit=40"]).unwrap()).unwrap();
+    let score = |agents: &[PplState]| p.holding_score(0, agents).unwrap();
+    let safe = p.family_configuration("safe", &mut PopRng::seed_from_u64(0)).unwrap();
+    assert_eq!((score(&safe), p.holding_score(1, &safe), p.holding_score(2, &safe)), (0, Some(0), None));
+    // Timeouts: two low timers score higher than one, and lower timers higher still.
+    let mut one_low = safe.clone();
+    one_low[1].timer_l = 5;
+    let mut two_low = one_low.clone();
+    two_low[2].timer_l = 5;
+    let mut lower = two_low.clone();
+    lower[2].timer_l = 2;
+    lower[1].timer_l = 2;
+    assert!(score(&one_low) < score(&two_low) && score(&two_low) < score(&lower));
+    // Suicides: a fresh virus scores above 0; the same virus later in the leader's timer_I, or
+    // with the shield dropped, scores higher; more carriers of an unshielded leader's virus higher
+    // still. (The shielded cost leaves out the final meeting with a carrier, so a shielded leader
+    // whose virus will outlive its timer_I can score above an unshielded one with one carrier.)
+    let mut fresh = safe.clone();
+    fresh[0].virus = 6;
+    let mut later = fresh.clone();
+    later[0].timer_i = 10;
+    let mut unshielded = later.clone();
+    unshielded[0].shield = false;
+    let mut spread = unshielded.clone();
+    spread[3].virus = 5;
+    let steps = [score(&fresh), score(&later), score(&unshielded), score(&spread)];
+    assert!(0 < steps[0] && steps[0] < steps[1] && steps[0] < steps[2] && steps[2] < steps[3], "{steps:?}");
+    // A virus of 1 cannot kill (lines 4-5): no suicide threat.
+    let mut spent = later.clone();
+    spent[0].virus = 1;
+    assert_eq!(score(&spent), 0);
+}
