@@ -30,7 +30,7 @@ pub mod batched;
 mod configuration;
 mod counts;
 mod drive;
-mod events;
+pub mod events;
 mod fenwick;
 mod live;
 mod observer;

@@ -23,7 +23,7 @@
 //! `leader = true`, `tick = false`, `epoch = 1`, `init = 1`, `color = 0`.
 //!
 //! # Transition
-//! [`Protocol::transition`] executes lines 1-57 in the printed order on the initiator `a_0` and
+//! [`Protocol::transition`](crate::protocol::Protocol::transition) executes lines 1-57 in the printed order on the initiator `a_0` and
 //! the responder `a_1`. Coin flips are read off the roles, as the paper says: initiator = head,
 //! responder = tail (lines 36-37, 44, 50). No random number is drawn. Note that the literal order
 //! makes the very interaction that creates a leader (lines 2-3, an X meeting an X in epoch 1) also
@@ -67,7 +67,7 @@
 //! so a caller that sees every state-changing interaction (for example through
 //! [`crate::protocol::Monitor::record`]) can keep the module of the last elimination of a run.
 //!
-//! Safe set: exactly one leader ([`LeaderCount`]); closed from the initial configuration because
+//! Safe set: exactly one leader ([`LeaderCount`](crate::protocols::leader_count::LeaderCount)); closed from the initial configuration because
 //!
 //! # Layout
 //! `core` holds what `pll` and `pll-sym` share (parameters, lines 7-15, the epidemics, checks,

@@ -8,7 +8,7 @@
 //! # Symmetry (section 4, first paragraph)
 //! A protocol is symmetric if `T(p, q) = (p', q')` implies `T(q, p) = (q', p')` for all states `p`,
 //! `q`. In particular `T(p, p) = (q, r)` implies `q = r`: two agents in the same state cannot be told
-//! apart, so they end in the same state. This module's [`Protocol::transition`] is symmetric on the
+//! apart, so they end in the same state. This module's [`Protocol::transition`](crate::protocol::Protocol::transition) is symmetric on the
 //! whole state space (not only on reachable states): every rule below is written "for every agent"
 //! or "if there is an agent `a_i` such that ...", and every such condition holds for at most one of
 //! the two agents, so the result never depends on which agent is the initiator. The integration
@@ -104,7 +104,7 @@
 //! 0) the number of leaders never rises and never reaches 0 (as Lemma 11: the leader of status A
 //! created by `X, Y -> A, B` is not lost in that interaction, and the modules lose a leader only to
 //! an agent carrying a larger value, or, in lines 16-18, to another leader). The safe set is
-//! "exactly one leader" ([`LeaderCount`]). The election behind everything, lines 16-18, takes
+//! "exactly one leader" ([`LeaderCount`](crate::protocols::leader_count::LeaderCount)). The election behind everything, lines 16-18, takes
 //! O(n log n) parallel time in expectation (section 4's Markov-chain argument) instead of P_LL's
 //! O(n), which section 4 shows is still enough for O(log n) expected stabilisation time.
 
