@@ -402,11 +402,19 @@ impl TraceFile {
             }
             Ok(())
         })?;
-        // Kept parts go once the output is whole: a run killed before goes on with them.
+        // Kept parts go once the output is whole: a run killed before goes on with them. The
+        // directory is first renamed away (atomic), so a run killed while its files are being
+        // removed finds no directory, as after the end, rather than one with parts missing.
         match &self.parts {
             Parts::Temporary(_) | Parts::Joined(_) => Ok(()),
-            Parts::Kept(dir) => std::fs::remove_dir_all(dir)
-                .map_err(|e| Error::Io(format!("'{}' cannot be removed ({e})", dir.display()))),
+            Parts::Kept(dir) => {
+                let removing = PathBuf::from(format!("{}.removing", dir.display()));
+                let cannot = |e: std::io::Error| Error::Io(format!("'{}' cannot be removed ({e})", dir.display()));
+                // Left by a run killed while removing it.
+                let _ = std::fs::remove_dir_all(&removing);
+                std::fs::rename(dir, &removing).map_err(cannot)?;
+                std::fs::remove_dir_all(&removing).map_err(cannot)
+            }
         }
     }
 }
