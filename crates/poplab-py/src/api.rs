@@ -116,7 +116,7 @@ pub fn events(
     with_spec(py, &protocol, n, settings, Some(TraceEvery::Event), |spec| {
         let (record, Series { events, .. }) = one_trial(spec, trial)?;
         let steps = events.iter().map(|e| e.step).collect();
-        Ok((record, steps, events.into_iter().map(|e| e.states).collect()))
+        Ok((record, steps, events.into_iter().map(|e| e.states.map(|s| s.to_string())).collect()))
     })
 }
 

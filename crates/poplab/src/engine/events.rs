@@ -22,7 +22,7 @@
 //! // From 5 leaders to 1: four demotions, the last at the trial's last step.
 //! assert_eq!(series.events.len(), 4);
 //! assert_eq!(series.events.last().unwrap().step, record.steps.0);
-//! assert_eq!(series.events[0].states[0], r#"{"leader":true}"#);
+//! assert_eq!(&*series.events[0].states[0], r#"{"leader":true}"#);
 //! # Ok::<(), poplab::Error>(())
 //! ```
 
@@ -30,6 +30,7 @@ use super::{Observer, SeriesPosition, TraceSink};
 use crate::protocol::{Protocol, StateHasher};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// When a time series takes a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,12 +149,13 @@ impl<S> Default for EventLog<S> {
 
 /// One row of an event trace: the step and the four states (initiator and responder before,
 /// then after), each written as the protocol writes states (compact JSON, as in `--init` files).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EventPoint {
     /// The interaction's step.
     pub step: u128,
-    /// Initiator before, responder before, initiator after, responder after.
-    pub states: [String; 4],
+    /// Initiator before, responder before, initiator after, responder after (each state's text is
+    /// written once per trace and shared by its rows).
+    pub states: [Arc<str>; 4],
 }
 
 /// Rows of a trace kept in memory: samples of a time series or events.
@@ -183,7 +185,7 @@ impl TraceSink for Series {
 /// written once and then remembered.
 pub struct EventTrace<'a, P: Protocol> {
     sink: &'a mut dyn TraceSink,
-    labels: HashMap<P::State, String, StateHasher>,
+    labels: HashMap<P::State, Arc<str>, StateHasher>,
 }
 
 impl<'a, P: Protocol> EventTrace<'a, P> {
@@ -192,11 +194,11 @@ impl<'a, P: Protocol> EventTrace<'a, P> {
         Self { sink, labels: HashMap::default() }
     }
 
-    fn label(&mut self, protocol: &P, state: P::State) -> String {
-        self.labels
-            .entry(state)
-            .or_insert_with(|| serde_json::Value::Object(crate::protocol::state_to_json(protocol, state)).to_string())
-            .clone()
+    fn label(&mut self, protocol: &P, state: P::State) -> Arc<str> {
+        let label = self.labels.entry(state).or_insert_with(|| {
+            serde_json::Value::Object(crate::protocol::state_to_json(protocol, state)).to_string().into()
+        });
+        Arc::clone(label)
     }
 }
 

@@ -150,7 +150,7 @@ impl Exporter for Trace {
                 text += &trace_row(&result.spec, record.index, point);
             }
             for event in &record.events {
-                text += &event_row(&result.spec, record.index, event);
+                event_row(&mut text, &result.spec, record.index, event);
             }
         }
         Ok(text)
@@ -172,23 +172,28 @@ fn trace_header(spec: &RunSpec) -> String {
 /// before and after ([`EventPoint`]).
 pub const EVENT_COLUMNS: [&str; 4] = ["initiator", "responder", "initiator_after", "responder_after"];
 
-/// One row of an event trace, newline included: the states quoted as CSV needs, written directly
-/// (as [`trace_row`], for speed).
-fn event_row(spec: &RunSpec, trial: u64, event: &EventPoint) -> String {
+/// One row of an event trace, newline included, appended to `row`: the states quoted as CSV
+/// needs, written directly (as [`trace_row`], for speed: a row allocates nothing).
+fn event_row(row: &mut String, spec: &RunSpec, trial: u64, event: &EventPoint) {
     use std::fmt::Write as _;
-    let mut row = String::with_capacity(96);
     // Writing to a String cannot fail.
     let _ = write!(row, "{trial},{},{}", event.step, event.step as f64 / spec.n as f64);
     for state in &event.states {
         row.push(',');
         if state.contains([',', '"', '\n', '\r']) {
-            let _ = write!(row, "\"{}\"", state.replace('"', "\"\""));
+            row.push('"');
+            for c in state.chars() {
+                if c == '"' {
+                    row.push('"');
+                }
+                row.push(c);
+            }
+            row.push('"');
         } else {
             row.push_str(state);
         }
     }
     row.push('\n');
-    row
 }
 
 /// One row of a time series, newline included. Every field is a number, which CSV never quotes,
@@ -250,6 +255,8 @@ struct PartSink<'a> {
     /// Bytes pushed so far, the part's length once flushed.
     written: u64,
     failure: Option<std::io::Error>,
+    /// The buffer rows are written into, kept from one row to the next.
+    row: String,
 }
 
 impl PartSink<'_> {
@@ -269,7 +276,11 @@ impl crate::engine::TraceSink for PartSink<'_> {
     }
 
     fn push_event(&mut self, event: EventPoint) {
-        self.write(&event_row(self.spec, self.trial, &event));
+        let mut row = std::mem::take(&mut self.row);
+        row.clear();
+        event_row(&mut row, self.spec, self.trial, &event);
+        self.write(&row);
+        self.row = row;
     }
 
     fn position(&mut self) -> std::io::Result<u64> {
@@ -363,7 +374,14 @@ impl TraceFile {
         checkpoint: Option<TrialCheckpoint<'_>>,
     ) -> Result<TrialRecord> {
         let (file, written) = self.open_part(index, checkpoint.as_ref())?;
-        let mut sink = PartSink { spec, trial: index, out: std::io::BufWriter::new(file), written, failure: None };
+        let mut sink = PartSink {
+            spec,
+            trial: index,
+            out: std::io::BufWriter::new(file),
+            written,
+            failure: None,
+            row: String::new(),
+        };
         let record = match checkpoint {
             Some(checkpoint) => spec.trial_checkpointed(index, &mut sink, checkpoint)?,
             None => spec.trial(index, &mut sink)?,
