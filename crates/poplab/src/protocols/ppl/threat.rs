@@ -1,17 +1,18 @@
 //! P_PL's holding scores for the splitting estimator ([`crate::splitting`]): how close a
 //! configuration is to losing its unique leader.
 //!
-//! With one leader, 001 section 4.2 leaves two ways to lose it (PROTOCOLS.md section 2.4; see
-//! `docs/holding.md` for the lemma numbers):
+//! With one leader, P_PL loses it in two ways only (001 section 4.2 bounds them: Lemma 10 for a
+//! new leader, Lemma 11 for none; see `docs/holding.md`):
 //! - a **timeout**: some pair reaches `timer_L <= 1` and a second leader appears (line 2). The
 //!   leader's partners get `t_max` (line 3) and the value spreads by larger-value propagation
 //!   minus one (line 1), so every `timer_L` stays near `t_max` while the leader interacts
-//!   (Lemma 16); for the timers to run down by `k`, the largest of them must fall by `k`;
-//! - a **suicide**: the leader emits a virus shielded (line 7), drops its shield at a later
-//!   expiry of `timer_I` as a responder (line 8) and meets a carrier while the virus lives
-//!   (line 5). Each carrier's value falls by one per interaction (line 4), so the virus outlives
-//!   the `r = timer_I` interactions the leader has left only along a rare slow chain of carriers
-//!   (Lemmas 19-21).
+//!   (001 Corollary 7, Lemma 15: `G_half`); for the timers to run down by `k`, the largest of them
+//!   must fall by `k`;
+//! - a **suicide** (001 section 3): the leader emits a virus shielded (line 7), drops its shield
+//!   at a later expiry of `timer_I` as a responder (line 8) and meets a carrier, itself included,
+//!   while the virus lives (line 5). Each carrier's value falls by one per interaction (line 4),
+//!   so the virus outlives the `r = timer_I` interactions the leader has left only along a rare
+//!   slow chain of carriers (001 bounds its life by `t_virus` rounds: Corollary 13, Lemma 14).
 //!
 //! The `leader-threat` score approximates `-ln P(break | configuration)` by the cheaper of the
 //! two paths, each the large-deviation cost of a chain of interactions in which every link
