@@ -10,7 +10,7 @@ import json
 import os
 import pathlib
 from collections.abc import Mapping
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import pandas as pd
 
@@ -238,7 +238,29 @@ def _settings(
     estimator: Any = "direct",
 ) -> Dict[str, Any]:
     """The options of a run, checked, as the library's JSON (the fields of its ``RawSpec``): the
-    one place the Python layer declares them. Options left out keep the library's defaults."""
+    one place the Python layer declares them, with their documentation below, which
+    `_with_options` adds to the ``Args`` of `run`, `trace` and `sweep`. Options left out keep the
+    library's defaults.
+
+    Options:
+        init: ``"default"``, ``"random"``, a family name, ``"counts:A=6,B=4"``,
+            ``{state: count}`` or a list of states (one per agent); ``None``: the protocol's own.
+        graph: ``None`` (the protocol's own), ``"complete"``, ``"ring"``,
+            ``"undirected-ring"`` or a path to an arc list.
+        engine: ``"auto"``, ``"agents"``, ``"counts"`` or ``"batched"``.
+        measure: ``"convergence"`` (steps to the safe set) or ``"holding"`` (steps until an
+            output changes, from a safe start).
+        trials, seed: independent trials; trial ``i`` is seeded by the ``i``-th SplitMix64
+            output of ``seed``.
+        max_steps: the horizon (default 10^12); a trial that reaches it is ``censored``.
+        faults: ``"STEP:K[:FAMILY]"`` strings or ``(step, k[, family])`` tuples.
+        threads: worker threads (default: every core; results do not depend on it).
+        census: count distinct states and demotion causes per trial.
+        estimator: with ``measure="holding"``, ``"direct"`` (trials until the break) or
+            ``"splitting"`` (the splitting estimator, ``--estimator splitting``; ``trials`` are
+            its repetitions, default 100), or a dict of its options ``{"replicas": 200,
+            "cycles": 1000, "score": None, "base_level": None}``.
+    """
     settings: Dict[str, Any] = {
         "init": _init(init, user),
         "graph": _graph(graph),
@@ -258,13 +280,34 @@ def _settings(
     return settings
 
 
+def _doc_entries(block: str) -> List[Tuple[Set[str], str]]:
+    """The entries of a docstring's argument block: the names before each ``name[, name]:`` at an
+    8-space indent, with the entry's text (continuation lines included)."""
+    entries: List[Tuple[Set[str], str]] = []
+    for line in block.splitlines(keepends=True):
+        if line.startswith("        ") and not line.startswith("         "):
+            entries.append(({name.strip() for name in line.split(":", 1)[0].split(",")}, line))
+        elif entries and line.startswith("         "):
+            entries[-1] = (entries[-1][0], entries[-1][1] + line)
+    return entries
+
+
 def _with_options(function: Any) -> Any:
     """Shows the options of `_settings` in ``function``'s signature (``help``, completion), in
-    place of its ``**options``."""
+    place of its ``**options``, and their documentation at the end of its ``Args`` (but those
+    it takes or documents itself)."""
     own = [p for p in inspect.signature(function).parameters.values() if p.kind != p.VAR_KEYWORD]
     taken = {p.name for p in own}
     options = [p for p in list(inspect.signature(_settings).parameters.values())[1:] if p.name not in taken]
     function.__signature__ = inspect.signature(function).replace(parameters=own + options)
+    head, returns = function.__doc__.split("\n\n    Returns:", 1)
+    if "\n    Args:\n" in head:
+        taken |= set().union(*(names for names, _ in _doc_entries(head.split("\n    Args:\n", 1)[1])))
+    else:
+        head += "\n\n    Args:"
+    block = (_settings.__doc__ or "").split("    Options:\n", 1)[1]
+    added = "".join(text for names, text in _doc_entries(block) if not names <= taken)
+    function.__doc__ = f"{head}\n{added.rstrip()}\n\n    Returns:{returns}"
     return function
 
 
@@ -433,23 +476,6 @@ def run(protocol: ProtocolLike, n: int, *, params: Optional[Mapping] = None, **o
             ``pathlib.Path``, or ``"@FILE"``), or a `Protocol`.
         n: the population size.
         params: the protocol's parameters, ``{"k": 10}`` (as ``--set k=10``).
-        init: ``"default"``, ``"random"``, a family name, ``"counts:A=6,B=4"``,
-            ``{state: count}`` or a list of states (one per agent); ``None``: the protocol's own.
-        graph: ``None`` (the protocol's own), ``"complete"``, ``"ring"``,
-            ``"undirected-ring"`` or a path to an arc list.
-        engine: ``"auto"``, ``"agents"``, ``"counts"`` or ``"batched"``.
-        measure: ``"convergence"`` (steps to the safe set) or ``"holding"`` (steps until an
-            output changes, from a safe start).
-        trials, seed: independent trials; trial ``i`` is seeded by the ``i``-th SplitMix64
-            output of ``seed``.
-        max_steps: the horizon (default 10^12); a trial that reaches it is ``censored``.
-        faults: ``"STEP:K[:FAMILY]"`` strings or ``(step, k[, family])`` tuples.
-        threads: worker threads (default: every core; results do not depend on it).
-        census: count distinct states and demotion causes per trial.
-        estimator: with ``measure="holding"``, ``"direct"`` (trials until the break) or
-            ``"splitting"`` (the splitting estimator, ``--estimator splitting``; ``trials`` are
-            its repetitions, default 100), or a dict of its options ``{"replicas": 200,
-            "cycles": 1000, "score": None, "base_level": None}``.
 
     Returns:
         A `RunResult`: ``trials`` (a DataFrame), ``summary`` (a dict), ``engine``, ``params``; or
@@ -505,7 +531,7 @@ def trace(
     event trace, as ``poplab run --trace-every event``.
 
     The trial is trial ``trial`` of a run seeded ``seed``: the same trial `run` gives, whatever
-    ``every`` is (looking never changes a run). The other arguments are `run`'s. An event trace
+    ``every`` is (looking never changes a run). An event trace
     needs each event's exact step, which batches do not keep: it runs on the count engine where
     ``engine="auto"`` would batch, and ``engine="batched"`` is refused.
 
@@ -728,7 +754,6 @@ def sweep(
             (``sweep.json``, ``trials.csv`` as trials finish, then ``summary.csv``,
             ``summary.json``, ``fits.json``); calling again with the same ``out`` continues it,
             running only the missing trials (like ``--resume``).
-        init, graph, engine, measure, max_steps, faults, threads, census: as for `run`.
 
     Returns:
         A `SweepResult`: ``trials``, ``summary`` (one row per cell) and ``fits``.

@@ -20,25 +20,30 @@ use crate::rng::{TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
 use serde::Serialize;
+use smart_default::SmartDefault;
 use std::collections::BTreeMap;
 
 /// The default horizon: 10^12 steps (minutes to hours per trial on one core).
 pub const DEFAULT_MAX_STEPS: u128 = 1_000_000_000_000;
 
 /// Everything about a run except the protocol.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, SmartDefault)]
 pub struct RunSettings {
     /// What the trials measure.
     pub measure: Measure,
     /// The interaction graph.
+    #[default(Graph::Complete)]
     pub graph: Graph,
     /// The initial configuration.
+    #[default(InitSpec::Default)]
     pub init: InitSpec,
     /// Independent trials.
+    #[default(1)]
     pub trials: u64,
     /// The master seed (trial `i` uses [`trial_seed`]`(seed, i)`).
     pub seed: u64,
     /// The horizon in steps; a trial that reaches it is censored.
+    #[default(DEFAULT_MAX_STEPS)]
     pub max_steps: u128,
     /// Worker threads (`None`: one per core). Results do not depend on it.
     pub threads: Option<usize>,
@@ -66,24 +71,6 @@ impl RunSettings {
                     .into(),
             )),
             (engine, _) => Ok(engine),
-        }
-    }
-}
-
-impl Default for RunSettings {
-    fn default() -> Self {
-        Self {
-            measure: Measure::Convergence,
-            graph: Graph::Complete,
-            init: InitSpec::Default,
-            trials: 1,
-            seed: 0,
-            max_steps: DEFAULT_MAX_STEPS,
-            threads: None,
-            faults: Vec::new(),
-            trace_every: None,
-            census: false,
-            engine: Engine::Auto,
         }
     }
 }

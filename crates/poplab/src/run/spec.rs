@@ -35,6 +35,7 @@ use crate::rng::TrialStreams;
 use crate::splitting::{self, HoldingEstimate, SplittingSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use smart_default::SmartDefault;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -67,7 +68,7 @@ use std::sync::Arc;
 /// assert!(RunSpec::resolve(&too_many).is_err());
 /// # Ok::<(), poplab::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, SmartDefault)]
 #[serde(default)]
 pub struct RawSpec {
     /// A protocol of the registry (`poplab list`).
@@ -87,10 +88,12 @@ pub struct RawSpec {
     /// `complete`, `ring`, `undirected-ring` or `@FILE` (`None`: the protocol's own).
     pub graph: Option<String>,
     /// Independent trials (the splitting estimator's independent repetitions).
+    #[default(1)]
     pub trials: u64,
     /// The master seed.
     pub seed: u64,
     /// The horizon in steps.
+    #[default(experiment::DEFAULT_MAX_STEPS)]
     pub max_steps: u128,
     /// Count distinct states and demotion causes per trial.
     pub census: bool,
@@ -111,28 +114,6 @@ pub struct RawSpec {
     /// ([`RunSpec::estimate`]).
     #[serde(skip_serializing_if = "Estimator::is_direct")]
     pub estimator: Estimator,
-}
-
-impl Default for RawSpec {
-    fn default() -> Self {
-        Self {
-            protocol: String::new(),
-            n: 0,
-            params: Vec::new(),
-            init: None,
-            measure: Measure::Convergence,
-            graph: None,
-            trials: 1,
-            seed: 0,
-            max_steps: experiment::DEFAULT_MAX_STEPS,
-            census: false,
-            engine: Engine::Auto,
-            faults: Vec::new(),
-            trace_every: None,
-            threads: None,
-            estimator: Estimator::Direct,
-        }
-    }
 }
 
 impl RawSpec {
