@@ -357,7 +357,8 @@ fn stop_rules_are_checked_after_every_interaction_on_every_graph() {
             (10, 11),
             (11, 6),
             (6, 0),
-        ]),
+        ]
+        .into()),
     ];
     let rules = [StopRule::Silent, StopRule::Consensus, StopRule::AllYes, StopRule::AllNo, StopRule::OneLeader];
     for rule in rules {
