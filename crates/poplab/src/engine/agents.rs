@@ -447,6 +447,18 @@ impl<P: Protocol, S: Scheduler, R: Deref<Target = P>> Drivable<P> for AgentRun<P
         AgentRun::census(self)
     }
 
+    fn keep_census(&mut self) {
+        AgentRun::keep_census(self);
+    }
+
+    fn pause_on(&mut self, pause: Pause) {
+        AgentRun::pause_on(self, pause);
+    }
+
+    fn snapshot(&self) -> Result<RunSnapshot> {
+        AgentRun::snapshot(self)
+    }
+
     fn keep_events(&mut self) {
         self.events.get_or_insert_with(EventLog::new);
     }

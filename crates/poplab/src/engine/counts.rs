@@ -386,6 +386,18 @@ impl<P: Protocol, R: Deref<Target = P>> Drivable<P> for CountRun<P, R> {
         CountRun::census(self)
     }
 
+    fn keep_census(&mut self) {
+        CountRun::keep_census(self);
+    }
+
+    fn pause_on(&mut self, pause: Pause) {
+        CountRun::pause_on(self, pause);
+    }
+
+    fn snapshot(&self) -> Result<RunSnapshot> {
+        CountRun::snapshot(self)
+    }
+
     /// An event needs its own step: the batched engine stops batching (the count engine's law is
     /// the same).
     fn keep_events(&mut self) {

@@ -455,7 +455,12 @@ impl Batcher {
 
     /// The interaction that ends a run: an ordered pair with at least one of the `t` delayed or
     /// taken agents, drawn uniformly among such pairs, applied and recorded.
-    fn collide<P: Protocol, R: Deref<Target = P>>(&mut self, configuration: &mut Configuration<P, R>, rng: &mut PopRng, kinds: &mut Kinds) {
+    fn collide<P: Protocol, R: Deref<Target = P>>(
+        &mut self,
+        configuration: &mut Configuration<P, R>,
+        rng: &mut PopRng,
+        kinds: &mut Kinds,
+    ) {
         let t = u128::from(kinds.delayed + kinds.taken);
         let u = u128::from(kinds.untouched);
         let x = below_u128(rng, t * (t - 1) + 2 * t * u);

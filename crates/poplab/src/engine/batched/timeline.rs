@@ -8,8 +8,8 @@ use crate::engine::Lookers;
 use crate::engine::configuration::Configuration;
 use crate::engine::sampling::hypergeometric;
 use crate::protocol::Protocol;
-use std::ops::Deref;
 use crate::rng::{PopRng, below_u64};
+use std::ops::Deref;
 
 impl Batcher {
     /// Takes the batch's interactions one at a time in their order in time (drawn from its law
@@ -71,7 +71,10 @@ impl Batcher {
     /// Walking back in time, a collision is checked before the run that precedes it; a run's
     /// demoting bulk pairs number a hypergeometric draw from those not yet placed, and the last
     /// demotion of a run is uniform among its demotions (the run's order is uniform).
-    pub(super) fn census_of_batch<P: Protocol, R: Deref<Target = P>>(&mut self, configuration: &mut Configuration<P, R>) {
+    pub(super) fn census_of_batch<P: Protocol, R: Deref<Target = P>>(
+        &mut self,
+        configuration: &mut Configuration<P, R>,
+    ) {
         let cause = |before: [u32; 2], after: [u32; 2]| {
             let protocol = configuration.protocol();
             protocol

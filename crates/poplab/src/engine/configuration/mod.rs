@@ -73,13 +73,7 @@ pub(in crate::engine) struct Configuration<P: Protocol, R: Deref<Target = P>> {
 impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
     /// The configuration with these (state, count) pairs (`n >= 2` agents in all), at step 0.
     /// Randomized transitions draw from `outcomes`.
-    pub(super) fn new(
-        protocol: R,
-        counts: &[(P::State, u64)],
-        n: u64,
-        monitor: P::Monitor,
-        outcomes: PopRng,
-    ) -> Self {
+    pub(super) fn new(protocol: R, counts: &[(P::State, u64)], n: u64, monitor: P::Monitor, outcomes: PopRng) -> Self {
         let mut configuration = Self {
             randomized: protocol.randomized().is_some(),
             protocol,
