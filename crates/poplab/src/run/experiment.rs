@@ -336,6 +336,9 @@ pub(crate) fn trial<P: Protocol>(
     })
 }
 
+/// What a trial hands the snapshot of its paused run to, with the faults' stream and the observers.
+type OnSnapshot<'a, P> = dyn FnMut(Result<RunSnapshot>, &PopRng, &mut [&mut dyn Observer<P>]) -> Result<()> + 'a;
+
 /// How a trial drives its run, on any engine ([`Drivable`]).
 struct Drive<'a> {
     /// Whether a fresh run keeps a census (a restored one keeps what it kept).
@@ -354,7 +357,7 @@ impl Drive<'_> {
         self,
         resume: Option<RunSnapshot>,
         observers: &mut [&mut dyn Observer<P>],
-        on_pause: &mut dyn FnMut(Result<RunSnapshot>, &PopRng, &mut [&mut dyn Observer<P>]) -> Result<()>,
+        on_pause: &mut OnSnapshot<'_, P>,
         make: impl FnOnce(Option<RunSnapshot>) -> Result<R>,
     ) -> Result<(Ending, Option<CensusReport>)> {
         let resumed = resume.is_some();
