@@ -8,6 +8,7 @@
 use crate::error::{Error, Result};
 use crate::rng::{Below32, PopRng};
 use rand_core::Rng;
+use std::sync::Arc;
 
 /// The interaction graph: which ordered pairs (initiator, responder) can meet.
 ///
@@ -39,8 +40,9 @@ pub enum Graph {
     DirectedRing,
     /// Edges `{u_i, u_{i+1 mod n}}`, each step one edge and a fair orientation.
     UndirectedRing,
-    /// Any directed graph, each step one listed arc uniformly.
-    Arcs(Vec<(u32, u32)>),
+    /// Any directed graph, each step one listed arc uniformly. Shared, so that a graph is cloned
+    /// at no cost (each run keeps its own).
+    Arcs(Arc<[(u32, u32)]>),
 }
 
 impl Graph {
@@ -87,7 +89,7 @@ impl Graph {
                 }
             }
         }
-        Ok(Graph::Arcs(arcs))
+        Ok(Graph::Arcs(arcs.into()))
     }
 
     /// Checks that the graph is usable for `n` agents: an arc list must name agents `0..n`, have
@@ -133,7 +135,7 @@ impl Graph {
             Graph::Complete => RandomScheduler::Complete { first: Below32::new(n32), second: Below32::new(n32 - 1) },
             Graph::DirectedRing => RandomScheduler::DirectedRing { arc: Below32::new(n32), n: n32 },
             Graph::UndirectedRing => RandomScheduler::UndirectedRing { edge: Below32::new(n32), n: n32 },
-            Graph::Arcs(arcs) => RandomScheduler::Arcs { arc: Below32::new(arcs.len() as u32), arcs: arcs.clone() },
+            Graph::Arcs(arcs) => RandomScheduler::Arcs { arc: Below32::new(arcs.len() as u32), arcs: arcs.to_vec() },
         })
     }
 }
@@ -409,20 +411,20 @@ mod tests {
     #[test]
     fn arc_lists_parse_and_validate() {
         let graph = Graph::parse_arcs("# star\n0 1\n0,2\n\n1 2 # last\n").unwrap();
-        assert_eq!(graph, Graph::Arcs(vec![(0, 1), (0, 2), (1, 2)]));
+        assert_eq!(graph, Graph::Arcs(vec![(0, 1), (0, 2), (1, 2)].into()));
         assert!(graph.validate(3).is_ok());
         assert!(graph.validate(2).unwrap_err().to_string().contains("outside 0..2"));
         assert!(Graph::parse_arcs("0 1 2").is_err());
-        assert!(Graph::Arcs(vec![(1, 1)]).validate(3).unwrap_err().to_string().contains("self-loop"));
-        assert!(Graph::Arcs(vec![]).validate(3).is_err());
-        let split = Graph::Arcs(vec![(0, 1), (2, 3)]).validate(4).unwrap_err().to_string();
+        assert!(Graph::Arcs(vec![(1, 1)].into()).validate(3).unwrap_err().to_string().contains("self-loop"));
+        assert!(Graph::Arcs(vec![].into()).validate(3).is_err());
+        let split = Graph::Arcs(vec![(0, 1), (2, 3)].into()).validate(4).unwrap_err().to_string();
         assert!(split.contains("2 groups that never meet (agents 0-1; agents 2-3)"), "{split}");
-        let isolated = Graph::Arcs(vec![(0, 1), (1, 2)]).validate(4).unwrap_err().to_string();
+        let isolated = Graph::Arcs(vec![(0, 1), (1, 2)].into()).validate(4).unwrap_err().to_string();
         assert!(isolated.contains("(agents 0-2; agent 3)"), "{isolated}");
         // A short list for a huge population is refused without a table of every agent.
-        let huge = Graph::Arcs(vec![(0, 1), (1, 0)]).validate(usize::MAX / 2).unwrap_err().to_string();
+        let huge = Graph::Arcs(vec![(0, 1), (1, 0)].into()).validate(usize::MAX / 2).unwrap_err().to_string();
         assert!(huge.contains("2 arcs touch at most 4 of the n"), "{huge}");
-        assert!(Graph::Arcs(vec![(0, 1), (2, 1)]).validate(3).is_ok());
+        assert!(Graph::Arcs(vec![(0, 1), (2, 1)].into()).validate(3).is_ok());
     }
 
     #[test]

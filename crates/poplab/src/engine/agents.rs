@@ -16,6 +16,7 @@ use crate::protocol::{Monitor, Protocol, StateHasher, tally};
 use crate::rng::PopRng;
 use std::collections::HashSet;
 use std::hash::Hash;
+use std::ops::Deref;
 
 /// Pairs drawn ahead of use.
 const BLOCK: usize = 64;
@@ -23,7 +24,9 @@ const BLOCK: usize = 64;
 /// Agent arrays larger than this (bytes) are prefetched block by block.
 const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
-/// A run in progress on the agent-array engine.
+/// A run in progress on the agent-array engine. It holds its protocol as `R`: `&P` borrows it
+/// (trials, many runs of one protocol), `Box<P>` or `Arc<P>` owns it ([`LiveRun`](super::LiveRun)).
+/// The graph it keeps is a clone (cheap: an arc list is shared).
 ///
 /// ```
 /// use poplab::engine::{AgentRun, Watch};
@@ -47,9 +50,10 @@ const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 /// assert_eq!(run.agents().iter().filter(|&&leader| leader).count(), 1);
 /// # Ok::<(), poplab::Error>(())
 /// ```
-pub struct AgentRun<'p, P: Protocol, S: Scheduler> {
-    protocol: &'p P,
-    graph: &'p Graph,
+pub struct AgentRun<P: Protocol, S: Scheduler, R: Deref<Target = P>> {
+    protocol: R,
+    /// For rebuilding the monitor.
+    graph: Graph,
     agents: Vec<P::State>,
     monitor: P::Monitor,
     scheduler: S,
@@ -94,20 +98,21 @@ impl<S: Copy + Eq + Hash> Census<S> {
     }
 }
 
-impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
-    /// A run of `protocol` from `agents`, pairs chosen by `scheduler` drawing from `rng`.
-    pub fn new(protocol: &'p P, graph: &'p Graph, agents: Vec<P::State>, scheduler: S, rng: PopRng) -> Self {
+impl<P: Protocol, S: Scheduler, R: Deref<Target = P>> AgentRun<P, S, R> {
+    /// A run of `protocol` (`&P` to borrow it, `Box<P>` to own it) on `graph` from `agents`, pairs
+    /// chosen by `scheduler` drawing from `rng`.
+    pub fn new(protocol: R, graph: &Graph, agents: Vec<P::State>, scheduler: S, rng: PopRng) -> Self {
         let monitor = protocol.monitor(&agents, graph);
         let prefetch = std::mem::size_of_val(agents.as_slice()) > PREFETCH_ABOVE_BYTES;
         let agents = on_huge_pages(agents);
         Self {
+            randomized: protocol.randomized().is_some(),
             protocol,
-            graph,
+            graph: graph.clone(),
             agents,
             monitor,
             scheduler,
             outcomes: crate::rng::outcome_stream(&rng),
-            randomized: protocol.randomized().is_some(),
             rng,
             step: 0,
             pairs: [(0, 0); BLOCK],
@@ -125,7 +130,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     /// The run at this safe point (a block boundary, or before the first block), its states
     /// written by the protocol ([`super::snapshot`]).
     pub fn snapshot(&self) -> Result<RunSnapshot> {
-        let mut writer = StateWriter::new(self.protocol);
+        let mut writer = StateWriter::new(&*self.protocol);
         let agents = self.agents.iter().map(|&s| writer.index(s)).collect::<Result<Vec<u32>>>()?;
         let census = match &self.census {
             None => None,
@@ -150,11 +155,11 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
 
     /// The run `snapshot` saved (of `protocol` on `graph`, pairs by `scheduler`): it goes on
     /// exactly as the saved one would have. The monitor is rebuilt from the agents.
-    pub fn restore(protocol: &'p P, graph: &'p Graph, scheduler: S, snapshot: RunSnapshot) -> Result<Self> {
+    pub fn restore(protocol: R, graph: &Graph, scheduler: S, snapshot: RunSnapshot) -> Result<Self> {
         let EngineSnapshot::Agents(saved) = snapshot.engine else {
             return Err(Error::Setting("a checkpoint of the count engines given to the agent engine".into()));
         };
-        let states = read_states(protocol, &snapshot.states)?;
+        let states = read_states(&*protocol, &snapshot.states)?;
         if saved.agents.len() != protocol.n() || saved.pairs.len() > BLOCK || saved.ahead.len() > BLOCK {
             return Err(Error::Setting(format!(
                 "a checkpointed agent array of {} agents for n = {}",
@@ -187,10 +192,20 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
     /// for the current agents; nothing else changes, so the trajectory goes on as it would have.
     ///
     /// [`with_stop`]: crate::protocols::custom::Custom::with_stop
-    pub fn retarget(&mut self, protocol: &'p P) {
+    pub fn retarget(&mut self, protocol: R) {
         debug_assert_eq!(protocol.randomized().is_some(), self.randomized, "a retarget keeps the rules");
+        self.monitor = protocol.monitor(&self.agents, &self.graph);
         self.protocol = protocol;
-        self.monitor = protocol.monitor(&self.agents, self.graph);
+    }
+
+    /// The protocol.
+    pub fn protocol(&self) -> &P {
+        &self.protocol
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
     }
 
     /// Starts counting the distinct states visited and the causes of demotions (see
@@ -232,8 +247,8 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
 
     /// Lets `observer` act now; rebuilds the monitor if it changed agents.
     pub fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) {
-        if observer.observe(self.step(), self.protocol, &mut self.agents, faults_rng) {
-            self.monitor = self.protocol.monitor(&self.agents, self.graph);
+        if observer.observe(self.step(), &*self.protocol, &mut self.agents, faults_rng) {
+            self.monitor = self.protocol.monitor(&self.agents, &self.graph);
             if let Some(census) = &mut self.census {
                 census.visited.extend(self.agents.iter().copied());
             }
@@ -315,7 +330,7 @@ impl<'p, P: Protocol, S: Scheduler> AgentRun<'p, P, S> {
                 self.agents[v] = b2;
                 self.monitor.record_at(&self.agents, (u, v), [a, b]);
                 if let Some(census) = &mut self.census {
-                    census.record(self.protocol, [a, b], [a2, b2]);
+                    census.record(&*self.protocol, [a, b], [a2, b2]);
                 }
                 if let Some(log) = &mut self.events {
                     log.push(Event { step: u128::from(self.step), before: [a, b], after: [a2, b2] });
@@ -394,13 +409,13 @@ pub fn prefetch<T>(ptr: *const T) {
     let _ = ptr;
 }
 
-impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
+impl<P: Protocol, S: Scheduler, R: Deref<Target = P>> Drivable<P> for AgentRun<P, S, R> {
     fn step(&self) -> u128 {
         AgentRun::step(self)
     }
 
     fn protocol(&self) -> &P {
-        self.protocol
+        &self.protocol
     }
 
     fn monitor(&self) -> &P::Monitor {
@@ -423,7 +438,7 @@ impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
         if !observers.is_empty() {
             let counts = tally(&self.agents);
             for observer in observers.iter_mut() {
-                observer.finish(self.step(), self.protocol, &counts);
+                observer.finish(self.step(), &*self.protocol, &counts);
             }
         }
     }
@@ -432,12 +447,24 @@ impl<P: Protocol, S: Scheduler> Drivable<P> for AgentRun<'_, P, S> {
         AgentRun::census(self)
     }
 
+    fn keep_census(&mut self) {
+        AgentRun::keep_census(self);
+    }
+
+    fn pause_on(&mut self, pause: Pause) {
+        AgentRun::pause_on(self, pause);
+    }
+
+    fn snapshot(&self) -> Result<RunSnapshot> {
+        AgentRun::snapshot(self)
+    }
+
     fn keep_events(&mut self) {
         self.events.get_or_insert_with(EventLog::new);
     }
 
     fn hand_events(&mut self, observers: &mut [&mut dyn Observer<P>]) -> bool {
-        self.events.as_mut().is_some_and(|log| log.hand_over(self.protocol, observers))
+        self.events.as_mut().is_some_and(|log| log.hand_over(&*self.protocol, observers))
     }
 }
 

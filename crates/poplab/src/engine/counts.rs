@@ -36,11 +36,13 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{Protocol, tally};
 use crate::rng::PopRng;
+use std::ops::Deref;
 
 /// The largest population the count engines take (counts and weights stay exact below it).
 pub const MAX_AGENTS: u64 = 1 << 62;
 
-/// A run in progress on the count engine (complete graph only).
+/// A run in progress on the count engine (complete graph only). It holds its protocol as `R`, as
+/// [`AgentRun`](super::AgentRun) does: `&P` borrows it, `Box<P>` or `Arc<P>` owns it.
 ///
 /// ```
 /// use poplab::engine::{CountRun, Watch};
@@ -56,8 +58,8 @@ pub const MAX_AGENTS: u64 = 1 << 62;
 /// assert_eq!(run.counts(), vec![(Opinion::A, 100_000)]);
 /// # Ok::<(), poplab::Error>(())
 /// ```
-pub struct CountRun<'p, P: Protocol> {
-    configuration: Configuration<'p, P>,
+pub struct CountRun<P: Protocol, R: Deref<Target = P>> {
+    configuration: Configuration<P, R>,
     rng: PopRng,
     /// Null steps still to take before the next non-null one, drawn for the current configuration.
     pending: Option<u128>,
@@ -67,22 +69,23 @@ pub struct CountRun<'p, P: Protocol> {
     pause: Pause,
 }
 
-impl<'p, P: Protocol> CountRun<'p, P> {
-    /// A run of `protocol` on the complete graph from `agents`, pairs drawn from `rng`.
-    pub fn new(protocol: &'p P, agents: &[P::State], rng: PopRng) -> Result<Self> {
-        Self::start(protocol, &tally(agents), || protocol.monitor(agents, &Graph::Complete), rng)
+impl<P: Protocol, R: Deref<Target = P>> CountRun<P, R> {
+    /// A run of `protocol` (`&P` to borrow it, `Box<P>` to own it) on the complete graph from
+    /// `agents`, pairs drawn from `rng`.
+    pub fn new(protocol: R, agents: &[P::State], rng: PopRng) -> Result<Self> {
+        Self::start(protocol, &tally(agents), |protocol| protocol.monitor(agents, &Graph::Complete), rng)
     }
 
     /// A run of `protocol` on the complete graph from the configuration with these (state, count)
     /// pairs, without ever building an agent array (populations up to `MAX_AGENTS`).
-    pub fn from_counts(protocol: &'p P, counts: &[(P::State, u64)], rng: PopRng) -> Result<Self> {
-        Self::start(protocol, counts, || crate::protocol::monitor_of_counts(protocol, counts), rng)
+    pub fn from_counts(protocol: R, counts: &[(P::State, u64)], rng: PopRng) -> Result<Self> {
+        Self::start(protocol, counts, |protocol| crate::protocol::monitor_of_counts(protocol, counts), rng)
     }
 
     fn start(
-        protocol: &'p P,
+        protocol: R,
         counts: &[(P::State, u64)],
-        monitor: impl FnOnce() -> P::Monitor,
+        monitor: impl FnOnce(&P) -> P::Monitor,
         rng: PopRng,
     ) -> Result<Self> {
         let n = counts.iter().map(|&(_, c)| c).try_fold(0u64, u64::checked_add).unwrap_or(u64::MAX);
@@ -93,7 +96,8 @@ impl<'p, P: Protocol> CountRun<'p, P> {
             return Err(Error::PopulationSize { n, reason: "the count engines handle at most 2^62 agents".into() });
         }
         let outcomes = crate::rng::outcome_stream(&rng);
-        let configuration = Configuration::new(protocol, counts, n, monitor(), outcomes);
+        let monitor = monitor(&protocol);
+        let configuration = Configuration::new(protocol, counts, n, monitor, outcomes);
         Ok(Self { configuration, rng, pending: None, batcher: None, pause: Pause::default() })
     }
 
@@ -113,11 +117,11 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     /// The run `snapshot` saved, of `protocol`: it goes on exactly as the saved one would have.
     /// The Fenwick tree, the skip table and the monitor are rebuilt from the counts.
-    pub fn restore(protocol: &'p P, snapshot: RunSnapshot) -> Result<Self> {
+    pub fn restore(protocol: R, snapshot: RunSnapshot) -> Result<Self> {
         let EngineSnapshot::Counts(saved) = snapshot.engine else {
             return Err(Error::Setting("a checkpoint of the agent engine given to the count engines".into()));
         };
-        let states = read_states(protocol, &snapshot.states)?;
+        let states = read_states(&*protocol, &snapshot.states)?;
         let n: u64 = saved.counts.iter().sum();
         if n != protocol.n() as u64 || saved.counts.len() != states.len() {
             return Err(Error::Setting(format!("a checkpointed configuration of {n} agents for n = {}", protocol.n())));
@@ -136,8 +140,13 @@ impl<'p, P: Protocol> CountRun<'p, P> {
 
     /// Goes on with `protocol` (same states, rules and outputs; see
     /// [`AgentRun::retarget`](super::AgentRun::retarget)): the monitor is rebuilt.
-    pub fn retarget(&mut self, protocol: &'p P) {
+    pub fn retarget(&mut self, protocol: R) {
         self.configuration.retarget(protocol);
+    }
+
+    /// The protocol.
+    pub fn protocol(&self) -> &P {
+        self.configuration.protocol()
     }
 
     /// Takes many interactions at once where that pays (the batched engine; see
@@ -301,7 +310,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     ) -> bool {
         self.pending = None;
         let batcher = self.batcher.as_deref_mut().expect("batched engine");
-        batcher.batch_step::<P, SAFE_SET, OUTPUT_CHANGE>(&mut self.configuration, &mut self.rng, until, lookers)
+        batcher.batch_step::<P, R, SAFE_SET, OUTPUT_CHANGE>(&mut self.configuration, &mut self.rng, until, lookers)
     }
 
     /// One step without skipping (a skip already drawn is dropped: exact, the law is memoryless).
@@ -338,7 +347,7 @@ impl<'p, P: Protocol> CountRun<'p, P> {
     }
 }
 
-impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
+impl<P: Protocol, R: Deref<Target = P>> Drivable<P> for CountRun<P, R> {
     fn step(&self) -> u128 {
         CountRun::step(self)
     }
@@ -375,6 +384,18 @@ impl<P: Protocol> Drivable<P> for CountRun<'_, P> {
 
     fn census(&self) -> Option<CensusReport> {
         CountRun::census(self)
+    }
+
+    fn keep_census(&mut self) {
+        CountRun::keep_census(self);
+    }
+
+    fn pause_on(&mut self, pause: Pause) {
+        CountRun::pause_on(self, pause);
+    }
+
+    fn snapshot(&self) -> Result<RunSnapshot> {
+        CountRun::snapshot(self)
     }
 
     /// An event needs its own step: the batched engine stops batching (the count engine's law is

@@ -9,7 +9,8 @@
 //! law given what it drew (see [`super::batched`]). So the same seed gives the same trajectory and
 //! the same result with any time series, or none.
 
-use super::{Ending, Observer, Outcome, Steps, Watch};
+use super::snapshot::RunSnapshot;
+use super::{Ending, Observer, Outcome, Pause, Steps, Watch};
 use crate::error::{Error, Result};
 use crate::protocol::{Monitor, Protocol, check_rules};
 use crate::rng::PopRng;
@@ -118,8 +119,17 @@ pub trait Drivable<P: Protocol> {
     /// returns whether the log was full (the reason [`Drivable::advance`] returned early).
     fn hand_events(&mut self, observers: &mut [&mut dyn Observer<P>]) -> bool;
 
+    /// Starts keeping a census of the states visited and the causes of demotions.
+    fn keep_census(&mut self);
+
     /// The census so far, if the run keeps one.
     fn census(&self) -> Option<CensusReport>;
+
+    /// Stops [`Drivable::advance`] at the engine's next safe point once `pause` is raised.
+    fn pause_on(&mut self, pause: Pause);
+
+    /// The run at this safe point, to go on from later ([`super::snapshot`]).
+    fn snapshot(&self) -> Result<RunSnapshot>;
 }
 
 /// The observers of a run that only look ([`Observer::only_looks`]), with the stream they are

@@ -14,7 +14,8 @@ use crate::graph::{Graph, RandomScheduler};
 use crate::protocol::{Monitor, Protocol, check_rules, tally};
 use crate::rng::{PopRng, TrialStreams};
 
-/// One trial of `P` on an engine, advanced by the caller. It owns its protocol and graph.
+/// One trial of `P` on an engine, advanced by the caller. Its engine owns the protocol and the
+/// graph.
 ///
 /// ```
 /// use poplab::engine::{Engine, LiveRun, SampleSteps};
@@ -39,12 +40,8 @@ use crate::rng::{PopRng, TrialStreams};
 /// assert_eq!(run.counts(), vec![(Opinion::A, 10_000)]);
 /// # Ok::<(), poplab::Error>(())
 /// ```
-pub struct LiveRun<P: Protocol + 'static> {
-    // Declared first, so dropped first: it borrows `protocol` and `graph`.
+pub struct LiveRun<P: Protocol> {
     run: Run<P>,
-    /// Never moved out of its box or changed while `run` lives.
-    protocol: Box<P>,
-    graph: Box<Graph>,
     /// Handed to samplers (which draw nothing from it).
     looks: PopRng,
     /// Set when a user rule failed inside [`LiveRun::advance`]: the run stopped somewhere inside
@@ -52,9 +49,9 @@ pub struct LiveRun<P: Protocol + 'static> {
     failed: bool,
 }
 
-enum Run<P: Protocol + 'static> {
-    Agents(Box<AgentRun<'static, P, RandomScheduler>>),
-    Counts(Box<CountRun<'static, P>>),
+enum Run<P: Protocol> {
+    Agents(Box<AgentRun<P, RandomScheduler, Box<P>>>),
+    Counts(Box<CountRun<P, Box<P>>>),
 }
 
 /// The steps at which to sample a live run: an ascending sequence drawn on as the run goes (it may
@@ -125,33 +122,29 @@ impl<P: Protocol, I: Iterator<Item = u128>> Observer<P> for Sampler<'_, P::State
     }
 }
 
-impl<P: Protocol + 'static> LiveRun<P> {
+impl<P: Protocol> LiveRun<P> {
     /// A run of `protocol` on `graph` from the configuration `counts` ((state, count) pairs),
     /// with the streams of trial seed `seed`, on `engine` (the agent engine puts the agents in the
     /// order of `counts`; [`Engine::Auto`] is the batched engine on the complete graph and the agent
     /// engine elsewhere; the count engines refuse other graphs, see [`Engine::resolve`]).
     pub fn new(protocol: P, graph: Graph, counts: &[(P::State, u64)], engine: Engine, seed: u64) -> Result<Self> {
         let engine = engine.resolve(&graph, false, true)?;
-        let protocol = Box::new(protocol);
-        let graph = Box::new(graph);
-        // SAFETY: both boxes are owned by the value built here, never moved out of or changed
-        // while `run` lives, and `run` is dropped first (field order), so the references stay valid
-        // for as long as `run` uses them.
-        let (p, g): (&'static P, &'static Graph) = unsafe { (&*(&*protocol as *const P), &*(&*graph as *const Graph)) };
         let TrialStreams { schedule, faults, .. } = TrialStreams::new(seed);
         let run = if engine == Engine::Agents {
             let agents: Vec<P::State> = counts.iter().flat_map(|&(s, c)| std::iter::repeat_n(s, c as usize)).collect();
-            Run::Agents(Box::new(AgentRun::new(p, g, agents, g.scheduler(p.n())?, schedule)))
+            let scheduler = graph.scheduler(protocol.n())?;
+            Run::Agents(Box::new(AgentRun::new(Box::new(protocol), &graph, agents, scheduler, schedule)))
         } else {
-            let mut run = CountRun::from_counts(p, counts, schedule)?;
+            let mut run = CountRun::from_counts(Box::new(protocol), counts, schedule)?;
             if engine == Engine::Batched {
                 run.batch();
             }
             Run::Counts(Box::new(run))
         };
+        let live = Self { run, looks: faults, failed: false };
         // Building the monitor may call a user rule, which may fail.
-        check_rules(p)?;
-        Ok(Self { run, protocol, graph, looks: faults, failed: false })
+        check_rules(live.protocol())?;
+        Ok(live)
     }
 
     /// The run as it stands, for [`LiveRun::restore`] (in this process or another): between two
@@ -190,14 +183,13 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// # Ok::<(), poplab::Error>(())
     /// ```
     pub fn restore(protocol: P, graph: Graph, snapshot: RunSnapshot) -> Result<Self> {
-        let protocol = Box::new(protocol);
-        let graph = Box::new(graph);
-        // SAFETY: as in `new`.
-        let (p, g): (&'static P, &'static Graph) = unsafe { (&*(&*protocol as *const P), &*(&*graph as *const Graph)) };
         let run = match &snapshot.engine {
-            EngineSnapshot::Agents(_) => Run::Agents(Box::new(AgentRun::restore(p, g, g.scheduler(p.n())?, snapshot)?)),
-            EngineSnapshot::Counts(_) if *g == Graph::Complete => {
-                Run::Counts(Box::new(CountRun::restore(p, snapshot)?))
+            EngineSnapshot::Agents(_) => {
+                let scheduler = graph.scheduler(protocol.n())?;
+                Run::Agents(Box::new(AgentRun::restore(Box::new(protocol), &graph, scheduler, snapshot)?))
+            }
+            EngineSnapshot::Counts(_) if graph == Graph::Complete => {
+                Run::Counts(Box::new(CountRun::restore(Box::new(protocol), snapshot)?))
             }
             EngineSnapshot::Counts(_) => {
                 return Err(Error::Setting(
@@ -205,10 +197,11 @@ impl<P: Protocol + 'static> LiveRun<P> {
                 ));
             }
         };
-        // Rebuilding the monitor may call a user rule, which may fail.
-        check_rules(p)?;
         // The samplers' stream: they draw nothing from it.
-        Ok(Self { run, protocol, graph, looks: TrialStreams::new(0).faults, failed: false })
+        let live = Self { run, looks: TrialStreams::new(0).faults, failed: false };
+        // Rebuilding the monitor may call a user rule, which may fail.
+        check_rules(live.protocol())?;
+        Ok(live)
     }
 
     /// Goes on with `protocol` in place of the run's: one with the same states, rules and outputs
@@ -220,15 +213,11 @@ impl<P: Protocol + 'static> LiveRun<P> {
     /// the run refuses to go on.
     pub fn set_protocol(&mut self, protocol: P) -> Result<()> {
         let protocol = Box::new(protocol);
-        // SAFETY: as in `new`; the old protocol is dropped below, once `run` refers to the new one.
-        let p: &'static P = unsafe { &*(&*protocol as *const P) };
         match &mut self.run {
-            Run::Agents(run) => run.retarget(p),
-            Run::Counts(run) => run.retarget(p),
+            Run::Agents(run) => run.retarget(protocol),
+            Run::Counts(run) => run.retarget(protocol),
         }
-        let result = check_rules(p);
-        // Kept even on failure: the run may refer to it.
-        self.protocol = protocol;
+        let result = check_rules(self.protocol());
         self.failed |= result.is_err();
         result
     }
@@ -242,12 +231,18 @@ impl<P: Protocol + 'static> LiveRun<P> {
 
     /// The protocol.
     pub fn protocol(&self) -> &P {
-        &self.protocol
+        match &self.run {
+            Run::Agents(run) => run.protocol(),
+            Run::Counts(run) => run.protocol(),
+        }
     }
 
     /// The graph.
     pub fn graph(&self) -> &Graph {
-        &self.graph
+        match &self.run {
+            Run::Agents(run) => run.graph(),
+            Run::Counts(_) => &Graph::Complete,
+        }
     }
 
     /// Steps taken so far.
@@ -299,7 +294,7 @@ impl<P: Protocol + 'static> LiveRun<P> {
             return Err(Error::Setting("this run stopped at a failing rule and cannot go on; start a new one".into()));
         }
         let met = self.advance_unguarded(until, stop_when_safe, at, sample);
-        let result = check_rules(&*self.protocol).map(|()| met);
+        let result = check_rules(self.protocol()).map(|()| met);
         self.failed = result.is_err();
         result
     }

@@ -7,16 +7,17 @@
 
 pub use super::record::TrialRecord;
 use crate::checkpoint::{TrialCheckpoint, TrialSnapshot};
+use crate::engine::snapshot::RunSnapshot;
 use crate::engine::{
-    AgentRun, CountRun, Ending, Engine, EventTrace, Fault, FaultStates, Measure, Observer, Outcome, RunPlan, Series,
-    Steps, TimeSeries, TraceEvery, TraceSink, drive_pausing,
+    AgentRun, CensusReport, CountRun, Drivable, Ending, Engine, EventTrace, Fault, FaultStates, Measure, Observer,
+    Outcome, Pause, RunPlan, Series, Steps, TimeSeries, TraceEvery, TraceSink, drive_pausing,
 };
 use crate::error::{Error, Result};
 use crate::files;
 use crate::graph::Graph;
 use crate::init::{InitSpec, check_family};
 use crate::protocol::Protocol;
-use crate::rng::{TrialStreams, trial_seed};
+use crate::rng::{PopRng, TrialStreams, trial_seed};
 use crate::stats;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -233,7 +234,7 @@ pub(crate) fn trial<P: Protocol>(
 ) -> Result<TrialRecord> {
     let seed = trial_seed(settings.seed, index);
     let TrialStreams { schedule, init: mut init_rng, mut faults, .. } = TrialStreams::new(seed);
-    let (pause, mut resume, deposit) = match checkpoint {
+    let (pause, resume, deposit) = match checkpoint {
         Some(c) => (c.pause, c.resume, Some(c.deposit)),
         None => (Default::default(), None, None),
     };
@@ -244,10 +245,7 @@ pub(crate) fn trial<P: Protocol>(
         let step = saved.run.step();
         fault_observers.iter_mut().filter(|f| f.step <= step).for_each(Fault::mark_done);
     }
-    let resumed = resume.is_some();
-    let on_pause = |snapshot: Result<crate::engine::snapshot::RunSnapshot>,
-                    rng: &crate::rng::PopRng,
-                    observers: &mut [&mut dyn Observer<P>]| {
+    let mut on_pause = |snapshot: Result<RunSnapshot>, rng: &PopRng, observers: &mut [&mut dyn Observer<P>]| {
         if let Some(deposit) = deposit {
             // The time series' rows so far are flushed before the snapshot says where they end.
             let mut trace = None;
@@ -277,29 +275,20 @@ pub(crate) fn trial<P: Protocol>(
     let last_fault = settings.faults.iter().map(|f| f.step).max();
     let plan =
         RunPlan { measure: settings.measure, max_steps: settings.max_steps, watch_from: last_fault.unwrap_or(0) };
+    let resume = resume.map(|saved| saved.run);
+    let drive = Drive { census: settings.census, pause: &pause, plan, faults: &mut faults };
     let (Ending { outcome, steps }, census) = if engine == Engine::Agents {
         let scheduler = settings.graph.scheduler(protocol.n())?;
-        let mut run = match resume.take() {
-            Some(saved) => AgentRun::restore(protocol, &settings.graph, scheduler, saved.run)?,
+        drive.run(resume, &mut observers, &mut on_pause, |saved| match saved {
+            Some(saved) => AgentRun::restore(protocol, &settings.graph, scheduler, saved),
             None => {
                 let agents = settings.init.build(protocol, &mut init_rng)?;
-                let mut run = AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule);
-                if settings.census {
-                    run.keep_census();
-                }
-                run
+                Ok(AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule))
             }
-        };
-        run.pause_on(pause.clone());
-        let ending =
-            drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
-                on_pause(run.snapshot(), rng, observers)
-            })?;
-        (ending, run.census())
+        })?
     } else {
-        let mut run = match resume.take() {
-            Some(saved) => CountRun::restore(protocol, saved.run)?,
-            None => {
+        drive.run(resume, &mut observers, &mut on_pause, |saved| {
+            let Some(saved) = saved else {
                 // The default start as counts: no agent array, whatever n.
                 let mut run = match &settings.init {
                     InitSpec::Default => {
@@ -313,18 +302,10 @@ pub(crate) fn trial<P: Protocol>(
                 if engine == Engine::Batched {
                     run.batch();
                 }
-                if settings.census {
-                    run.keep_census();
-                }
-                run
-            }
-        };
-        run.pause_on(pause.clone());
-        let ending =
-            drive_pausing(&mut run, plan, &mut observers, &mut faults, resumed, &mut |run, rng, observers| {
-                on_pause(run.snapshot(), rng, observers)
-            })?;
-        (ending, run.census())
+                return Ok(run);
+            };
+            CountRun::restore(protocol, saved)
+        })?
     };
     drop(observers);
     Ok(TrialRecord {
@@ -340,6 +321,44 @@ pub(crate) fn trial<P: Protocol>(
         trace: Vec::new(),
         events: Vec::new(),
     })
+}
+
+/// What a trial hands the snapshot of its paused run to, with the faults' stream and the observers.
+type OnSnapshot<'a, P> = dyn FnMut(Result<RunSnapshot>, &PopRng, &mut [&mut dyn Observer<P>]) -> Result<()> + 'a;
+
+/// How a trial drives its run, on any engine ([`Drivable`]).
+struct Drive<'a> {
+    /// Whether a fresh run keeps a census (a restored one keeps what it kept).
+    census: bool,
+    /// The checkpoint's pause (never raised without one).
+    pause: &'a Pause,
+    plan: RunPlan,
+    faults: &'a mut PopRng,
+}
+
+impl Drive<'_> {
+    /// Drives the run `make` builds (restored from `resume`, or started when `None`) with
+    /// `observers` to its end; each time the run pauses, `on_pause` is handed its snapshot. Returns
+    /// how it ended and its census.
+    fn run<P: Protocol, R: Drivable<P>>(
+        self,
+        resume: Option<RunSnapshot>,
+        observers: &mut [&mut dyn Observer<P>],
+        on_pause: &mut OnSnapshot<'_, P>,
+        make: impl FnOnce(Option<RunSnapshot>) -> Result<R>,
+    ) -> Result<(Ending, Option<CensusReport>)> {
+        let resumed = resume.is_some();
+        let mut run = make(resume)?;
+        if self.census && !resumed {
+            run.keep_census();
+        }
+        run.pause_on(self.pause.clone());
+        let ending =
+            drive_pausing(&mut run, self.plan, observers, self.faults, resumed, &mut |run, rng, observers| {
+                on_pause(run.snapshot(), rng, observers)
+            })?;
+        Ok((ending, run.census()))
+    }
 }
 
 /// The rayon pool of `threads` workers (`None`: one per core).

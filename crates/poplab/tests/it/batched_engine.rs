@@ -23,7 +23,7 @@ use poplab::stats::{ks_critical, ks_integer_sample, ks_two_sample};
 use rand_core::SeedableRng;
 
 /// A batching count run of `p` from `agents`.
-fn batching<'p, P: Protocol>(p: &'p P, agents: &[P::State], seed: u64) -> CountRun<'p, P> {
+fn batching<'p, P: Protocol>(p: &'p P, agents: &[P::State], seed: u64) -> CountRun<P, &'p P> {
     let mut run = CountRun::new(p, agents, PopRng::seed_from_u64(seed)).unwrap();
     run.batch_always();
     run

@@ -342,22 +342,25 @@ fn stop_rules_are_checked_after_every_interaction_on_every_graph() {
         Graph::Complete,
         Graph::DirectedRing,
         Graph::UndirectedRing,
-        Graph::Arcs(vec![
-            (0, 1),
-            (1, 2),
-            (2, 0),
-            (3, 4),
-            (4, 5),
-            (5, 3),
-            (0, 3),
-            (6, 7),
-            (7, 8),
-            (8, 9),
-            (9, 10),
-            (10, 11),
-            (11, 6),
-            (6, 0),
-        ]),
+        Graph::Arcs(
+            vec![
+                (0, 1),
+                (1, 2),
+                (2, 0),
+                (3, 4),
+                (4, 5),
+                (5, 3),
+                (0, 3),
+                (6, 7),
+                (7, 8),
+                (8, 9),
+                (9, 10),
+                (10, 11),
+                (11, 6),
+                (6, 0),
+            ]
+            .into(),
+        ),
     ];
     let rules = [StopRule::Silent, StopRule::Consensus, StopRule::AllYes, StopRule::AllNo, StopRule::OneLeader];
     for rule in rules {

@@ -149,7 +149,7 @@ fn runs_restored_from_snapshots_go_on_on_the_same_trajectory() {
     // The count engines: angluin (null skipping, batches while many leaders remain) and ls-timer
     // (plain steps), each also with batches forced.
     let angluin = angluin(3000);
-    fn counts_case<'p>(angluin: &'p Angluin, make: &dyn Fn() -> CountRun<'p, Angluin>, max: u64) {
+    fn counts_case<'p>(angluin: &'p Angluin, make: &dyn Fn() -> CountRun<Angluin, &'p Angluin>, max: u64) {
         // The batched engine's batches end where a run stops: the reference stops at the same
         // steps, without snapshots (a raised pause stops a count engine before its next event).
         let (mut whole, mut next) = (make(), stretches(2, max));

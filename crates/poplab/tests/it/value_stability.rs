@@ -43,7 +43,7 @@ fn steps<P: Protocol>(p: &P, settings: &RunSettings, engine: Engine) -> Vec<(Out
 /// Trial `index` of a convergence run with master seed `seed` from the default start, on the count
 /// engine played by hand as `run_trial` plays it (`batch`: as the batched engine; `always`: batching
 /// whenever it can, which `run_trial` never does). Returns the ending and the run, to look at.
-fn count_trial<P: Protocol>(p: &P, seed: u64, index: u64, batch: bool, always: bool) -> (Ending, CountRun<'_, P>) {
+fn count_trial<P: Protocol>(p: &P, seed: u64, index: u64, batch: bool, always: bool) -> (Ending, CountRun<P, &P>) {
     let mut streams = TrialStreams::new(trial_seed(seed, index));
     let mut run = CountRun::from_counts(p, &poplab::protocol::initial_counts(p), streams.schedule).unwrap();
     if batch {

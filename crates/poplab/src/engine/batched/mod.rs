@@ -109,6 +109,7 @@ use super::{Lookers, steps_to};
 use crate::protocol::{Monitor, Protocol};
 use crate::rng::{PopRng, below_u64, below_u128};
 use rand_core::{Rng, SeedableRng};
+use std::ops::Deref;
 
 mod timeline;
 
@@ -322,9 +323,9 @@ impl Batcher {
     /// non-null probability `p`), a batch must be expected to hold at least `k^2` non-null
     /// interactions, so that it beats single null-skipping steps; while taking plain steps, it
     /// must aim at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
-    pub(super) fn pays<P: Protocol>(
+    pub(super) fn pays<P: Protocol, R: Deref<Target = P>>(
         &self,
-        configuration: &Configuration<'_, P>,
+        configuration: &Configuration<P, R>,
         non_null_probability: Option<f64>,
         watching_safe_set: bool,
     ) -> bool {
@@ -354,9 +355,9 @@ impl Batcher {
     /// whether the watch was met (at exactly the current step). `lookers` (all due after the
     /// current step) look at their steps inside the batch, before its end and before the step
     /// where the watch is met; the batch is drawn the same whether they look or not.
-    pub(super) fn batch_step<P: Protocol, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+    pub(super) fn batch_step<P: Protocol, R: Deref<Target = P>, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
         &mut self,
-        configuration: &mut Configuration<'_, P>,
+        configuration: &mut Configuration<P, R>,
         rng: &mut PopRng,
         until: u128,
         lookers: Option<&mut Lookers<'_, P>>,
@@ -376,7 +377,7 @@ impl Batcher {
         }
         if (SAFE_SET && monitor.is_safe()) || output_changed {
             let start = configuration.step();
-            let met = self.replay::<P, SAFE_SET, OUTPUT_CHANGE>(configuration, rng, lookers);
+            let met = self.replay::<P, R, SAFE_SET, OUTPUT_CHANGE>(configuration, rng, lookers);
             debug_assert!(met, "the replayed batch must meet the watch");
             self.steps_in_batches += configuration.step() - start;
             return met;
@@ -410,9 +411,9 @@ impl Batcher {
 
     /// Draws a batch of at most `room` interactions (runs, singles, bulk pairs, and in `net` the
     /// initial states of the taken agents, negated); returns its length.
-    fn draw_batch<P: Protocol>(
+    fn draw_batch<P: Protocol, R: Deref<Target = P>>(
         &mut self,
-        configuration: &mut Configuration<'_, P>,
+        configuration: &mut Configuration<P, R>,
         rng: &mut PopRng,
         room: u64,
     ) -> u64 {
@@ -454,7 +455,12 @@ impl Batcher {
 
     /// The interaction that ends a run: an ordered pair with at least one of the `t` delayed or
     /// taken agents, drawn uniformly among such pairs, applied and recorded.
-    fn collide<P: Protocol>(&mut self, configuration: &mut Configuration<'_, P>, rng: &mut PopRng, kinds: &mut Kinds) {
+    fn collide<P: Protocol, R: Deref<Target = P>>(
+        &mut self,
+        configuration: &mut Configuration<P, R>,
+        rng: &mut PopRng,
+        kinds: &mut Kinds,
+    ) {
         let t = u128::from(kinds.delayed + kinds.taken);
         let u = u128::from(kinds.untouched);
         let x = below_u128(rng, t * (t - 1) + 2 * t * u);
@@ -476,9 +482,9 @@ impl Batcher {
 
     /// Takes a uniformly chosen delayed or taken agent out of its kind; returns its state index.
     /// A delayed agent's pair is resolved first (its partner becomes taken).
-    fn take_touched<P: Protocol>(
+    fn take_touched<P: Protocol, R: Deref<Target = P>>(
         &mut self,
-        configuration: &mut Configuration<'_, P>,
+        configuration: &mut Configuration<P, R>,
         rng: &mut PopRng,
         kinds: &mut Kinds,
     ) -> u32 {
@@ -503,9 +509,9 @@ impl Batcher {
     }
 
     /// Takes a uniformly chosen untouched agent; returns its state index.
-    fn take_untouched<P: Protocol>(
+    fn take_untouched<P: Protocol, R: Deref<Target = P>>(
         &mut self,
-        configuration: &Configuration<'_, P>,
+        configuration: &Configuration<P, R>,
         rng: &mut PopRng,
         kinds: &mut Kinds,
     ) -> u32 {
@@ -515,9 +521,9 @@ impl Batcher {
     }
 
     /// Draws one initial state from the urn, which holds `kinds.untouched + kinds.delayed` agents.
-    fn draw_from_urn<P: Protocol>(
+    fn draw_from_urn<P: Protocol, R: Deref<Target = P>>(
         &mut self,
-        configuration: &Configuration<'_, P>,
+        configuration: &Configuration<P, R>,
         rng: &mut PopRng,
         kinds: &Kinds,
     ) -> u32 {
@@ -532,9 +538,9 @@ impl Batcher {
     /// each initiator state's responders from those left. The responder states are visited most
     /// numerous first, so a row with few initiators ends after a few draws: the pairing costs far
     /// fewer than `k^2` draws when a few states hold most agents.
-    fn draw_pair_types<P: Protocol>(
+    fn draw_pair_types<P: Protocol, R: Deref<Target = P>>(
         &mut self,
-        configuration: &mut Configuration<'_, P>,
+        configuration: &mut Configuration<P, R>,
         rng: &mut PopRng,
         total: u64,
         pairs_len: u64,

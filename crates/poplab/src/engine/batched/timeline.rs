@@ -9,15 +9,16 @@ use crate::engine::configuration::Configuration;
 use crate::engine::sampling::hypergeometric;
 use crate::protocol::Protocol;
 use crate::rng::{PopRng, below_u64};
+use std::ops::Deref;
 
 impl Batcher {
     /// Takes the batch's interactions one at a time in their order in time (drawn from its law
     /// given the batch, see the module docs), from the batch's start, until the watch is met;
     /// returns whether it was. `lookers` look at their steps on the way (the replay draws the same
     /// whether they look or not).
-    pub(super) fn replay<P: Protocol, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
+    pub(super) fn replay<P: Protocol, R: Deref<Target = P>, const SAFE_SET: bool, const OUTPUT_CHANGE: bool>(
         &self,
-        configuration: &mut Configuration<'_, P>,
+        configuration: &mut Configuration<P, R>,
         rng: &mut PopRng,
         mut lookers: Option<&mut Lookers<'_, P>>,
     ) -> bool {
@@ -44,9 +45,9 @@ impl Batcher {
     /// given what the batch drew, from the looks' own stream and applied to a copy of the counts
     /// (the run's own draws do not depend on it). A look costs the batch's pair types, not its
     /// length: see [`Prefix`].
-    pub(super) fn look_inside<P: Protocol>(
+    pub(super) fn look_inside<P: Protocol, R: Deref<Target = P>>(
         &mut self,
-        configuration: &Configuration<'_, P>,
+        configuration: &Configuration<P, R>,
         len: u64,
         lookers: &mut Lookers<'_, P>,
     ) {
@@ -70,7 +71,10 @@ impl Batcher {
     /// Walking back in time, a collision is checked before the run that precedes it; a run's
     /// demoting bulk pairs number a hypergeometric draw from those not yet placed, and the last
     /// demotion of a run is uniform among its demotions (the run's order is uniform).
-    pub(super) fn census_of_batch<P: Protocol>(&mut self, configuration: &mut Configuration<'_, P>) {
+    pub(super) fn census_of_batch<P: Protocol, R: Deref<Target = P>>(
+        &mut self,
+        configuration: &mut Configuration<P, R>,
+    ) {
         let cause = |before: [u32; 2], after: [u32; 2]| {
             let protocol = configuration.protocol();
             protocol
@@ -291,8 +295,8 @@ fn add_count(counts: &mut Vec<u64>, index: u32, amount: i64) {
 }
 
 /// The configuration with these (state index, count) pairs as (state, count) pairs.
-pub(super) fn counts_of<P: Protocol>(
-    configuration: &Configuration<'_, P>,
+pub(super) fn counts_of<P: Protocol, R: Deref<Target = P>>(
+    configuration: &Configuration<P, R>,
     counts: impl IntoIterator<Item = (u32, u64)>,
 ) -> Vec<(P::State, u64)> {
     counts.into_iter().map(|(index, count)| (configuration.state(index), count)).collect()

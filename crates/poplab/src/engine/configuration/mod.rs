@@ -22,6 +22,7 @@ use laws::Laws;
 use memo::TransitionMemo;
 use skip::{K, Next, SkipTable};
 use std::collections::HashMap;
+use std::ops::Deref;
 
 /// Null skipping is used while at most this many states are present.
 pub const SKIP_MAX_STATES: usize = 64;
@@ -33,8 +34,9 @@ const PLAIN_ABOVE: f64 = 0.5;
 const ABSENT: u32 = u32::MAX;
 
 /// A configuration of the complete graph as counts over interned states, and its run so far.
-pub(in crate::engine) struct Configuration<'p, P: Protocol> {
-    protocol: &'p P,
+pub(in crate::engine) struct Configuration<P: Protocol, R: Deref<Target = P>> {
+    /// The protocol, borrowed (`&P`) or owned (`Box<P>`).
+    protocol: R,
     n: u64,
     /// `n (n - 1)`: the number of ordered pairs.
     pairs: u128,
@@ -68,17 +70,12 @@ pub(in crate::engine) struct Configuration<'p, P: Protocol> {
     events: Option<EventLog<P::State>>,
 }
 
-impl<'p, P: Protocol> Configuration<'p, P> {
+impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
     /// The configuration with these (state, count) pairs (`n >= 2` agents in all), at step 0.
     /// Randomized transitions draw from `outcomes`.
-    pub(super) fn new(
-        protocol: &'p P,
-        counts: &[(P::State, u64)],
-        n: u64,
-        monitor: P::Monitor,
-        outcomes: PopRng,
-    ) -> Self {
+    pub(super) fn new(protocol: R, counts: &[(P::State, u64)], n: u64, monitor: P::Monitor, outcomes: PopRng) -> Self {
         let mut configuration = Self {
+            randomized: protocol.randomized().is_some(),
             protocol,
             n,
             pairs: u128::from(n) * u128::from(n - 1),
@@ -91,7 +88,6 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             skip: None,
             skip_review: 0,
             memo: TransitionMemo::default(),
-            randomized: protocol.randomized().is_some(),
             laws: Laws::default(),
             outcomes,
             monitor,
@@ -149,7 +145,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     /// The configuration a snapshot kept, with its interned `states` in index order: the present
     /// states in their slot order, the skip table rebuilt if it was kept; the monitor from the
     /// counts. The memo and the laws are caches and start empty.
-    pub(super) fn restore(protocol: &'p P, states: Vec<P::State>, saved: CountSnapshot) -> Result<Self> {
+    pub(super) fn restore(protocol: R, states: Vec<P::State>, saved: CountSnapshot) -> Result<Self> {
         let damaged =
             || Error::Setting("a checkpointed configuration whose present states do not match its counts".into());
         let mut slot = vec![ABSENT; states.len()];
@@ -174,6 +170,8 @@ impl<'p, P: Protocol> Configuration<'p, P> {
         let mut fenwick = Fenwick::default();
         fenwick.rebuild(&saved.counts);
         let mut configuration = Self {
+            randomized: protocol.randomized().is_some(),
+            monitor: crate::protocol::monitor_of_counts(&*protocol, &pairs),
             protocol,
             n,
             pairs: u128::from(n) * u128::from(n - 1),
@@ -186,10 +184,8 @@ impl<'p, P: Protocol> Configuration<'p, P> {
             skip: None,
             skip_review: saved.skip_review,
             memo,
-            randomized: protocol.randomized().is_some(),
             laws: Laws::default(),
             outcomes: saved.outcomes,
-            monitor: crate::protocol::monitor_of_counts(protocol, &pairs),
             step: saved.step,
             census: saved.census,
             last_demotion: static_cause(saved.last_demotion),
@@ -207,12 +203,12 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     pub(super) fn observe(&mut self, observer: &mut dyn Observer<P>, faults_rng: &mut PopRng) -> bool {
         if observer.only_looks() {
             let counts: Vec<(P::State, u64)> = self.present().map(|(i, count)| (self.state(i), count)).collect();
-            if observer.look_at_counts(self.step, self.protocol, &counts) {
+            if observer.look_at_counts(self.step, &*self.protocol, &counts) {
                 return false;
             }
         }
         let mut agents = self.agents();
-        let changed = observer.observe(self.step, self.protocol, &mut agents, faults_rng);
+        let changed = observer.observe(self.step, &*self.protocol, &mut agents, faults_rng);
         if changed {
             self.monitor = self.protocol.monitor(&agents, &Graph::Complete);
             self.load(&tally(&agents));
@@ -222,16 +218,16 @@ impl<'p, P: Protocol> Configuration<'p, P> {
 
     /// Goes on with `protocol` (same states, rules and outputs; see
     /// [`AgentRun::retarget`](crate::engine::AgentRun::retarget)): the monitor is rebuilt.
-    pub(super) fn retarget(&mut self, protocol: &'p P) {
+    pub(super) fn retarget(&mut self, protocol: R) {
         debug_assert_eq!(protocol.randomized().is_some(), self.randomized, "a retarget keeps the rules");
-        self.protocol = protocol;
         let counts: Vec<(P::State, u64)> = self.present().map(|(i, count)| (self.state(i), count)).collect();
-        self.monitor = crate::protocol::monitor_of_counts(protocol, &counts);
+        self.monitor = crate::protocol::monitor_of_counts(&*protocol, &counts);
+        self.protocol = protocol;
     }
 
     /// The protocol.
-    pub(in crate::engine) fn protocol(&self) -> &'p P {
-        self.protocol
+    pub(in crate::engine) fn protocol(&self) -> &P {
+        &self.protocol
     }
 
     /// The population size.
@@ -274,7 +270,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     /// Hands the events logged to those of `observers` that want them; returns whether the log
     /// was full.
     pub(super) fn hand_events(&mut self, observers: &mut [&mut dyn Observer<P>]) -> bool {
-        self.events.as_mut().is_some_and(|log| log.hand_over(self.protocol, observers))
+        self.events.as_mut().is_some_and(|log| log.hand_over(&*self.protocol, observers))
     }
 
     /// Starts recording the causes of demotions.
@@ -410,7 +406,7 @@ impl<'p, P: Protocol> Configuration<'p, P> {
     /// it changes nothing.
     fn law_id(&mut self, i: u32, j: u32) -> Option<u32> {
         let (a, b) = (self.state(i), self.state(j));
-        let protocol = self.protocol;
+        let protocol = &*self.protocol;
         self.laws.id((i, j), (a, b), || crate::protocol::law(protocol, a, b))
     }
 

@@ -516,7 +516,7 @@ mod tests {
     fn only_the_directed_ring_is_accepted() {
         let p = prl(5, 5);
         assert!(p.hints().check_graph("prl", &Graph::DirectedRing).is_ok());
-        for g in [Graph::Complete, Graph::UndirectedRing, Graph::Arcs(vec![(0, 1)])] {
+        for g in [Graph::Complete, Graph::UndirectedRing, Graph::Arcs(vec![(0, 1)].into())] {
             let err = p.hints().check_graph("prl", &g).unwrap_err().to_string();
             assert!(err.contains("use --graph ring"), "{err}");
         }
