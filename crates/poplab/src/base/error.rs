@@ -123,10 +123,10 @@ pub enum Error {
     /// that cannot be parsed, `--set =3`.
     ///
     /// ```
-    /// use poplab::spec::RawSpec;
+    /// use poplab::spec::{RawSpec, RunSpec};
     ///
     /// let raw = RawSpec { trials: 0, ..RawSpec::new("angluin", 10) };
-    /// let Err(poplab::Error::Option { option, value, .. }) = raw.resolve() else { panic!() };
+    /// let Err(poplab::Error::Option { option, value, .. }) = RunSpec::resolve(&raw) else { panic!() };
     /// assert_eq!((option, value.as_str()), ("--trials", "0"));
     /// ```
     #[error("{option} {value}: {reason}")]
