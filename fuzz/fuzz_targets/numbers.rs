@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(parse_list(&values.join(",")).ok(), Some(values.clone()), "{text}");
             }
         }
-        Err(error) => assert!(matches!(error, poplab::Error::Setting(_)), "{error:?}"),
+        Err(error) => assert!(matches!(error, poplab::Error::Option { option: "a list", .. }), "{error:?}"),
     }
     for pack in [1, 3] {
         match Shard::parse(text, pack) {

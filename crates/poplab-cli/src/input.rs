@@ -16,7 +16,7 @@ pub struct InputError(pub String);
 /// or an [`InputError`]).
 pub fn is_input_error(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
-        cause.downcast_ref::<poplab::Error>().is_some_and(|e| !matches!(e, poplab::Error::Io(_)))
+        cause.downcast_ref::<poplab::Error>().is_some_and(|e| !matches!(e.innermost(), poplab::Error::Io(_)))
             || cause.is::<InputError>()
     })
 }
@@ -88,7 +88,7 @@ impl ShardArgs {
             (Some(text), _) => Shard::parse(text, self.pack).map(Some),
             (None, true) => Shard::from_slurm(|name| std::env::var(name).ok(), self.pack).map(Some),
             (None, false) if self.pack != 1 => {
-                Err(poplab::Error::Setting("--pack goes with --shard or --shard-from-env".into()))
+                Err(poplab::Error::Conflict { reason: "--pack goes with --shard or --shard-from-env".into() })
             }
             (None, false) => Ok(None),
         }

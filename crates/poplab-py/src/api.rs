@@ -123,10 +123,11 @@ pub fn events(
 /// Trial `trial` of `spec` with its rows kept in memory; its record as JSON.
 fn one_trial(spec: &RunSpec, trial: u64) -> poplab::Result<(String, Series)> {
     if trial >= spec.settings.trials {
-        return Err(Error::Setting(format!(
-            "trial {trial} does not exist: the run has {} trials (numbered from 0)",
-            spec.settings.trials
-        )));
+        return Err(Error::Option {
+            option: "trial",
+            value: trial.to_string(),
+            reason: format!("the run has {} trials (numbered from 0)", spec.settings.trials),
+        });
     }
     let mut series = Series::default();
     let record = spec.trial(trial, &mut series)?;
@@ -182,7 +183,8 @@ pub fn sweep(
             return RunSpec::resolve(raw);
         }
         let key = raw.params.join(" ");
-        let custom = customs.get(&key).ok_or_else(|| Error::Setting(format!("no protocol for the cell {key}")))?;
+        let custom =
+            customs.get(&key).ok_or_else(|| Error::Sweep { reason: format!("no protocol for the cell {key}") })?;
         RunSpec::resolve_custom(&RawSpec { params: Vec::new(), ..raw.clone() }, custom)
     };
     let result = py.detach(|| -> poplab::Result<_> {

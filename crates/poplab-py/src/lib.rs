@@ -38,9 +38,9 @@ fn value_error(e: Error) -> PyErr {
 
 /// A library error as a Python exception with the library's one-line message: `OSError` for a
 /// failure of the machine, [`RuleError`] for a failing user rule (its Python exception as
-/// `__cause__`), `ValueError` for every input error.
+/// `__cause__`), `ValueError` for every input error; a sweep cell's error as the error it wraps.
 fn error(e: Error, protocol: Option<&UserProtocol>) -> PyErr {
-    match e {
+    match e.innermost() {
         Error::Io(_) => PyOSError::new_err(e.to_string()),
         Error::Rule { .. } | Error::RuleFailed { .. } => {
             let err = RuleError::new_err(e.to_string());
@@ -59,7 +59,7 @@ fn error(e: Error, protocol: Option<&UserProtocol>) -> PyErr {
             }
             err
         }
-        other => PyValueError::new_err(other.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
     }
 }
 

@@ -133,8 +133,9 @@ impl LiveSimulation {
     fn restore(py: Python<'_>, protocol: Py<UserProtocol>, snapshot: &str, graph: Option<String>) -> PyResult<Self> {
         let user = protocol.get();
         let result = py.detach(|| -> poplab::Result<_> {
-            let snapshot: RunSnapshot = serde_json::from_str(snapshot)
-                .map_err(|e| Error::Setting(format!("a saved Simulation is damaged ({e}); start it again")))?;
+            let snapshot: RunSnapshot = serde_json::from_str(snapshot).map_err(|e| Error::Snapshot {
+                reason: format!("a saved Simulation is damaged ({e}); start it again"),
+            })?;
             let n = match &snapshot.engine {
                 EngineSnapshot::Agents(a) => a.agents.len() as u64,
                 EngineSnapshot::Counts(c) => c.counts.iter().sum(),

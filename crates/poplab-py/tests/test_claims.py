@@ -29,7 +29,7 @@ def test_a_claim_gives_the_numbers_of_the_report(cli, tmp_path):
 
 
 def test_an_estimated_claim_gives_logarithms_and_unknown_claims_are_listed():
-    with pytest.raises(ValueError, match="no claim 'pll'; claims: angluin-exact, threshold-correct, "):
+    with pytest.raises(ValueError, match="unknown claim 'pll'; use angluin-exact, threshold-correct, "):
         poplab.claim("pll")
     with pytest.raises(TypeError):
         poplab.claim("prl-big-n", quick="yes")

@@ -343,7 +343,10 @@ impl Replay {
     /// A replay of `pairs` for `n` agents; every index must be below `n` and no pair a self-loop.
     pub fn new(pairs: Vec<(u32, u32)>, n: usize) -> Result<Self> {
         if !pairs.is_empty() {
-            check_pairs(&pairs, n).map_err(|e| Error::Setting(format!("replay schedule: {e}")))?;
+            check_pairs(&pairs, n).map_err(|e| match e {
+                Error::Graph(reason) => Error::Graph(format!("replay schedule: {reason}")),
+                other => other,
+            })?;
         }
         Ok(Self { pairs, next: 0 })
     }

@@ -476,10 +476,13 @@ impl Params {
             })?;
             let key = key.trim().to_string();
             if key.is_empty() {
-                return Err(Error::Setting(format!(
-                    "--set {item}: the parameter's name is missing; write KEY=VALUE, for example --set k=10 (poplab \
-                     list shows each protocol's parameters)"
-                )));
+                return Err(Error::Option {
+                    option: "--set",
+                    value: item.into(),
+                    reason: "the parameter's name is missing; write KEY=VALUE, for example --set k=10 (poplab list \
+                             shows each protocol's parameters)"
+                        .into(),
+                });
             }
             if values.insert(key.clone(), value.trim().to_string()).is_some() {
                 return Err(Error::Parameter {

@@ -16,15 +16,15 @@ pub enum Error {
         known: String,
     },
 
-    /// A name that is none of the choices of its kind (an engine, a measure, an outcome).
+    /// A name that is none of the choices of its kind (an engine, a measure, an outcome, a claim).
     #[error("unknown {kind} '{name}'; use {choices}")]
     UnknownName {
-        /// What was named: `engine`, `measure`, `outcome`.
+        /// What was named: `engine`, `measure`, `outcome`, `estimator`, `stop rule`, `claim`.
         kind: &'static str,
         /// The name given.
         name: String,
         /// The choices, in words ("auto, agents, counts or batched").
-        choices: &'static str,
+        choices: String,
     },
 
     /// The population is too small or too large for the model or engine.
@@ -79,8 +79,9 @@ pub enum Error {
     #[error("{0}")]
     Memory(String),
 
-    /// The machine failed to read or write a file that passed its checks (a full disk, say): not
-    /// an input error.
+    /// The machine failed (a file that passed its checks cannot be written on a full disk, worker
+    /// threads cannot start) or the library did (`internal: ...`, a bug to report): not an input
+    /// error.
     #[error("{0}")]
     Io(String),
 
@@ -118,9 +119,75 @@ pub enum Error {
         reason: String,
     },
 
-    /// A run setting (horizon, trial count, observer) is invalid.
-    #[error("{0}")]
-    Setting(String),
+    /// One option's value is out of range or malformed: `--trials 0`, `--shard 5/4`, a `--fault`
+    /// that cannot be parsed, `--set =3`.
+    ///
+    /// ```
+    /// use poplab::spec::{RawSpec, RunSpec};
+    ///
+    /// let raw = RawSpec { trials: 0, ..RawSpec::new("angluin", 10) };
+    /// let Err(poplab::Error::Option { option, value, .. }) = RunSpec::resolve(&raw) else { panic!() };
+    /// assert_eq!((option, value.as_str()), ("--trials", "0"));
+    /// ```
+    #[error("{option} {value}: {reason}")]
+    Option {
+        /// The option as written on the command line (`--trials`), or what the value is when no
+        /// option names it (`a list`).
+        option: &'static str,
+        /// The value given.
+        value: String,
+        /// What is wrong and what to give instead.
+        reason: String,
+    },
+
+    /// Settings that cannot go together: an engine on a graph it cannot run, faults in a holding
+    /// run, the splitting estimator without `--measure holding`, `--pack` without `--shard`.
+    #[error("{reason}")]
+    Conflict {
+        /// Which settings clash and what to change.
+        reason: String,
+    },
+
+    /// A saved run (a checkpoint's content, a pickled simulation) that cannot be restored: of
+    /// another engine or population size, damaged, or holding a state that does not survive being
+    /// saved. A checkpoint file that cannot be read at all is [`Error::Checkpoint`].
+    #[error("{reason}")]
+    Snapshot {
+        /// What does not fit, and what to do.
+        reason: String,
+    },
+
+    /// A sweep that cannot be run or merged: an empty list of sizes or values, a parameter swept
+    /// twice, a repeated cell, too many cells, missing or unfinished shards, a Slurm array that
+    /// does not say which shard to run.
+    #[error("{reason}")]
+    Sweep {
+        /// What is wrong with the sweep and how to fix it.
+        reason: String,
+    },
+
+    /// The computation reached one of its bounds before it could answer: more configurations than
+    /// `--max-configs` for exact analysis, a solver or a splitting piece that did not finish
+    /// within its cap, no splitting replica that broke. A smaller input or a larger cap helps.
+    #[error("{reason}")]
+    Limit {
+        /// Which bound was reached, and what to lower or raise.
+        reason: String,
+    },
+
+    /// A live run stopped at a failing rule (reported once as [`Error::RuleFailed`]): it can
+    /// neither go on nor be saved.
+    #[error("this run stopped at a failing rule, so it can neither go on nor be saved; start a new one")]
+    RunStopped,
+
+    /// One cell of a sweep failed; `error` says why.
+    #[error("cell {cell}: {error}")]
+    Cell {
+        /// The cell, as its key (`n=100 k=3`).
+        cell: String,
+        /// Its error.
+        error: Box<Error>,
+    },
 
     /// A checkpoint file that cannot be resumed: another format version, damaged, or not a
     /// checkpoint at all.
@@ -131,6 +198,17 @@ pub enum Error {
         /// What is wrong with it and what to do.
         reason: String,
     },
+}
+
+impl Error {
+    /// The error that says what kind of refusal this is: the one a [`Error::Cell`] wraps, any
+    /// other as itself.
+    pub fn innermost(&self) -> &Error {
+        match self {
+            Error::Cell { error, .. } => error.innermost(),
+            other => other,
+        }
+    }
 }
 
 /// The library's result type.

@@ -80,7 +80,11 @@ pub fn parse_u64(text: &str) -> std::result::Result<u64, String> {
 /// # Ok::<(), poplab::Error>(())
 /// ```
 pub fn parse_list(text: &str) -> Result<Vec<String>> {
-    let bad = |why: String| Error::Setting(format!("'{text}': {why}; write a,b,c or START..END[*F|+D]"));
+    let bad = |why: String| Error::Option {
+        option: "a list",
+        value: text.into(),
+        reason: format!("{why}; write a,b,c or START..END[*F|+D]"),
+    };
     let Some((start, rest)) = text.split_once("..") else {
         let values: Vec<String> = text.split(',').map(|v| v.trim().to_string()).collect();
         return if values.iter().any(String::is_empty) { Err(bad("an empty value".into())) } else { Ok(values) };

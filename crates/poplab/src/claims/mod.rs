@@ -38,7 +38,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub fn claim(id: &str, mode: Mode, seed: u64) -> Result<Claim> {
     let all = claims(mode, seed);
     let known = all.iter().map(|c| c.id).collect::<Vec<_>>().join(", ");
-    all.into_iter().find(|c| c.id == id).ok_or_else(|| Error::Setting(format!("no claim '{id}'; claims: {known}")))
+    all.into_iter().find(|c| c.id == id).ok_or_else(|| Error::UnknownName {
+        kind: "claim",
+        name: id.into(),
+        choices: known,
+    })
 }
 
 /// The measurements of one x value.
@@ -335,8 +339,11 @@ mod tests {
         assert_eq!(found.sweeps[0].template.seed, 7);
         // pll-states reads pll-stabilisation's identical sweep back.
         assert_eq!(found.data_dir(0), PathBuf::from("data/pll-stabilisation/sweep-0"));
-        let Err(Error::Setting(text)) = claim("pll", Mode::Quick, 1) else { panic!("pll is no claim") };
-        assert!(text.starts_with("no claim 'pll'; claims: angluin-exact, threshold-correct, "), "{text}");
+        let Err(error @ Error::UnknownName { kind: "claim", .. }) = claim("pll", Mode::Quick, 1) else {
+            panic!("pll is no claim")
+        };
+        let text = error.to_string();
+        assert!(text.starts_with("unknown claim 'pll'; use angluin-exact, threshold-correct, "), "{text}");
     }
 
     #[test]

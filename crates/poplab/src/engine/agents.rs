@@ -157,15 +157,15 @@ impl<P: Protocol, S: Scheduler, R: Deref<Target = P>> AgentRun<P, S, R> {
     /// exactly as the saved one would have. The monitor is rebuilt from the agents.
     pub fn restore(protocol: R, graph: &Graph, scheduler: S, snapshot: RunSnapshot) -> Result<Self> {
         let EngineSnapshot::Agents(saved) = snapshot.engine else {
-            return Err(Error::Setting("a checkpoint of the count engines given to the agent engine".into()));
+            return Err(Error::Snapshot {
+                reason: "a checkpoint of the count engines given to the agent engine".into(),
+            });
         };
         let states = read_states(&*protocol, &snapshot.states)?;
         if saved.agents.len() != protocol.n() || saved.pairs.len() > BLOCK || saved.ahead.len() > BLOCK {
-            return Err(Error::Setting(format!(
-                "a checkpointed agent array of {} agents for n = {}",
-                saved.agents.len(),
-                protocol.n()
-            )));
+            return Err(Error::Snapshot {
+                reason: format!("a checkpointed agent array of {} agents for n = {}", saved.agents.len(), protocol.n()),
+            });
         }
         let agents = saved.agents.iter().map(|&i| state_at(&states, i)).collect::<Result<Vec<_>>>()?;
         let mut run = Self::new(protocol, graph, agents, scheduler, saved.rng);

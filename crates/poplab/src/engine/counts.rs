@@ -119,12 +119,16 @@ impl<P: Protocol, R: Deref<Target = P>> CountRun<P, R> {
     /// The Fenwick tree, the skip table and the monitor are rebuilt from the counts.
     pub fn restore(protocol: R, snapshot: RunSnapshot) -> Result<Self> {
         let EngineSnapshot::Counts(saved) = snapshot.engine else {
-            return Err(Error::Setting("a checkpoint of the agent engine given to the count engines".into()));
+            return Err(Error::Snapshot {
+                reason: "a checkpoint of the agent engine given to the count engines".into(),
+            });
         };
         let states = read_states(&*protocol, &snapshot.states)?;
         let n: u64 = saved.counts.iter().sum();
         if n != protocol.n() as u64 || saved.counts.len() != states.len() {
-            return Err(Error::Setting(format!("a checkpointed configuration of {n} agents for n = {}", protocol.n())));
+            return Err(Error::Snapshot {
+                reason: format!("a checkpointed configuration of {n} agents for n = {}", protocol.n()),
+            });
         }
         let rng = saved.rng.clone();
         let pending = saved.pending;

@@ -46,7 +46,7 @@ impl std::str::FromStr for Measure {
         Self::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| Error::UnknownName {
             kind: "measure",
             name: name.into(),
-            choices: "convergence or holding",
+            choices: "convergence or holding".into(),
         })
     }
 }

@@ -152,9 +152,7 @@ impl<P: Protocol> LiveRun<P> {
     /// stopped by a failing rule has no snapshot.
     pub fn snapshot(&self) -> Result<RunSnapshot> {
         if self.failed {
-            return Err(Error::Setting(
-                "this run stopped at a failing rule and cannot be saved; start a new one".into(),
-            ));
+            return Err(Error::RunStopped);
         }
         match &self.run {
             Run::Agents(run) => run.snapshot(),
@@ -192,9 +190,9 @@ impl<P: Protocol> LiveRun<P> {
                 Run::Counts(Box::new(CountRun::restore(Box::new(protocol), snapshot)?))
             }
             EngineSnapshot::Counts(_) => {
-                return Err(Error::Setting(
-                    "a snapshot of the count engines restored on another graph than complete".into(),
-                ));
+                return Err(Error::Snapshot {
+                    reason: "a snapshot of the count engines restored on another graph than complete".into(),
+                });
             }
         };
         // The samplers' stream: they draw nothing from it.
@@ -291,7 +289,7 @@ impl<P: Protocol> LiveRun<P> {
         sample: &mut dyn FnMut(u128, Vec<(P::State, u64)>),
     ) -> Result<bool> {
         if self.failed {
-            return Err(Error::Setting("this run stopped at a failing rule and cannot go on; start a new one".into()));
+            return Err(Error::RunStopped);
         }
         let met = self.advance_unguarded(until, stop_when_safe, at, sample);
         let result = check_rules(self.protocol()).map(|()| met);

@@ -158,7 +158,11 @@ impl std::str::FromStr for Outcome {
     /// `converged`, `broken` or `censored`.
     fn from_str(name: &str) -> Result<Self> {
         [Outcome::Converged, Outcome::Broken, Outcome::Censored].into_iter().find(|o| o.name() == name).ok_or_else(
-            || Error::UnknownName { kind: "outcome", name: name.into(), choices: "converged, broken or censored" },
+            || Error::UnknownName {
+                kind: "outcome",
+                name: name.into(),
+                choices: "converged, broken or censored".into(),
+            },
         )
     }
 }
@@ -180,7 +184,7 @@ impl std::str::FromStr for Engine {
         Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::UnknownName {
             kind: "engine",
             name: name.into(),
-            choices: "auto, agents, counts or batched",
+            choices: "auto, agents, counts or batched".into(),
         })
     }
 }
@@ -243,11 +247,14 @@ impl Engine {
             (Engine::Auto, _) => Ok(Engine::Agents),
             (engine, Graph::Complete) => Ok(engine),
             (Engine::Agents, _) => Ok(Engine::Agents),
-            (engine, other) => Err(Error::Setting(format!(
-                "--engine {} runs on the complete graph only (it keeps counts, not positions), not on {}; use --engine agents or auto",
-                engine.name(),
-                other.name()
-            ))),
+            (engine, other) => Err(Error::Conflict {
+                reason: format!(
+                    "--engine {} runs on the complete graph only (it keeps counts, not positions), not on {}; use \
+                     --engine agents or auto",
+                    engine.name(),
+                    other.name()
+                ),
+            }),
         }
     }
 }

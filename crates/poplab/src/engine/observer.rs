@@ -212,8 +212,10 @@ impl std::str::FromStr for Fault {
     /// `STEP:K[:FAMILY]`, numbers in any notation of [`crate::numbers`]; FAMILY defaults to
     /// `random` (checked against the protocol when the run is resolved).
     fn from_str(spec: &str) -> crate::Result<Self> {
-        let bad = |why: String| {
-            crate::Error::Setting(format!("--fault {spec}: {why}; write STEP:K[:FAMILY], for example 1e6:5:random"))
+        let bad = |why: String| crate::Error::Option {
+            option: "--fault",
+            value: spec.into(),
+            reason: format!("{why}; write STEP:K[:FAMILY], for example 1e6:5:random"),
         };
         let mut parts = spec.splitn(3, ':');
         let step = crate::numbers::parse_u128(parts.next().unwrap_or("")).map_err(bad)?;

@@ -127,11 +127,13 @@ impl<'p, P: Protocol> StateWriter<'p, P> {
         }
         let object = crate::protocol::state_to_json(self.protocol, state);
         if crate::protocol::state_from_json(self.protocol, &object).ok() != Some(state) {
-            return Err(Error::Setting(format!(
-                "{}: the state {state:?} does not survive being written and read back, so this run cannot be \
-                 checkpointed; run it without --checkpoint",
-                self.protocol.info().name
-            )));
+            return Err(Error::Snapshot {
+                reason: format!(
+                    "{}: the state {state:?} does not survive being written and read back, so this run cannot be \
+                     checkpointed; run it without --checkpoint",
+                    self.protocol.info().name
+                ),
+            });
         }
         let i = self.states.len() as u32;
         self.states.push(object);
@@ -151,7 +153,7 @@ pub(crate) fn read_states<P: Protocol>(protocol: &P, states: &[Map<String, Value
         .iter()
         .map(|object| {
             crate::protocol::state_from_json(protocol, object)
-                .map_err(|e| Error::Setting(format!("a checkpointed state: {e}")))
+                .map_err(|e| Error::Snapshot { reason: format!("a checkpointed state: {e}") })
         })
         .collect()
 }
@@ -161,7 +163,7 @@ pub(crate) fn state_at<S: Copy>(states: &[S], i: u32) -> Result<S> {
     states
         .get(i as usize)
         .copied()
-        .ok_or_else(|| Error::Setting(format!("a checkpoint refers to state {i} of {}", states.len())))
+        .ok_or_else(|| Error::Snapshot { reason: format!("a checkpoint refers to state {i} of {}", states.len()) })
 }
 
 /// The cause of a demotion as the `&'static str` the engines keep: one of the protocol's own

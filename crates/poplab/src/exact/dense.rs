@@ -82,7 +82,10 @@ pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Grap
             let (a, b) = protocol.transition(states[(ab / k) as usize], states[(ab % k) as usize]);
             match (index_of(a), index_of(b)) {
                 (Some(a), Some(b)) => Ok((a, b)),
-                _ => Err(Error::Setting(format!("{} left its listed state space", protocol.info().name))),
+                _ => Err(Error::Init(format!(
+                    "{} leaves the states given to Starts::Every; give every state it can reach",
+                    protocol.info().name
+                ))),
             }
         })
         .collect::<Result<_>>()?;
@@ -163,9 +166,10 @@ pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Grap
         }
     }
     if !closure.passed {
-        return Err(Error::Setting(
-            "closure fails, and without it convergence needs the full exploration; lower n or the parameters".into(),
-        ));
+        return Err(Error::Limit {
+            reason: "closure fails, and without it convergence needs the full exploration; lower n or the parameters"
+                .into(),
+        });
     }
 
     // Convergence: backward breadth-first search from the safe set.

@@ -99,11 +99,13 @@ pub enum Starts<S> {
 /// Refuses a randomized protocol: exact analysis weighs transitions with integers.
 pub(crate) fn check_deterministic<P: crate::protocol::Protocol>(protocol: &P) -> crate::error::Result<()> {
     if protocol.randomized().is_some() {
-        return Err(crate::error::Error::Setting(format!(
-            "exact analysis takes deterministic protocols and {} has randomized rules; estimate with poplab run \
-             instead",
-            protocol.info().name
-        )));
+        return Err(crate::error::Error::Conflict {
+            reason: format!(
+                "exact analysis takes deterministic protocols and {} has randomized rules; estimate with poplab run \
+                 instead",
+                protocol.info().name
+            ),
+        });
     }
     Ok(())
 }

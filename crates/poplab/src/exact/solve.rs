@@ -220,11 +220,13 @@ fn gauss_seidel<P: Protocol>(
             }
         }
     }
-    Err(Error::Setting(format!(
-        "the iterative solver did not reach a relative accuracy of {TARGET_RELATIVE_ERROR:e} on a component of {} \
-         configurations within {MAX_SWEEPS} sweeps; lower n or the protocol's parameters",
-        comp.len()
-    )))
+    Err(Error::Limit {
+        reason: format!(
+            "the iterative solver did not reach a relative accuracy of {TARGET_RELATIVE_ERROR:e} on a component of {} \
+             configurations within {MAX_SWEEPS} sweeps; lower n or the protocol's parameters",
+            comp.len()
+        ),
+    })
 }
 
 /// The GTH factorization of one component: `a[i][k]` (i > k) holds the multipliers, `a[k][j]`

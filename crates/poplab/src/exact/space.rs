@@ -107,7 +107,7 @@ impl<'p, P: Protocol> Space<'p, P> {
         graph.validate(n)?;
         protocol.hints().check_graph(protocol.info().name, &graph)?;
         if settings.max_configs == 0 {
-            return Err(Error::Setting("--max-configs must be at least 1".into()));
+            return Err(Error::Option { option: "--max-configs", value: "0".into(), reason: "give at least 1".into() });
         }
         let representation = if graph == Graph::Complete { Representation::Multiset } else { Representation::Agents };
         let (arcs, denominator) = arcs_of(&graph, n);
@@ -217,13 +217,15 @@ impl<'p, P: Protocol> Space<'p, P> {
                     Representation::Multiset => multisets(q, self.n as u64),
                 };
                 if count.is_none_or(|c| c > self.max_configs as u64) {
-                    return Err(Error::Setting(format!(
-                        "there are {} configurations of {} agents over {q} states, more than the cap of {}; \
-                         raise --max-configs or lower n (or the protocol's parameters)",
-                        count.map_or("over 2^64".to_string(), |c| c.to_string()),
-                        self.n,
-                        self.max_configs
-                    )));
+                    return Err(Error::Limit {
+                        reason: format!(
+                            "there are {} configurations of {} agents over {q} states, more than the cap of {}; \
+                             raise --max-configs or lower n (or the protocol's parameters)",
+                            count.map_or("over 2^64".to_string(), |c| c.to_string()),
+                            self.n,
+                            self.max_configs
+                        ),
+                    });
                 }
                 let q = q as u32;
                 let mut config = vec![0u32; self.n];
@@ -279,11 +281,13 @@ impl<'p, P: Protocol> Space<'p, P> {
             return Ok((index, false));
         }
         if self.parent.len() >= self.max_configs {
-            return Err(Error::Setting(format!(
-                "more than {} configurations are reachable; raise --max-configs or lower n (or the \
-                 protocol's parameters)",
-                self.max_configs
-            )));
+            return Err(Error::Limit {
+                reason: format!(
+                    "more than {} configurations are reachable; raise --max-configs or lower n (or the protocol's \
+                     parameters)",
+                    self.max_configs
+                ),
+            });
         }
         let index = self.parent.len() as u32;
         self.arena.extend_from_slice(config);

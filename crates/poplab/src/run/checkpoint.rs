@@ -50,10 +50,10 @@ pub const DEFAULT_EVERY: Duration = Duration::from_secs(300);
 /// Reads a duration between checkpoints: a number with a unit, `ms`, `s`, `m` or `h` (`100ms`,
 /// `30s`, `10m`, `1h`); at least 1 ms.
 pub fn parse_every(text: &str) -> Result<Duration> {
-    let bad = || {
-        Error::Setting(format!(
-            "--checkpoint-every '{text}': give a number with a unit, ms, s, m or h (for example 30s, 10m or 1h)"
-        ))
+    let bad = || Error::Option {
+        option: "--checkpoint-every",
+        value: text.into(),
+        reason: "give a number with a unit, ms, s, m or h (for example 30s, 10m or 1h)".into(),
     };
     let split = text.find(|c: char| !c.is_ascii_digit() && c != '.').ok_or_else(bad)?;
     let (number, unit) = text.split_at(split);

@@ -50,9 +50,9 @@ impl StoredSpec {
             ),
             (None, None) => None,
             _ => {
-                return Err(Error::Setting(
-                    "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
-                ));
+                return Err(Error::Conflict {
+                    reason: "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
+                });
             }
         };
         let mut files = Vec::new();
@@ -144,9 +144,9 @@ pub fn run_checkpointed(
 ) -> Result<RunResult> {
     files::check_output_file(path)?;
     if spec.settings.trace_every.is_some() != stored.trace.is_some() {
-        return Err(Error::Setting(
-            "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
-        ));
+        return Err(Error::Conflict {
+            reason: "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
+        });
     }
     let trace = match &stored.trace {
         Some(trace) => {

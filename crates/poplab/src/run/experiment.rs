@@ -66,11 +66,11 @@ impl RunSettings {
         let engine = self.engine.resolve(&self.graph, !self.faults.is_empty(), protocol.hints().auto_batches)?;
         match (engine, self.trace_every) {
             (Engine::Batched, Some(TraceEvery::Event)) if self.engine == Engine::Auto => Ok(Engine::Counts),
-            (Engine::Batched, Some(TraceEvery::Event)) => Err(Error::Setting(
-                "--engine batched takes interactions in bulk, without their order, so it cannot write an event trace; \
-                 use --engine counts (the same law, each event at its exact step) or agents"
+            (Engine::Batched, Some(TraceEvery::Event)) => Err(Error::Conflict {
+                reason: "--engine batched takes interactions in bulk, without their order, so it cannot write an \
+                         event trace; use --engine counts (the same law, each event at its exact step) or agents"
                     .into(),
-            )),
+            }),
             (engine, _) => Ok(engine),
         }
     }
@@ -86,22 +86,34 @@ pub const MAX_THREADS: usize = 256;
 /// faults, memory) and returns the engine the trials run on ([`RunSettings::engine_used`]).
 pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Engine> {
     if settings.trials == 0 || settings.trials > MAX_TRIALS {
-        return Err(Error::Setting(format!("--trials {}: give from 1 to {MAX_TRIALS} trials", settings.trials)));
+        return Err(Error::Option {
+            option: "--trials",
+            value: settings.trials.to_string(),
+            reason: format!("give from 1 to {MAX_TRIALS} trials"),
+        });
     }
     if let Some(threads) = settings.threads
         && !(1..=MAX_THREADS).contains(&threads)
     {
-        return Err(Error::Setting(format!(
-            "--threads {threads}: give from 1 to {MAX_THREADS} worker threads (results do not depend on it)"
-        )));
+        return Err(Error::Option {
+            option: "--threads",
+            value: threads.to_string(),
+            reason: format!("give from 1 to {MAX_THREADS} worker threads (results do not depend on it)"),
+        });
     }
     if settings.max_steps == 0 {
-        return Err(Error::Setting(
-            "--max-steps 0: a horizon of 0 steps runs nothing; give at least 1 (the smallest allowed value)".into(),
-        ));
+        return Err(Error::Option {
+            option: "--max-steps",
+            value: "0".into(),
+            reason: "a horizon of 0 steps runs nothing; give at least 1 (the smallest allowed value)".into(),
+        });
     }
     if settings.trace_every == Some(TraceEvery::Steps(0)) {
-        return Err(Error::Setting("--trace-every must be at least 1 step".into()));
+        return Err(Error::Option {
+            option: "--trace-every",
+            value: "0".into(),
+            reason: "give at least 1 step".into(),
+        });
     }
     let engine = settings.engine_used(protocol)?;
     if engine == Engine::Agents {
@@ -115,25 +127,28 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
     protocol.hints().check_graph(protocol.info().name, &settings.graph)?;
     settings.init.validate(protocol)?;
     if settings.measure == Measure::Holding && !settings.faults.is_empty() {
-        return Err(Error::Setting(
-            "faults go with convergence runs; a holding run measures an undisturbed safe run".into(),
-        ));
+        return Err(Error::Conflict {
+            reason: "faults go with convergence runs; a holding run measures an undisturbed safe run".into(),
+        });
     }
     for fault in &settings.faults {
         if fault.step > settings.max_steps {
-            return Err(Error::Setting(format!(
-                "--fault {}: the fault comes after the horizon (--max-steps {}), so it would never happen and the \
-                 safe set, watched after the last fault, never be; give a step within the horizon",
-                fault.spec(),
-                settings.max_steps
-            )));
+            return Err(Error::Option {
+                option: "--fault",
+                value: fault.spec(),
+                reason: format!(
+                    "the fault comes after the horizon (--max-steps {}), so it would never happen and the safe set, \
+                     watched after the last fault, never be; give a step within the horizon",
+                    settings.max_steps
+                ),
+            });
         }
         if fault.count == 0 || fault.count > protocol.n() {
-            return Err(Error::Setting(format!(
-                "a fault must hit from 1 to n = {} agents, not {}",
-                protocol.n(),
-                fault.count
-            )));
+            return Err(Error::Option {
+                option: "--fault",
+                value: fault.spec(),
+                reason: format!("a fault must hit from 1 to n = {} agents, not {}", protocol.n(), fault.count),
+            });
         }
         if let FaultStates::Family(name) = &fault.states {
             check_fault_family(protocol, name)?;
@@ -203,12 +218,15 @@ fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
     if name != "random" && !families.iter().any(|f| f.name == name) {
         let mut known = vec!["random"];
         known.extend(families.iter().map(|f| f.name).filter(|&f| f != "random"));
-        return Err(Error::Setting(format!(
-            "--fault ...:{name}: a fault's new states are drawn uniformly (random) or taken from a named family of \
-             {}; use one of {}",
-            protocol.info().name,
-            known.join(", ")
-        )));
+        return Err(Error::Option {
+            option: "--fault",
+            value: format!("...:{name}"),
+            reason: format!(
+                "a fault's new states are drawn uniformly (random) or taken from a named family of {}; use one of {}",
+                protocol.info().name,
+                known.join(", ")
+            ),
+        });
     }
     check_family(protocol, name)
 }
@@ -367,7 +385,7 @@ pub(crate) fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     if let Some(threads) = threads {
         pool = pool.num_threads(threads);
     }
-    pool.build().map_err(|e| Error::Setting(format!("cannot start worker threads: {e}")))
+    pool.build().map_err(|e| Error::Io(format!("cannot start worker threads: {e}")))
 }
 
 /// Runs every trial of `settings` in parallel; `on_done` is called once per finished trial.

@@ -248,7 +248,9 @@ impl TryFrom<EstimatorFields> for Estimator {
                 score: fields.score.flatten(),
                 base_level: fields.base_level.flatten(),
             })),
-            other => Err(Error::Setting(format!("estimator '{other}': use direct or splitting"))),
+            other => {
+                Err(Error::UnknownName { kind: "estimator", name: other.into(), choices: "direct or splitting".into() })
+            }
         }
     }
 }
@@ -454,12 +456,14 @@ impl RunSpec {
     /// repetition finishes.
     pub fn estimate(&self, done: &(dyn Fn() + Sync)) -> Result<EstimateResult> {
         let Estimator::Splitting(options) = &self.estimator else {
-            return Err(Error::Setting("this run measures by direct simulation; give --estimator splitting".into()));
+            return Err(Error::Conflict {
+                reason: "this run measures by direct simulation; give --estimator splitting".into(),
+            });
         };
         if self.settings.measure != Measure::Holding {
-            return Err(Error::Setting(
-                "the splitting estimator estimates holding times; give --measure holding".into(),
-            ));
+            return Err(Error::Conflict {
+                reason: "the splitting estimator estimates holding times; give --measure holding".into(),
+            });
         }
         if self.settings.init == InitSpec::Random {
             return Err(Error::Init(
@@ -470,15 +474,20 @@ impl RunSpec {
         }
         let offered = self.runner.holding_scores();
         if offered.is_empty() {
-            return Err(Error::Setting(format!(
-                "{} has no holding score, so the splitting estimator is not available for it; use direct simulation",
-                self.protocol
-            )));
+            return Err(Error::Conflict {
+                reason: format!(
+                    "{} has no holding score, so the splitting estimator is not available for it; use direct \
+                     simulation",
+                    self.protocol
+                ),
+            });
         }
         let score = match &options.score {
             None => 0,
-            Some(name) => offered.iter().position(|offer| *offer == name.as_str()).ok_or_else(|| {
-                Error::Setting(format!("--score {name}: {} offers {}", self.protocol, offered.join(", ")))
+            Some(name) => offered.iter().position(|offer| *offer == name.as_str()).ok_or_else(|| Error::Option {
+                option: "--score",
+                value: name.clone(),
+                reason: format!("{} offers {}", self.protocol, offered.join(", ")),
             })?,
         };
         let splitting = SplittingSettings {

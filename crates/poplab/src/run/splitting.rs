@@ -300,12 +300,14 @@ impl<'a, P: Protocol> Sim<'a, P> {
         loop {
             let step = run.step();
             if step >= u128::from(self.max_cycle_steps) {
-                return Err(Error::Setting(format!(
-                    "a piece of the splitting estimator ran {} interactions without its score ({}) leaving or \
-                     returning to the reference set, or a break; give another --base-level or --score",
-                    self.max_cycle_steps,
-                    crate::protocol::holding_scores(self.protocol)[self.score]
-                )));
+                return Err(Error::Limit {
+                    reason: format!(
+                        "a piece of the splitting estimator ran {} interactions without its score ({}) leaving or \
+                         returning to the reference set, or a break; give another --base-level or --score",
+                        self.max_cycle_steps,
+                        crate::protocol::holding_scores(self.protocol)[self.score]
+                    ),
+                });
             }
             let broke = run.advance(step + 1, Watch::OutputChange);
             self.interactions += 1;
@@ -320,11 +322,13 @@ impl<'a, P: Protocol> Sim<'a, P> {
 }
 
 fn no_score<P: Protocol>(protocol: &P) -> Error {
-    Error::Setting(format!(
-        "{} has no holding score (HoldingScores), so the splitting estimator is not available for it; \
-         use direct simulation (--estimator direct)",
-        protocol.info().name
-    ))
+    Error::Conflict {
+        reason: format!(
+            "{} has no holding score (HoldingScores), so the splitting estimator is not available for it; use direct \
+             simulation (--estimator direct)",
+            protocol.info().name
+        ),
+    }
 }
 
 /// Hands out independent streams: each a jump (`2^128` draws) beyond the last.
@@ -540,24 +544,33 @@ pub fn estimate_holding<P: Protocol>(
     done: &(dyn Fn() + Sync),
 ) -> Result<HoldingEstimate> {
     if settings.replicas < 2 {
-        return Err(Error::Setting(format!("--replicas {}: give at least 2 replicas", settings.replicas)));
+        return Err(Error::Option {
+            option: "--replicas",
+            value: settings.replicas.to_string(),
+            reason: "give at least 2 replicas".into(),
+        });
     }
     if settings.repetitions < 2 {
-        return Err(Error::Setting(format!(
-            "--trials {}: the splitting estimator needs at least 2 independent repetitions for its interval",
-            settings.repetitions
-        )));
+        return Err(Error::Option {
+            option: "--trials",
+            value: settings.repetitions.to_string(),
+            reason: "the splitting estimator needs at least 2 independent repetitions for its interval".into(),
+        });
     }
     if settings.cycles == 0 {
-        return Err(Error::Setting("--cycles must be at least 1".into()));
+        return Err(Error::Option { option: "--cycles", value: "0".into(), reason: "give at least 1".into() });
     }
     let all_cycles = u128::from(settings.cycles) * u128::from(settings.repetitions);
     if all_cycles > MAX_CYCLES {
-        return Err(Error::Setting(format!(
-            "--cycles {} over {} repetitions simulates {all_cycles} cycles, more than the {MAX_CYCLES} an estimate \
-             runs (each takes at least one interaction of O(n) work: days); lower --cycles or --trials",
-            settings.cycles, settings.repetitions
-        )));
+        return Err(Error::Option {
+            option: "--cycles",
+            value: settings.cycles.to_string(),
+            reason: format!(
+                "over {} repetitions simulates {all_cycles} cycles, more than the {MAX_CYCLES} an estimate runs (each \
+                 takes at least one interaction of O(n) work: days); lower --cycles or --trials",
+                settings.repetitions
+            ),
+        });
     }
     check_memory(protocol, settings)?;
     let scores = crate::protocol::holding_scores(protocol);
@@ -565,7 +578,11 @@ pub fn estimate_holding<P: Protocol>(
         return Err(if scores.is_empty() {
             no_score(protocol)
         } else {
-            Error::Setting(format!("holding score number {} of {} does not exist", settings.score, scores.len()))
+            Error::Option {
+                option: "SplittingSettings::score",
+                value: settings.score.to_string(),
+                reason: format!("{} has {} holding scores, numbered from 0", protocol.info().name, scores.len()),
+            }
         });
     };
     let mut sim = Sim::new(protocol, graph, settings)?;
@@ -625,10 +642,12 @@ pub fn combine(
     let log10_ps: Vec<f64> = runs.iter().map(|r| r.log10_break_probability.unwrap_or(f64::NEG_INFINITY)).collect();
     let top = log10_ps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if top == f64::NEG_INFINITY {
-        return Err(Error::Setting(format!(
-            "no gAMS replica broke in any of the {} repetitions (the estimate of P(break) is 0); raise --replicas",
-            runs.len()
-        )));
+        return Err(Error::Limit {
+            reason: format!(
+                "no gAMS replica broke in any of the {} repetitions (the estimate of P(break) is 0); raise --replicas",
+                runs.len()
+            ),
+        });
     }
     // The break probabilities scaled by 10^-top, so the largest is 1.
     let qs: Vec<f64> = log10_ps.iter().map(|lp| ((lp - top) * ln10).exp()).collect();

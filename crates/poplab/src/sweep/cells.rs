@@ -30,6 +30,14 @@ impl Cell {
         key
     }
 
+    /// `error` as this cell's ([`Error::Cell`]); a file's or the memory's refusal stays as it is.
+    pub(crate) fn error(&self, error: Error) -> Error {
+        match error {
+            Error::Memory(_) | Error::File { .. } => error,
+            other => Error::Cell { cell: self.key(), error: Box::new(other) },
+        }
+    }
+
     /// The master seed of this cell's trials.
     pub fn seed(&self, master: u64) -> u64 {
         // FNV-1a of the key, then one SplitMix64 step mixed with the master seed.
@@ -61,39 +69,46 @@ impl SweepSpec {
     /// [`MAX_CELLS`] cells or [`MAX_TRIALS`] trials.
     pub fn cells(&self) -> Result<Vec<Cell>> {
         if self.ns.is_empty() {
-            return Err(Error::Setting("give at least one population size with --n".into()));
+            return Err(Error::Sweep { reason: "give at least one population size with --n".into() });
         }
         let mut seen = HashSet::new();
         for (name, values) in &self.params {
             if values.is_empty() {
-                return Err(Error::Setting(format!("parameter {name} has an empty list of values")));
+                return Err(Error::Sweep { reason: format!("parameter {name} has an empty list of values") });
             }
             if !seen.insert(name) {
-                return Err(Error::Setting(format!("parameter {name} is swept twice; give it once")));
+                return Err(Error::Sweep { reason: format!("parameter {name} is swept twice; give it once") });
             }
         }
         if self.template.trials == 0 {
-            return Err(Error::Setting("--trials 0: give at least 1 trial per cell".into()));
+            return Err(Error::Option {
+                option: "--trials",
+                value: "0".into(),
+                reason: "give at least 1 trial per cell".into(),
+            });
         }
         if let Some(threads) = self.template.threads
             && !(1..=crate::experiment::MAX_THREADS).contains(&threads)
         {
-            return Err(Error::Setting(format!(
-                "--threads {threads}: give from 1 to {} worker threads",
-                crate::experiment::MAX_THREADS
-            )));
+            return Err(Error::Option {
+                option: "--threads",
+                value: threads.to_string(),
+                reason: format!("give from 1 to {} worker threads", crate::experiment::MAX_THREADS),
+            });
         }
         let count = self.params.iter().fold(self.ns.len(), |acc, (_, v)| acc.saturating_mul(v.len()));
         if count > MAX_CELLS {
-            return Err(Error::Setting(format!(
-                "the sweep has {count} cells; at most {MAX_CELLS} are allowed, shorten the lists"
-            )));
+            return Err(Error::Sweep {
+                reason: format!("the sweep has {count} cells; at most {MAX_CELLS} are allowed, shorten the lists"),
+            });
         }
         if (count as u64).saturating_mul(self.template.trials) > MAX_TRIALS {
-            return Err(Error::Setting(format!(
-                "the sweep has {count} cells x {} trials; at most {MAX_TRIALS} trials are allowed",
-                self.template.trials
-            )));
+            return Err(Error::Sweep {
+                reason: format!(
+                    "the sweep has {count} cells x {} trials; at most {MAX_TRIALS} trials are allowed",
+                    self.template.trials
+                ),
+            });
         }
         let mut cells: Vec<Cell> = self.ns.iter().map(|&n| Cell { n, params: Vec::new() }).collect();
         for (name, values) in &self.params {
@@ -110,7 +125,9 @@ impl SweepSpec {
         }
         let mut keys = HashSet::new();
         if let Some(cell) = cells.iter().find(|c| !keys.insert(c.key())) {
-            return Err(Error::Setting(format!("the cell {} appears twice; remove the repeated value", cell.key())));
+            return Err(Error::Sweep {
+                reason: format!("the cell {} appears twice; remove the repeated value", cell.key()),
+            });
         }
         Ok(cells)
     }
@@ -137,10 +154,7 @@ impl SweepSpec {
         self.cells()?
             .into_iter()
             .map(|cell| {
-                let spec = resolve(&self.raw(&cell)).map_err(|e| match e {
-                    Error::Memory(_) | Error::File { .. } => e,
-                    other => Error::Setting(format!("cell {}: {other}", cell.key())),
-                })?;
+                let spec = resolve(&self.raw(&cell)).map_err(|e| cell.error(e))?;
                 Ok(ResolvedCell { cell, spec })
             })
             .collect()

@@ -77,16 +77,17 @@ pub struct HoldingCurve {
 /// repetitions still to run, `done` is called as each finishes.
 pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn Fn() + Sync)) -> Result<HoldingCurve> {
     if spec.template.estimator.is_direct() {
-        return Err(Error::Setting(
-            "a holding curve is estimated by splitting; give --estimator splitting (direct trials are a sweep)".into(),
-        ));
+        return Err(Error::Conflict {
+            reason: "a holding curve is estimated by splitting; give --estimator splitting (direct trials are a sweep)"
+                .into(),
+        });
     }
     if spec.shard.is_some() {
-        return Err(Error::Setting(
-            "--shard splits trials, and a splitting estimate is one job per cell; run the cells as separate \
-             sweeps instead"
+        return Err(Error::Conflict {
+            reason: "--shard splits trials, and a splitting estimate is one job per cell; run the cells as separate \
+                     sweeps instead"
                 .into(),
-        ));
+        });
     }
     let cells = spec.resolve()?;
     super::store::write_definition(dir, DEFINITION_FILE, &spec.definition(&cells), "holding sweep")?;
@@ -101,13 +102,10 @@ pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn 
         .open(&lines_path)
         .map_err(|e| io_error(&lines_path, e))?;
     for cell in missing {
-        let result = cell.spec.estimate(done).map_err(|e| match e {
-            Error::Setting(text) => Error::Setting(format!("cell {}: {text}", cell.cell.key())),
-            other => other,
-        })?;
+        let result = cell.spec.estimate(done).map_err(|e| cell.cell.error(e))?;
         let result =
             CellEstimate { cell: cell.cell.key(), estimate: result.estimate, wall_seconds: result.wall_seconds };
-        let line = serde_json::to_string(&result).map_err(|e| Error::Setting(format!("internal: {e}")))? + "\n";
+        let line = serde_json::to_string(&result).map_err(|e| Error::Io(format!("internal: {e}")))? + "\n";
         file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&lines_path, e))?;
         finished.insert(result.cell.clone(), result);
     }
@@ -119,7 +117,7 @@ pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn 
     let fit = fit_curve(spec, &ordered);
     files::write_atomic(
         &dir.join(FIT_FILE),
-        &format!("{:#}\n", serde_json::to_value(&fit).map_err(|e| Error::Setting(format!("internal: {e}")))?),
+        &format!("{:#}\n", serde_json::to_value(&fit).map_err(|e| Error::Io(format!("internal: {e}")))?),
     )?;
     Ok(HoldingCurve { cells: ordered.into_iter().map(|(_, estimate)| estimate).collect(), fit })
 }

@@ -32,11 +32,11 @@ impl SweepSpec {
         checkpointer: Option<&Checkpointer>,
     ) -> Result<()> {
         if !self.template.estimator.is_direct() {
-            return Err(Error::Setting(
-                "the splitting estimator gives one estimate per cell, not trials: run it over a sweep with poplab \
-                 sweep --estimator splitting"
+            return Err(Error::Conflict {
+                reason: "the splitting estimator gives one estimate per cell, not trials: run it over a sweep with \
+                         poplab sweep --estimator splitting"
                     .into(),
-            ));
+            });
         }
         let jobs: Vec<(u64, &ResolvedCell, u64)> = self
             .jobs(cells)

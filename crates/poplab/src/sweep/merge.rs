@@ -92,7 +92,7 @@ fn check_row(cell: &ResolvedCell, record: &TrialRecord) -> std::result::Result<(
 /// Every check of [`merge`], and the merged rows, without writing anything.
 pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan> {
     let Some(first_dir) = parts.first() else {
-        return Err(Error::Setting("give the shard directories to merge".into()));
+        return Err(Error::Sweep { reason: "give the shard directories to merge".into() });
     };
     let same = |a: &Path, b: &Path| {
         std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b)
@@ -175,11 +175,13 @@ pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan>
     }
     if !missing.is_empty() {
         let shown: Vec<&str> = missing.iter().take(20).map(String::as_str).collect();
-        return Err(Error::Setting(format!(
-            "missing shards of {of}: {}{}; run them (for a Slurm array, those task indices) and merge again",
-            shown.join(", "),
-            if missing.len() > 20 { ", ..." } else { "" }
-        )));
+        return Err(Error::Sweep {
+            reason: format!(
+                "missing shards of {of}: {}{}; run them (for a Slurm array, those task indices) and merge again",
+                shown.join(", "),
+                if missing.len() > 20 { ", ..." } else { "" }
+            ),
+        });
     }
     let mut rows = BTreeMap::new();
     let mut incomplete = Vec::new();
@@ -222,10 +224,12 @@ pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan>
         rows.extend(stored);
     }
     if !incomplete.is_empty() {
-        return Err(Error::Setting(format!(
-            "incomplete: {}; run each one's command again (it continues where it stopped) and merge again",
-            incomplete.join("; ")
-        )));
+        return Err(Error::Sweep {
+            reason: format!(
+                "incomplete: {}; run each one's command again (it continues where it stopped) and merge again",
+                incomplete.join("; ")
+            ),
+        });
     }
     // Every row is there and plausible: the files must also be the ones the shards wrote.
     for (dir, path, text) in &texts {

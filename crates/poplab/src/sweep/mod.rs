@@ -187,15 +187,20 @@ mod tests {
 
     #[test]
     fn bad_sweeps_are_refused() {
+        use crate::Error;
         let mut s = spec();
         s.params.push(("k".into(), vec!["4".into()]));
-        assert!(s.cells().unwrap_err().to_string().contains("swept twice"));
+        assert!(matches!(s.cells(), Err(Error::Sweep { reason }) if reason.contains("swept twice")));
         let mut s = spec();
         s.ns = vec![20, 20];
         assert!(s.cells().unwrap_err().to_string().contains("appears twice"));
         let mut s = spec();
         s.params = vec![("k".into(), vec!["0".into()])];
-        assert!(s.resolve().unwrap_err().to_string().contains("cell n=20 k=0"));
+        // A cell's error names the cell and keeps its kind.
+        let error = s.resolve().err().unwrap();
+        assert!(error.to_string().starts_with("cell n=20 k=0: parameter k = '0' is invalid"), "{error}");
+        assert!(matches!(&error, Error::Cell { cell, .. } if cell == "n=20 k=0"), "{error:?}");
+        assert!(matches!(error.innermost(), Error::Parameter { name, .. } if name == "k"), "{error:?}");
         let mut s = spec();
         s.ns = (2..20_000).collect();
         assert!(s.cells().unwrap_err().to_string().contains("at most"));

@@ -24,34 +24,39 @@ impl Shard {
     /// `of * pack`.
     pub fn new(index: u64, of: u64, pack: u64) -> Result<Self> {
         if pack == 0 {
-            return Err(Error::Setting("--pack 0: a part runs at least 1 shard; give --pack 1 or more".into()));
+            return Err(Error::Option {
+                option: "--pack",
+                value: "0".into(),
+                reason: "a part runs at least 1 shard; give --pack 1 or more".into(),
+            });
         }
         if of == 0 {
-            return Err(Error::Setting(format!(
-                "--shard {index}/0: a sweep splits into at least 1 shard (I/K, K >= 1)"
-            )));
+            return Err(Error::Option {
+                option: "--shard",
+                value: format!("{index}/0"),
+                reason: "a sweep splits into at least 1 shard (I/K, K >= 1)".into(),
+            });
         }
         if index >= of {
-            return Err(Error::Setting(format!(
-                "--shard {index}/{of}: shard {index} does not exist; the shards of {of} are numbered 0 to {}",
-                of - 1
-            )));
+            return Err(Error::Option {
+                option: "--shard",
+                value: format!("{index}/{of}"),
+                reason: format!("shard {index} does not exist; the shards of {of} are numbered 0 to {}", of - 1),
+            });
         }
-        if of == 0 || index >= of || pack == 0 {
-            return Err(Error::Setting(format!(
-                "shard {index} of {of} (pack {pack}) does not exist; shards are numbered 0 to K - 1 of K >= 1, and \
-                 --pack is at least 1"
-            )));
-        }
-        let total = of.checked_mul(pack).filter(|&t| t <= MAX_TRIALS).ok_or_else(|| {
-            Error::Setting(format!("{of} x {pack} shards: a sweep splits into at most {MAX_TRIALS} shards"))
+        let total = of.checked_mul(pack).filter(|&t| t <= MAX_TRIALS).ok_or_else(|| Error::Sweep {
+            reason: format!("{of} x {pack} shards: a sweep splits into at most {MAX_TRIALS} shards"),
         })?;
         Ok(Self { first: index * pack, count: pack, of: total })
     }
 
     /// `I/K` (shard `I` of `K`, numbered from 0), packing `pack` shards.
     pub fn parse(text: &str, pack: u64) -> Result<Self> {
-        let bad = || Error::Setting(format!("--shard {text}: write I/K with 0 <= I < K, for example 0/4"));
+        let bad = || Error::Option {
+            option: "--shard",
+            value: text.into(),
+            reason: "write I/K with 0 <= I < K, for example 0/4".into(),
+        };
         let (index, of) = text.split_once('/').ok_or_else(bad)?;
         let index = crate::numbers::parse_u64(index).map_err(|_| bad())?;
         let of = crate::numbers::parse_u64(of).map_err(|_| bad())?;
@@ -66,15 +71,15 @@ impl Shard {
     pub fn from_slurm(var: impl Fn(&str) -> Option<String>, pack: u64) -> Result<Self> {
         let read = |name: &str| -> Result<Option<u64>> {
             var(name)
-                .map(|v| crate::numbers::parse_u64(&v).map_err(|e| Error::Setting(format!("{name}={v}: {e}"))))
+                .map(|v| crate::numbers::parse_u64(&v).map_err(|e| Error::Sweep { reason: format!("{name}={v}: {e}") }))
                 .transpose()
         };
         let (Some(id), Some(count)) = (read("SLURM_ARRAY_TASK_ID")?, read("SLURM_ARRAY_TASK_COUNT")?) else {
-            return Err(Error::Setting(
-                "--shard-from-env needs SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (run it as a Slurm array \
-                 task, or give --shard I/K)"
+            return Err(Error::Sweep {
+                reason: "--shard-from-env needs SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (run it as a Slurm \
+                         array task, or give --shard I/K)"
                     .into(),
-            ));
+            });
         };
         if let Some(of) = read("POPLAB_SHARD_COUNT")? {
             return Self::new(id, of, pack);
@@ -83,17 +88,21 @@ impl Shard {
         let max = read("SLURM_ARRAY_TASK_MAX")?.unwrap_or(min + count.saturating_sub(1));
         let step = read("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
         if id < min || id > max {
-            return Err(Error::Setting(format!(
-                "SLURM_ARRAY_TASK_ID={id} lies outside the array's {min}..={max}; run --shard-from-env as a task of \
-                 that array"
-            )));
+            return Err(Error::Sweep {
+                reason: format!(
+                    "SLURM_ARRAY_TASK_ID={id} lies outside the array's {min}..={max}; run --shard-from-env as a task \
+                     of that array"
+                ),
+            });
         }
         if step != 1 || max.checked_sub(min).map(|d| d + 1) != Some(count) {
-            return Err(Error::Setting(format!(
-                "--shard-from-env needs a contiguous array (such as --array=0-{}): this one runs {count} tasks from \
-                 {min} to {max} by {step}; or set POPLAB_SHARD_COUNT to the number of shards",
-                count.saturating_sub(1)
-            )));
+            return Err(Error::Sweep {
+                reason: format!(
+                    "--shard-from-env needs a contiguous array (such as --array=0-{}): this one runs {count} tasks \
+                     from {min} to {max} by {step}; or set POPLAB_SHARD_COUNT to the number of shards",
+                    count.saturating_sub(1)
+                ),
+            });
         }
         Self::new(id - min, count, pack)
     }

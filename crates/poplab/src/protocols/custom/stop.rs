@@ -75,10 +75,12 @@ impl std::str::FromStr for StopRule {
             other => match other.strip_prefix("time:").map(str::parse::<f64>) {
                 Some(Ok(t)) if t.is_finite() && t > 0.0 => StopRule::Time(t),
                 _ => {
-                    return Err(Error::Setting(format!(
-                        "unknown stop rule '{other}'; use silent, one-leader, consensus, all-yes, all-no or time:T \
-                         (T a parallel time above 0)"
-                    )));
+                    return Err(Error::UnknownName {
+                        kind: "stop rule",
+                        name: other.into(),
+                        choices: "silent, one-leader, consensus, all-yes, all-no or time:T (T a parallel time above 0)"
+                            .into(),
+                    });
                 }
             },
         })
