@@ -133,6 +133,12 @@ if uses poplab; then
   fi
   if [ -n "$WHEEL" ]; then
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
+    # Where the installed package came from, for the header of later runs with --no-build.
+    if [ $BUILD = 1 ] && [ "$WHEEL" = "$(ls "$TARGET"/wheels/poplab-*.whl 2>/dev/null)" ]; then
+      echo "git $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')" > "$VENV/poplab-source.txt"
+    else
+      echo "wheel $WHEEL" > "$VENV/poplab-source.txt"
+    fi
   fi
   "$VENV/bin/python" -c 'from poplab import Simulation' || {
     echo "poplab in $VENV has no Simulation: build a checkout that has it, or leave poplab out (--tools)" >&2; exit 1; }
@@ -183,7 +189,7 @@ run_cell() {  # run_cell TOOL WORKLOAD N: up to REPEAT processes, the fastest ke
   echo "# poplab vs ppsim, in process: \`from poplab import Simulation\` vs \`from ppsim import Simulation\` ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
   echo
   if uses poplab; then
-    echo "- poplab: Python package $("$VENV/bin/python" -c 'import poplab; print(getattr(poplab, "__version__", "?"))') ($VENV, git $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')), $("$VENV/bin/python" --version), numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'), pandas $("$VENV/bin/python" -c 'import pandas; print(pandas.__version__)')"
+    echo "- poplab: Python package $("$VENV/bin/python" -c 'import poplab; print(getattr(poplab, "__version__", "?"))') ($VENV, $(cat "$VENV/poplab-source.txt" 2>/dev/null || echo 'source not recorded')), $("$VENV/bin/python" --version), numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'), pandas $("$VENV/bin/python" -c 'import pandas; print(pandas.__version__)')"
   fi
   for v in 1.0.2 0.1.6; do if uses "ppsim-$v"; then ppsim_header_lines "$v"; fi; done
   if uses batss-1.0.4; then echo "- batss 1.0.4: $("$(batss_python)" --version), numpy $("$(batss_python)" -c 'import numpy; print(numpy.__version__)'); angluin and approx-majority as CRNs (volume n; L + L -> L + F at k = n/(n-1); A + B -> U + U, A + U -> A + A, B + U -> B + B at k = 2n/(n-1): batss's time is then parallel time)"; fi
