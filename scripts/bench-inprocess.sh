@@ -81,7 +81,7 @@ EOF
 
 # ---------------------------------------------------------------- options
 MAX_N=""; WORKLOADS="$ALL_WORKLOADS"; TOOLS="$ALL_TOOLS"; SEED=1; LIMIT=""; MEM_GB=""; REPEAT=1
-QUICK=0; BUILD=1; WHEEL=""; OUT="$ROOT/target"
+QUICK=0; BUILD=1; WHEEL=""; SOURCE=""; OUT="$ROOT/target"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -130,15 +130,12 @@ if uses poplab; then
     CARGO_TARGET_DIR="$TARGET" python3 -m pip wheel -q --disable-pip-version-check --no-deps \
       -w "$TARGET/wheels" "$ROOT/crates/poplab-py"
     WHEEL=$(ls "$TARGET"/wheels/poplab-*.whl)
+    SOURCE="git $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
   fi
   if [ -n "$WHEEL" ]; then
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
     # Where the installed package came from, for the header of later runs with --no-build.
-    if [ $BUILD = 1 ] && [ "$WHEEL" = "$(ls "$TARGET"/wheels/poplab-*.whl 2>/dev/null)" ]; then
-      echo "git $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')" > "$VENV/poplab-source.txt"
-    else
-      echo "wheel $WHEEL" > "$VENV/poplab-source.txt"
-    fi
+    echo "${SOURCE:-wheel $WHEEL}" > "$VENV/poplab-source.txt"
   fi
   "$VENV/bin/python" -c 'from poplab import Simulation' || {
     echo "poplab in $VENV has no Simulation: build a checkout that has it, or leave poplab out (--tools)" >&2; exit 1; }
