@@ -318,3 +318,51 @@ fn census() {
         [(421_616, 1243, tournament), (25_024, 181, quick.clone()), (27_023, 193, quick)]
     );
 }
+
+/// Randomized rules on the count engines: discrete averaging over `0..=8` (`(a, b)` to
+/// `(floor((a + b) / 2), ceil((a + b) / 2))`, a certain law; null when that only swaps) whose pairs `(0, 8)` and `(8, 0)`
+/// instead go to `(4, 4)` or `(3, 5)` with probability 1/2 each, at n = 10^5 from
+/// `{0: n/2, 8: n/2}` until silent: on the count engine skipping null interactions and on the
+/// batched engine (both certain and drawn laws, in singles and in bulk).
+#[test]
+fn randomized_rules_on_the_count_engines() {
+    use poplab::protocol::{Law, Output};
+    use poplab::protocols::custom::{Amount, Custom, StopRule};
+    let rule = |a: &str, b: &str| -> Result<Option<Law<String>>, String> {
+        let (a, b): (u32, u32) = (a.parse().map_err(|_| "a number")?, b.parse().map_err(|_| "a number")?);
+        let result = |x: u32, y: u32| (x.to_string(), y.to_string());
+        if a + b == 8 && a.abs_diff(b) == 8 {
+            return Ok(Some(vec![(result(4, 4), 0.5), (result(3, 5), 0.5)]));
+        }
+        let (lo, hi) = ((a + b) / 2, (a + b).div_ceil(2));
+        Ok((lo != a.min(b)).then(|| vec![(result(lo, hi), 1.0)]))
+    };
+    let n = 100_000;
+    let p = Custom::from_fn(
+        "averaging",
+        &[("0".into(), Output::No), ("8".into(), Output::No)],
+        Box::new(rule),
+        Box::new(|_: &str| Ok(Output::No)),
+        &[("0".into(), Amount::Count(n as u64 / 2)), ("8".into(), Amount::Count(n as u64 / 2))],
+        StopRule::Silent,
+        true,
+        n,
+    )
+    .unwrap();
+    for (engine, seed, pinned) in
+        [(Engine::Counts, 2, [8_551_835_774u128, 5_139_510_486]), (Engine::Batched, 3, [5_637_477_888, 4_789_796_643])]
+    {
+        let settings = RunSettings { trials: 2, seed, engine, ..RunSettings::default() };
+        let got: Vec<u128> = steps(&p, &settings, engine)
+            .iter()
+            .map(|&(outcome, steps)| {
+                assert_eq!(outcome, Converged, "{engine:?}");
+                steps
+            })
+            .collect();
+        assert_eq!(got, pinned, "{engine:?}");
+    }
+    let (ending, run) = count_trial(&p, 3, 0, true, false);
+    assert_eq!(ending.steps.0, 5_637_477_888, "batched trial 0 by hand");
+    assert!(run.steps_in_batches() > 100_000, "{} steps in batches", run.steps_in_batches());
+}

@@ -30,6 +30,12 @@ impl<S> PairLaw<S> {
         self.cumulative.len() == 1 && self.cumulative[0] >= 1.0
     }
 
+    /// The result's state indices when the law is certain and its result interned (drawing it
+    /// would take no random number and intern nothing).
+    pub(in crate::engine) fn certain_result(&self) -> Option<(u32, u32)> {
+        if self.is_certain() { self.interned[0] } else { None }
+    }
+
     /// Draws a result from `rng`: its position in `results`, or `None` for nothing changing.
     pub(in crate::engine) fn draw(&self, rng: &mut PopRng) -> Option<usize> {
         if self.is_certain() {

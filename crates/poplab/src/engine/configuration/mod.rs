@@ -56,8 +56,8 @@ pub(in crate::engine) struct Configuration<P: Protocol, R: Deref<Target = P>> {
     /// skipping pays again.
     skip_review: u128,
     memo: TransitionMemo,
-    /// Whether the protocol is randomized: its pairs' results then come from `laws` (not `memo`),
-    /// drawn from `outcomes`.
+    /// Whether the protocol is randomized: its pairs' results then come from `laws`, drawn from
+    /// `outcomes` (`memo` keeps only the pairs that need no draw).
     randomized: bool,
     laws: Laws<P::State>,
     outcomes: PopRng,
@@ -631,9 +631,28 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
             let (i2, j2) = self.transition_of(i, j);
             return Effect::To(i2, j2);
         }
-        match self.law_id(i, j) {
-            Some(id) => Effect::Law(id),
-            None => Effect::To(i, j),
+        self.randomized_effect(i, j)
+    }
+
+    /// [`Configuration::effect_of`] for a randomized protocol. A pair whose result needs no draw
+    /// (it is null, or its law is one result with probability 1 and that result is interned) is
+    /// memoised, so later interactions of the pair skip the law's hash lookup and split; this
+    /// draws nothing that the law would not have drawn (a certain law draws nothing).
+    #[inline]
+    fn randomized_effect(&mut self, i: u32, j: u32) -> Effect {
+        if let Some((i2, j2)) = self.memo.get(i, j) {
+            return Effect::To(i2, j2);
+        }
+        let Some(id) = self.law_id(i, j) else {
+            self.memo.set(i, j, (i, j));
+            return Effect::To(i, j);
+        };
+        match self.laws.get(id).certain_result() {
+            Some((i2, j2)) => {
+                self.memo.set(i, j, (i2, j2));
+                Effect::To(i2, j2)
+            }
+            None => Effect::Law(id),
         }
     }
 
@@ -655,9 +674,9 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
             };
         }
         if self.randomized {
-            return match self.law_id(i, j) {
-                Some(id) => self.draw_law(id),
-                None => (i, j),
+            return match self.randomized_effect(i, j) {
+                Effect::To(i2, j2) => (i2, j2),
+                Effect::Law(id) => self.draw_law(id),
             };
         }
         if let Some(result) = self.memo.get(i, j) {
