@@ -170,9 +170,11 @@ class Protocol:
     last state takes the agents left over) or a list of states, one per agent.
 
     A rule function is treated as randomized (it may return a law at any time) unless
-    ``deterministic=True``; a dict rule is deterministic when every value is a pair. Exact analysis
-    (`poplab.exact`, `poplab.verify`) needs a deterministic protocol. Extra keyword arguments are
-    the protocol's parameters, passed to a rule function as keyword arguments;
+    ``deterministic=True``; a dict rule is deterministic when every value is a pair. On the count
+    and batched engines, the pairs of a randomized protocol that return one pair or ``None`` cost
+    what a deterministic protocol's do (they are memoised; only pairs with a law draw). Exact
+    analysis (`poplab.exact`, `poplab.verify`) needs a deterministic protocol. Extra keyword
+    arguments are the protocol's parameters, passed to a rule function as keyword arguments;
     ``run(..., params={...})`` and sweeps over parameters derive protocols with other values.
 
     A `Protocol` goes wherever a protocol name goes: `run`, `sweep`, `trace`, `exact`, `verify`.

@@ -117,7 +117,8 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
     // integers, so accurate when u is close to n.
     let uf = u as f64;
     let pairs = u128::from(n) * u128::from(n - 1);
-    let ln_shrink = ((u128::from(u) * u128::from(u)) as i128 - pairs as i128) as f64 / pairs as f64;
+    let pairs_f = pairs as f64;
+    let ln_shrink = ((u128::from(u) * u128::from(u)) as i128 - pairs as i128) as f64 / pairs_f;
     let ln_shrink = ln_shrink.ln_1p();
     let ok = |k: u64| ln_run_at_least(u, k, ln_shrink) >= ln_u;
     // -ln P(L >= k) ~ (2k^2 - k) / u + 4k^3 / (3u^2) - k ln_shrink: the root of the quadratic part,
@@ -134,7 +135,14 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
     // Walk from the guess without logarithms: with r = U / P(L >= j), L >= j iff r <= 1, and
     // P(L >= j + 1) = P(L >= j) q_j, q_j = (u - 2j) (u - 2j - 1) / (n (n - 1)). A far guess gallops
     // instead.
-    let q = |j: u64| (u128::from(u - 2 * j) * u128::from(u - 2 * j - 1)) as f64 / pairs as f64;
+    // Below 2^53 both factors are exact in floating point, and their product rounded once is the
+    // exact integer product rounded: the same value without 128-bit conversions.
+    let small = u < 1 << 53;
+    let q = |j: u64| {
+        let (a, b) = (u - 2 * j, u - 2 * j - 1);
+        let product = if small { a as f64 * b as f64 } else { (u128::from(a) * u128::from(b)) as f64 };
+        product / pairs_f
+    };
     let mut r = (ln_u - ln_run_at_least(u, k, ln_shrink)).exp();
     const WALK: u32 = 8;
     if r <= 1.0 {
