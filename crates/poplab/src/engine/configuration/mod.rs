@@ -390,12 +390,16 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
         self.skip = Some(table);
     }
 
-    /// Enters the pair of slots `(r, c)` into `table`, by its transition (its law, if randomized).
+    /// Enters the pair of slots `(r, c)` into `table`, by its transition (if randomized, its law,
+    /// or its result when that needs no draw).
     fn fill_pair(&mut self, table: &mut SkipTable<P::State>, r: usize, c: usize) {
         let (i, j) = (self.present[r], self.present[c]);
         let (a, b) = (self.state(i), self.state(j));
         let next = if self.randomized {
-            self.law_id(i, j).map(Next::Law)
+            match self.randomized_effect(i, j) {
+                Effect::To(i2, j2) => ((i2, j2) != (i, j)).then(|| Next::To(self.state(i2), self.state(j2))),
+                Effect::Law(id) => Some(Next::Law(id)),
+            }
         } else {
             let (a2, b2) = self.protocol.transition(a, b);
             (a2 != a || b2 != b).then_some(Next::To(a2, b2))
