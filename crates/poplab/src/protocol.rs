@@ -71,6 +71,30 @@ pub trait Monitor<S: Copy>: Clone + Send {
         }
     }
 
+    /// A batch's net change to the counts: each state listed at most once, with the agents it
+    /// gains (or loses, when negative); gains and losses balance. As for
+    /// [`Monitor::record_times`], the monitor's state must depend on the configuration alone. The
+    /// default records the change as moves of agents from one state to another (`times`
+    /// interactions `[from, from] -> [to, from]`, whose net change is `times` agents moved);
+    /// monitors that keep counts per state override it with one update per state.
+    fn record_net<I: Iterator<Item = (S, i64)> + Clone>(&mut self, changes: I) {
+        let mut gains = changes.clone().filter(|change| change.1 > 0);
+        let mut gain = gains.next();
+        for (from, loss) in changes.filter(|change| change.1 < 0) {
+            let mut left = -loss;
+            while left > 0 {
+                let (to, amount) = gain.as_mut().expect("a batch's gains and losses balance");
+                let moved = left.min(*amount);
+                self.record_times([from, from], [*to, from], moved as u64);
+                left -= moved;
+                *amount -= moved;
+                if *amount == 0 {
+                    gain = gains.next();
+                }
+            }
+        }
+    }
+
     /// Whether the configuration is in the safe set.
     fn is_safe(&self) -> bool;
 }

@@ -313,6 +313,28 @@ mod tests {
         assert!(ApproxMajority::new(10, &Params::parse(&["b=1"]).unwrap()).is_err());
     }
 
+    /// A batch's net change recorded by the monitor's default `record_net` (moves of agents) leaves
+    /// it as a monitor of the configuration after the change, whatever the order of the changes.
+    #[test]
+    fn net_change_gives_the_monitor_of_the_new_configuration() {
+        let start = [vec![A; 5], vec![B; 3], vec![U; 2]].concat();
+        for changes in [
+            vec![(A, -5), (B, 2), (U, 3)],
+            vec![(U, 3), (A, -5), (B, 2)],
+            vec![(B, -3), (U, -2), (A, 5)],
+            vec![(A, 0), (B, -1), (U, 1)],
+        ] {
+            let mut monitor = Consensus::new(&start);
+            monitor.record_net(changes.iter().copied());
+            let count = |o: Opinion| {
+                (start.iter().filter(|&&s| s == o).count() as i64 + changes.iter().find(|c| c.0 == o).unwrap().1)
+                    as usize
+            };
+            assert_eq!(Opinion::ALL.map(|o| monitor.count(o)), Opinion::ALL.map(count), "{changes:?}");
+            assert_eq!(monitor.is_safe(), count(A) == 10 || count(B) == 10, "{changes:?}");
+        }
+    }
+
     /// Every agent vector of 4 agents: the monitor is safe exactly at consensus, and the silent
     /// configurations (no non-null ordered pair of distinct agents) are consensus and all-`U`.
     #[test]

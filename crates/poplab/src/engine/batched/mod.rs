@@ -306,10 +306,9 @@ impl NetChange {
     }
 
     /// Lists the changes in `changes`.
-    fn gather(&mut self) -> &[(u32, i64)] {
+    fn gather(&mut self) {
         self.changes.clear();
         self.changes.extend(self.indices.iter().map(|&i| (i, self.by_index[i as usize])));
-        &self.changes
     }
 }
 
@@ -380,19 +379,13 @@ impl Batcher {
         lookers: Option<&mut Lookers<'_, P>>,
     ) -> bool {
         let len = self.draw_batch(configuration, rng, steps_to(configuration.step(), until));
+        self.add_results_to_net();
 
-        // Record the batch into a copy of the monitor; replay it singly if the watch fires inside.
+        // Record the batch's net change into a copy of the monitor; replay the batch singly if the
+        // watch fires inside.
         let mut monitor = configuration.monitor().clone();
-        let mut output_changed = false;
-        let bulk =
-            self.pairs.iter().filter_map(|p| p.result.map(|(i2, j2)| ([p.initiator, p.responder], [i2, j2], p.times)));
-        let singles = self.singles.iter().filter(|s| !s.is_null()).map(|s| (s.before, s.after, 1));
-        for (before, after, times) in bulk.chain(singles) {
-            let (before, after) = (configuration.states_of(before), configuration.states_of(after));
-            monitor.record_times(before, after, times);
-            output_changed |= OUTPUT_CHANGE && configuration.changes_output(before, after);
-        }
-        if (SAFE_SET && monitor.is_safe()) || output_changed {
+        monitor.record_net(self.net.changes.iter().map(|&(index, delta)| (configuration.state(index), delta)));
+        if (SAFE_SET && monitor.is_safe()) || (OUTPUT_CHANGE && self.changes_some_output(configuration)) {
             let start = configuration.step();
             let met = self.replay::<P, R, SAFE_SET, OUTPUT_CHANGE>(configuration, rng, lookers);
             debug_assert!(met, "the replayed batch must meet the watch");
@@ -408,6 +401,15 @@ impl Batcher {
         {
             self.look_inside(configuration, len, lookers);
         }
+        configuration.apply_deltas(&self.net.changes);
+        configuration.count_steps(u128::from(len));
+        self.steps_in_batches += u128::from(len);
+        false
+    }
+
+    /// Completes the batch's net change (which holds the taken agents' initial states, negated):
+    /// adds the bulk pairs' changes and the taken agents' current states, and lists it.
+    fn add_results_to_net(&mut self) {
         let Self { pairs, taken, net, .. } = self;
         for pair in pairs.iter() {
             if let Some((i2, j2)) = pair.result {
@@ -420,10 +422,16 @@ impl Batcher {
         for &(index, count) in taken.iter() {
             net.add(index, count as i64);
         }
-        configuration.apply_deltas(net.gather());
-        configuration.count_steps(u128::from(len));
-        self.steps_in_batches += u128::from(len);
-        false
+        net.gather();
+    }
+
+    /// Whether some interaction of the batch (a bulk pair type or a single) changes an output.
+    fn changes_some_output<P: Protocol, R: Deref<Target = P>>(&self, configuration: &Configuration<P, R>) -> bool {
+        let bulk = self.pairs.iter().filter_map(|p| p.result.map(|(i2, j2)| ([p.initiator, p.responder], [i2, j2])));
+        let singles = self.singles.iter().filter(|s| !s.is_null()).map(|s| (s.before, s.after));
+        bulk.chain(singles).any(|(before, after)| {
+            configuration.changes_output(configuration.states_of(before), configuration.states_of(after))
+        })
     }
 
     /// Draws a batch of at most `room` interactions (runs, singles, bulk pairs, and in `net` the

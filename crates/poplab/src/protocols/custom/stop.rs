@@ -298,6 +298,13 @@ impl Monitor<CustomState> for StopMonitor {
         }
     }
 
+    /// One update per state (complete graph: the batched engine runs there only).
+    fn record_net<I: Iterator<Item = (CustomState, i64)> + Clone>(&mut self, changes: I) {
+        for (state, delta) in changes {
+            self.change(state, delta);
+        }
+    }
+
     /// The rule holds, or the run is silent and the protocol stops when silent.
     #[inline]
     fn is_safe(&self) -> bool {
