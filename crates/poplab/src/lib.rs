@@ -97,8 +97,8 @@
 //! [`safe_set_is_closed`](protocol::EngineHints::safe_set_is_closed) when no interaction leaves
 //! the safe set (the batched engine then checks it once per batch) and
 //! [`auto_batches`](protocol::EngineHints::auto_batches) for a protocol with few states; override
-//! [`Monitor::record_times`](protocol::Monitor::record_times) so that a batch of the batched
-//! engine is one update. Optional abilities are small traits handed out by accessors: a start
+//! [`Monitor::record_times`](protocol::Monitor::record_times) so that each move of a batch's net
+//! change (how the batched engine records a batch) is one update. Optional abilities are small traits handed out by accessors: a start
 //! from counts ([`CountStart`](protocol::CountStart), so that the count engines start huge
 //! populations without an agent array), named families and the state space
 //! ([`Configurations`](protocol::Configurations)), a JSON form of states

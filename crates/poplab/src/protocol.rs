@@ -61,22 +61,24 @@ pub trait Monitor<S: Copy>: Clone + Send {
         self.record(before, [agents[pair.0], agents[pair.1]]);
     }
 
-    /// `times` interactions, each turning `before` into `after`, among distinct agents: a batch of
-    /// the batched engine, recorded in any order. Only the monitor's state after all of them is
-    /// used, so it must depend on the configuration alone (as a safe set does). The default records
-    /// them one by one; monitors that keep counts override it with one update.
+    /// `times` interactions, each turning `before` into `after`, among distinct agents: part of a
+    /// batch of the batched engine (the default [`Monitor::record_net`] records a batch as such
+    /// moves), recorded in any order. Only the monitor's state after the whole batch is used, so it
+    /// must depend on the configuration alone (as a safe set does). The default records them one
+    /// by one; monitors that keep counts override it with one update.
     fn record_times(&mut self, before: [S; 2], after: [S; 2], times: u64) {
         for _ in 0..times {
             self.record(before, after);
         }
     }
 
-    /// A batch's net change to the counts: each state listed at most once, with the agents it
-    /// gains (or loses, when negative); gains and losses balance. As for
-    /// [`Monitor::record_times`], the monitor's state must depend on the configuration alone. The
-    /// default records the change as moves of agents from one state to another (`times`
-    /// interactions `[from, from] -> [to, from]`, whose net change is `times` agents moved);
-    /// monitors that keep counts per state override it with one update per state.
+    /// A batch's net change to the counts, as the batched engine records it: each state listed at
+    /// most once, with the agents it gains (or loses, when negative); gains and losses balance. As
+    /// for [`Monitor::record_times`], the monitor's state must depend on the configuration alone.
+    /// The default records the change as moves of agents from one state to another (`times`
+    /// interactions `[from, from] -> [to, from]`, whose net change is `times` agents moved), one
+    /// `record_times` per move; a monitor that keeps more per state than `record_times` can
+    /// update cheaply overrides this with one update per state.
     fn record_net<I: Iterator<Item = (S, i64)> + Clone>(&mut self, changes: I) {
         let mut gains = changes.clone().filter(|change| change.1 > 0);
         let mut gain = gains.next();

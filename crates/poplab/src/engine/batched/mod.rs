@@ -70,8 +70,9 @@
 //! **When to batch.** While a safe set that can be left is watched, never: it must be checked after
 //! every interaction ([`EngineHints::safe_set_is_closed`](crate::protocol::EngineHints::safe_set_is_closed)). Otherwise the engine batches when a batch
 //! is expected to beat single steps: while skipping null steps, when a batch is expected to hold
-//! at least `max(16, k^2 / 8)` non-null interactions (`SKIP_BATCH_MIN_EVENTS`); while taking plain steps (many states present, or most
-//! pairs non-null), when a batch aims at `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
+//! at least `max(16, k^2 / 8)` non-null interactions (`SKIP_BATCH_MIN_EVENTS`); while taking
+//! plain steps (many states present, or most pairs non-null), when a batch aims at
+//! `PLAIN_BATCH_MIN_PER_STATE`` k` interactions or more.
 //! Every choice depends only on the current configuration and on counts of agents, never on
 //! states drawn inside the batch, so mixing batches and single steps keeps the law exact.
 //!
@@ -128,8 +129,8 @@ const BATCH_SQRT_N: f64 = 2.0;
 /// and updates the rows it touches). Tuned by callgrind: angluin to one leader at n = 10^8 (seed 1)
 /// took 6.58, 5.58, 5.27, 5.58 and 6.58 x 10^9 instructions with a minimum of 4 (the old `k^2`),
 /// 8, 16, 32 and 64 events; ppsim's README averaging at n = 10^6 (51 states, seed 1) 2.26 x 10^9
-/// with `k^2` against 1.23 x 10^9 with any divisor from 4 to 64 (it skipped up to `k^2`
-/// interactions' worth in the middle of the run, at 400 ns a step).
+/// with `k^2` against 1.23 x 10^9 with any divisor from 4 to 64 (with `k^2` it took single
+/// skipping steps, at about 400 ns each, through the middle of the run).
 const SKIP_BATCH_MIN_EVENTS: f64 = 16.0;
 
 /// See [`SKIP_BATCH_MIN_EVENTS`].
