@@ -114,13 +114,21 @@ use std::ops::Deref;
 
 mod timeline;
 
-/// A batch aims at `c sqrt(n)` interactions with `c = max(BATCH_SQRT_N, sqrt(k))` for `k` present
-/// states: about `2 c^2` collisions (each `O(log k)` or less) per batch, whose bulk costs up to
-/// `O(k^2)` draws, so more states call for longer batches. `BATCH_SQRT_N` was tuned on
+/// A batch aims at `c sqrt(n)` interactions with `c = max(BATCH_SQRT_N, sqrt(k), min(k /
+/// BATCH_STATES_PER_SQRT_N, sqrt(n) / 8))` for `k` present states: about `2 c^2` collisions (each
+/// `O(log k)` or less) per batch, whose bulk costs up to `O(k^2)` draws, so more states call for
+/// longer batches (the two costs balance for `c` proportional to `k`), up to `n / 8` interactions
+/// (beyond it collisions take over). `BATCH_SQRT_N` was tuned on
 /// approx-majority at n = 10^6 to 10^10 (c from 1 to 8; 1.5 to 3 were within 10% of each other, 2
 /// the fastest at 10^9 and 10^10); `sqrt(k)` on pll at n = 10^7 (about 90 states present; c from
 /// 2 to 32: 8 to 16 were within 10% of each other and twice as fast as 2).
 const BATCH_SQRT_N: f64 = 2.0;
+
+/// See [`BATCH_SQRT_N`]; it matters above 16 present states. Tuned by callgrind on ppsim's README
+/// averaging at n = 10^7 (51 states at the widest, seed 1): 2.43, 2.06, 2.0, 2.0 and 2.31 x 10^8
+/// instructions per unit of parallel time without it and with 5, 4, 3.3 and 2.5 states per
+/// `sqrt(n)`; pll at n = 10^7 (seed 1) went from 41.5 to 37.7 instructions per step with 4.
+const BATCH_STATES_PER_SQRT_N: f64 = 4.0;
 
 /// While skipping null steps, the engine batches when a batch is expected to hold at least
 /// `max(SKIP_BATCH_MIN_EVENTS, k^2 / SKIP_BATCH_CELLS_PER_EVENT)` non-null interactions: a batch
@@ -231,7 +239,9 @@ impl Batcher {
     /// Interactions a batch aims at with `k` present states (it ends at the first collision after
     /// them).
     fn target(&self, k: usize) -> u64 {
-        (BATCH_SQRT_N.max((k as f64).sqrt()) * self.sqrt_n) as u64
+        let k = k as f64;
+        let per_state = (k / BATCH_STATES_PER_SQRT_N).min(self.sqrt_n / 8.0);
+        (BATCH_SQRT_N.max(k.sqrt()).max(per_state) * self.sqrt_n) as u64
     }
 
     /// Scratch space for batches of `n` agents; the census stream is seeded from `rng`, and the
