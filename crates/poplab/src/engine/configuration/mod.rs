@@ -11,6 +11,7 @@ mod skip;
 pub use skip::geometric_skip;
 
 use crate::engine::fenwick::Fenwick;
+use crate::engine::sampling::u128_as_f64;
 use crate::engine::snapshot::{CountSnapshot, static_cause};
 use crate::engine::{Event, EventLog, Observer};
 use crate::error::{Error, Result};
@@ -38,8 +39,8 @@ pub(in crate::engine) struct Configuration<P: Protocol, R: Deref<Target = P>> {
     /// The protocol, borrowed (`&P`) or owned (`Box<P>`).
     protocol: R,
     n: u64,
-    /// `n (n - 1)`: the number of ordered pairs.
-    pairs: u128,
+    /// `n (n - 1)`, the number of ordered pairs, rounded to `f64` once.
+    pairs: f64,
     /// Interned states, by index; never removed, so their number is the distinct states visited.
     states: Vec<P::State>,
     index: HashMap<P::State, u32, StateHasher>,
@@ -78,7 +79,7 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
             randomized: protocol.randomized().is_some(),
             protocol,
             n,
-            pairs: u128::from(n) * u128::from(n - 1),
+            pairs: (u128::from(n) * u128::from(n - 1)) as f64,
             states: Vec::new(),
             index: HashMap::default(),
             counts: Vec::new(),
@@ -175,7 +176,7 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
             monitor: crate::protocol::monitor_of_counts(&*protocol, &pairs),
             protocol,
             n,
-            pairs: u128::from(n) * u128::from(n - 1),
+            pairs: (u128::from(n) * u128::from(n - 1)) as f64,
             states,
             index,
             counts: saved.counts,
@@ -345,7 +346,7 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
     /// The probability `p = W / (n (n - 1))` that a step is non-null, while the skip table is kept.
     #[inline]
     pub(super) fn non_null_probability(&self) -> Option<f64> {
-        self.skip.as_deref().map(|table| table.weight() as f64 / self.pairs as f64)
+        self.skip.as_deref().map(|table| u128_as_f64(table.weight()) / self.pairs)
     }
 
     /// Whether to skip null steps now (see the module docs), given the current non-null

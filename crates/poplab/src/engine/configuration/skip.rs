@@ -6,7 +6,7 @@
 //! and the counts by state index.
 
 use super::SKIP_MAX_STATES;
-use crate::engine::sampling::unit_open0;
+use crate::engine::sampling::{f64_as_u128, unit_open0};
 use crate::rng::PopRng;
 use crate::rng::{below_u64, below_u128};
 
@@ -31,7 +31,7 @@ pub fn geometric_skip(rng: &mut PopRng, p: f64) -> u128 {
     }
     let u = unit_open0(rng);
     // The ratio is >= 0, so truncation is the floor; `as` saturates.
-    (u.ln() / (-p).ln_1p()) as u128
+    f64_as_u128(u.ln() / (-p).ln_1p())
 }
 
 /// What a non-null pair of the table does: turn into known states, or draw from a law (a
