@@ -25,10 +25,11 @@
 //!    both become taken. An untouched agent it involves is drawn from the urn. The collision is
 //!    then applied and both agents are taken.
 //! 3. Steps 1-2 repeat until the batch holds about `c sqrt(n)` interactions, `c` growing with the
-//!    number `k` of present states (see `BATCH_SQRT_N`), or reaches the caller's limit; then the
-//!    delayed pairs left are drawn in bulk: their initiators' states (a multivariate
-//!    hypergeometric draw from the urn), their responders' states, and how the two pair up: for
-//!    each initiator state, its responders' states, drawn from those left, most numerous first.
+//!    number of present states and how evenly they share the agents (see `BATCH_SQRT_N`), or
+//!    reaches the caller's limit; then the delayed pairs left are drawn in bulk: their initiators'
+//!    states (a multivariate hypergeometric draw from the urn), their responders' states, and how
+//!    the two pair up: for each initiator state, its responders' states, drawn from those left,
+//!    most numerous first.
 //!
 //! A batch thus costs at most `O(k^2)` draws in bulk, far fewer when a few states hold most
 //! agents (a row of few initiators ends after a few draws; a hypergeometric draw of at most 16
@@ -114,21 +115,28 @@ use std::ops::Deref;
 
 mod timeline;
 
-/// A batch aims at `c sqrt(n)` interactions with `c = max(BATCH_SQRT_N, sqrt(k), min(k /
-/// BATCH_STATES_PER_SQRT_N, sqrt(n) / 8))` for `k` present states: about `2 c^2` collisions (each
-/// `O(log k)` or less) per batch, whose bulk costs up to `O(k^2)` draws, so more states call for
-/// longer batches (the two costs balance for `c` proportional to `k`), up to `n / 8` interactions
-/// (beyond it collisions take over). `BATCH_SQRT_N` was tuned on
-/// approx-majority at n = 10^6 to 10^10 (c from 1 to 8; 1.5 to 3 were within 10% of each other, 2
-/// the fastest at 10^9 and 10^10); `sqrt(k)` on pll at n = 10^7 (about 90 states present; c from
-/// 2 to 32: 8 to 16 were within 10% of each other and twice as fast as 2).
+/// A batch aims at `c sqrt(n)` interactions with `c = max(BATCH_SQRT_N, sqrt(k), min(k_eff /
+/// BATCH_STATES_PER_SQRT_N, sqrt(n) / 8))` for `k` present states, of which about `k_eff = n^2 /
+/// sum c_i^2` (the inverse Simpson index of the counts `c_i`) share the agents evenly: about `2
+/// c^2` collisions (each `O(log k)` or less) per batch, whose bulk costs up to `O(k_eff^2)` draws
+/// (a cell of the pairing table expected to be empty costs little), so evenly spread states call
+/// for longer batches (the two costs balance for `c` proportional to `k_eff`), up to `n / 8`
+/// interactions (beyond it collisions take over). `BATCH_SQRT_N` was tuned on approx-majority at
+/// n = 10^6 to 10^10 (c from 1 to 8; 1.5 to 3 were within 10% of each other, 2 the fastest at 10^9
+/// and 10^10); `sqrt(k)` on pll at n = 10^7 (about 90 states present; c from 2 to 32: 8 to 16 were
+/// within 10% of each other and twice as fast as 2).
 const BATCH_SQRT_N: f64 = 2.0;
 
-/// See [`BATCH_SQRT_N`]; it matters above 16 present states. Tuned by callgrind on ppsim's README
-/// averaging at n = 10^7 (51 states at the widest, seed 1): 2.43, 2.06, 2.0, 2.0 and 2.31 x 10^8
-/// instructions per unit of parallel time without it and with 5, 4, 3.3 and 2.5 states per
-/// `sqrt(n)`; pll at n = 10^7 (seed 1) went from 41.5 to 37.7 instructions per step with 4.
-const BATCH_STATES_PER_SQRT_N: f64 = 4.0;
+/// See [`BATCH_SQRT_N`]; it matters above 16 present states that share the agents evenly (ppsim's
+/// README averaging, whose 51 values spread out before they gather). With `k` in place of
+/// `k_eff`, callgrind on that averaging at n = 10^7 (seed 1) gave, in 10^8 instructions per unit
+/// of parallel time, 2.43 without the term, 2.06 with 5 states per `sqrt(n)`, 1.97 and 2.09 with 4
+/// and 3.3, 2.31 with 2.5; but `k` lengthened the batches of pll-sym and pll-as-printed too, whose
+/// many states hold few agents (at n = 10^5, 87 and 68 ns per step against 72 and 45). With
+/// `k_eff`, the averaging twin (`examples/averaging.rs`, n = 10^8, seed 1, two runs each, wall
+/// clock) took 2.48 and 2.71 s to time 17 with 4 states per `sqrt(n)`, 2.10 and 2.27 with 2, 1.84
+/// and 1.97 with 2.5 (2.31 and 2.37 s to time 18 with `k / 4`), and pll's runs kept their draws.
+const BATCH_STATES_PER_SQRT_N: f64 = 2.5;
 
 /// While skipping null steps, the engine batches when a batch is expected to hold at least
 /// `max(SKIP_BATCH_MIN_EVENTS, k^2 / SKIP_BATCH_CELLS_PER_EVENT)` non-null interactions: a batch
@@ -146,7 +154,7 @@ const SKIP_BATCH_CELLS_PER_EVENT: f64 = 8.0;
 
 /// Without the skip table (more than [`super::SKIP_MAX_STATES`] states present, or most pairs
 /// non-null), the engine batches when a batch aims at least at this many interactions per present
-/// state: with `c = sqrt(k)`, when `n >= 64 k`. A batch then costs far fewer than `k^2` draws (few
+/// state, as decided without `k_eff`: with `c = sqrt(k)`, when `n >= 64 k`. A batch then costs far fewer than `k^2` draws (few
 /// states hold most agents), and plain count steps are slow where many states are present (a
 /// memo of megabytes). Tuned on pll against 16 and 32 per state and against batching whenever it
 /// may (the stabilisation bench of the bench crate compares them).
@@ -238,10 +246,20 @@ impl Batcher {
 
     /// Interactions a batch aims at with `k` present states (it ends at the first collision after
     /// them).
-    fn target(&self, k: usize) -> u64 {
-        let k = k as f64;
-        let per_state = (k / BATCH_STATES_PER_SQRT_N).min(self.sqrt_n / 8.0);
-        (BATCH_SQRT_N.max(k.sqrt()).max(per_state) * self.sqrt_n) as u64
+    /// `spread` is `k_eff` (see [`BATCH_SQRT_N`]), or 0 where it is not computed.
+    fn target(&self, k: usize, spread: f64) -> u64 {
+        let per_state = (spread / BATCH_STATES_PER_SQRT_N).min(self.sqrt_n / 8.0);
+        (BATCH_SQRT_N.max((k as f64).sqrt()).max(per_state) * self.sqrt_n) as u64
+    }
+
+    /// `k_eff = n^2 / sum c_i^2` over the counts in the urn (see [`BATCH_SQRT_N`]), or 0 where it
+    /// cannot lengthen the batch (`k_eff <= k <= 16`).
+    fn spread(&self) -> f64 {
+        if self.urn.len() <= 16 {
+            return 0.0;
+        }
+        let (sum, squares) = self.urn.iter().fold((0.0, 0.0), |(s, q), &c| (s + c as f64, q + c as f64 * c as f64));
+        sum * sum / squares
     }
 
     /// Scratch space for batches of `n` agents; the census stream is seeded from `rng`, and the
@@ -358,7 +376,8 @@ impl Batcher {
             return false;
         }
         let k = configuration.present_len();
-        let (target, k) = (self.target(k) as f64, k as f64);
+        // Without `k_eff`, so that the choice costs O(1) per event while skipping.
+        let (target, k) = (self.target(k, 0.0) as f64, k as f64);
         match non_null_probability {
             Some(p) => {
                 p > 0.0 && (self.always || p * target >= SKIP_BATCH_MIN_EVENTS.max(k * k / SKIP_BATCH_CELLS_PER_EVENT))
@@ -461,7 +480,7 @@ impl Batcher {
         self.runs.clear();
         self.net.clear();
         let n = configuration.n();
-        let target = self.target(configuration.present_len());
+        let target = self.target(configuration.present_len(), self.spread());
         let mut kinds = Kinds { untouched: n, delayed: 0, taken: 0 };
         let mut len = 0;
         loop {
