@@ -154,9 +154,9 @@ const SKIP_BATCH_CELLS_PER_EVENT: f64 = 8.0;
 
 /// Without the skip table (more than [`super::SKIP_MAX_STATES`] states present, or most pairs
 /// non-null), the engine batches when a batch aims at least at this many interactions per present
-/// state, as decided without `k_eff`: with `c = sqrt(k)`, when `n >= 64 k`. A batch then costs far fewer than `k^2` draws (few
-/// states hold most agents), and plain count steps are slow where many states are present (a
-/// memo of megabytes). Tuned on pll against 16 and 32 per state and against batching whenever it
+/// state, as decided without `k_eff`: with `c = sqrt(k)`, when `n >= 64 k`. A batch then costs
+/// far fewer than `k^2` draws (few states hold most agents), and plain count steps are slow where
+/// many states are present (a memo of megabytes). Tuned on pll against 16 and 32 per state and against batching whenever it
 /// may (the stabilisation bench of the bench crate compares them).
 const PLAIN_BATCH_MIN_PER_STATE: f64 = 8.0;
 
@@ -252,8 +252,8 @@ impl Batcher {
         (BATCH_SQRT_N.max((k as f64).sqrt()).max(per_state) * self.sqrt_n) as u64
     }
 
-    /// `k_eff = n^2 / sum c_i^2` over the counts in the urn (see [`BATCH_SQRT_N`]), or 0 where it
-    /// cannot lengthen the batch (`k_eff <= k <= 16`).
+    /// `k_eff = n^2 / sum c_i^2` over the counts in the urn (see [`BATCH_SQRT_N`]), or 0 (the term
+    /// left out) with at most 16 states present, where batches keep `c = max(2, sqrt(k))`.
     fn spread(&self) -> f64 {
         if self.urn.len() <= 16 {
             return 0.0;
