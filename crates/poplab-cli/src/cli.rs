@@ -376,6 +376,25 @@ pub struct SweepArgs {
 
     #[command(flatten)]
     pub shard: ShardArgs,
+
+    /// A claim about the mean, judged on the finished sweep by the reproduction's rules and
+    /// written to DIR/claims.json: O(log n), Omega(n^2), Theta(n log n), = (n-1)^2, Omega(e^N), in
+    /// the swept variable (n or the one --set KEY=LIST); repeatable. Checked before anything runs.
+    #[arg(long, value_name = "CLAIM", allow_hyphen_values = true)]
+    pub claim: Vec<String>,
+
+    /// What the claims are about: parallel time (steps / n) or steps.
+    #[arg(long, value_name = "UNIT", value_enum, default_value_t = ClaimUnit::ParallelTime)]
+    pub claim_in: ClaimUnit,
+}
+
+/// The unit of a sweep's claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClaimUnit {
+    /// Parallel time: steps / n.
+    ParallelTime,
+    /// Steps (interactions).
+    Steps,
 }
 
 /// Running one part of a sweep (a cluster task); `poplab merge` joins the parts.

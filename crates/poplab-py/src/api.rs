@@ -194,7 +194,7 @@ pub fn sweep(
                 let cells = spec.resolve_with(&resolve)?;
                 let rows = spec.collect(&cells, &HashSet::new())?;
                 let summaries = spec.summarise(&cells, &rows);
-                SweepResults { cells, summaries, rows }
+                SweepResults { cells, summaries, rows, cpu_seconds: 0.0 }
             }
         };
         let rows: Vec<Value> = results

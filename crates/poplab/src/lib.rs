@@ -222,10 +222,10 @@ mod base;
 mod evidence;
 mod run;
 
-pub use base::{error, files, numbers, rng};
+pub use base::{clock, error, files, numbers, rng};
 pub mod claims;
 pub mod engine;
-pub use evidence::{fit, stats, table, verdict};
+pub use evidence::{claim, fit, growth, stats, table, verdict};
 pub mod exact;
 pub mod graph;
 pub mod init;

@@ -368,6 +368,13 @@ pub trait Configurations<S> {
     fn state_space(&self) -> Option<Vec<S>> {
         None
     }
+
+    /// The number of states of one agent, `|Q|`, where the protocol knows it (without listing
+    /// them: `P_LL`'s grows to millions of states); by default the length of
+    /// [`Configurations::state_space`].
+    fn state_count(&self) -> Option<u64> {
+        self.state_space().map(|states| states.len() as u64)
+    }
 }
 
 /// The JSON form of a protocol's states ([`Protocol::json`]).

@@ -2,15 +2,18 @@
 //! trial into a directory that `--resume` can continue (the directory's files are described in
 //! `poplab::sweep`).
 
-use crate::cli::{MergeArgs, SweepArgs};
+use crate::cli::{ClaimUnit, MergeArgs, SweepArgs};
 use crate::input::InputError;
 use crate::progress::Progress;
 use anyhow::Result;
+use poplab::claim::ClaimText;
+use poplab::claims::YVar;
 use poplab::numbers::{parse_list, parse_u64};
 use poplab::sweep::{SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_in};
 use std::path::PathBuf;
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
+    let claims: Vec<ClaimText> = args.claim.iter().map(|c| ClaimText::parse(c)).collect::<poplab::Result<_>>()?;
     let (mut spec, dir) = match &args.resume {
         Some(dir) => (resumed(args, dir)?, dir.clone()),
         None => {
@@ -28,6 +31,17 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             (spec, dir)
         }
     };
+    for claim in &claims {
+        if !spec.template.estimator.is_direct() || spec.shard.is_some() {
+            return Err(InputError(
+                "--claim judges a sweep's trials: not with --estimator splitting or a shard (give it to the sweep \
+                 --resume that reads the merged directory)"
+                    .into(),
+            )
+            .into());
+        }
+        poplab::claims::check(claim, &spec)?;
+    }
     if !spec.template.estimator.is_direct() {
         return holding_curve(&spec, &dir);
     }
@@ -51,8 +65,39 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
             results.rows.len(),
             dir.display()
         ),
-        None => report(&results, spec.template.trials, &dir),
+        None => {
+            report(&results, spec.template.trials, &dir);
+            judge(&claims, &results, args.claim_in, &dir)?;
+        }
     }
+    Ok(())
+}
+
+/// Judges each claim on the finished sweep: one line each on standard output, and all of them in
+/// `DIR/claims.json`.
+fn judge(claims: &[ClaimText], results: &SweepResults, unit: ClaimUnit, dir: &std::path::Path) -> Result<()> {
+    if claims.is_empty() {
+        return Ok(());
+    }
+    let y = match unit {
+        ClaimUnit::ParallelTime => YVar::ParallelTime,
+        ClaimUnit::Steps => YVar::Steps,
+    };
+    let mut documents = Vec::new();
+    for claim in claims {
+        let judgement = poplab::claims::judge_sweep(results, claim, y)?;
+        println!(
+            "claim {} ({}): {}{}: {}",
+            claim.text,
+            y.label(),
+            judgement.verdict.word(),
+            judgement.power.map_or(String::new(), |p| format!(" (power {:.2})", p.decide)),
+            judgement.evidence
+        );
+        documents.push(serde_json::json!({ "claim": claim.text, "unit": y.label(), "judgement": judgement }));
+    }
+    let text = serde_json::to_string_pretty(&documents)? + "\n";
+    poplab::files::write_atomic(&dir.join("claims.json"), &text)?;
     Ok(())
 }
 

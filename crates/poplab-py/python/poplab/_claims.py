@@ -21,6 +21,11 @@ class ClaimResult:
         claim, title, source, statement: the claim's name, title, paper and statement.
         verdict: ``consistent``, ``inconsistent`` or ``inconclusive``, by the claim's written rule.
         evidence: the figures that decided it, in words.
+        power: the design's power estimated from its own data (``decide``: the probability
+            that the same design decides; ``trials_factor``: how many times the trials would
+            decide with probability 0.95), or None for rules without one.
+        design: the design in words: sizes, trials, how means were estimated, cost, power.
+        scope: what the experiment covers when it is less than the claim, or None.
         points: a DataFrame, one row per x (per variant and x when the claim compares two):
             ``x``, ``variant``, ``trials``, ``ended``, ``censored``, ``mean``, ``ci95_low``,
             ``ci95_high``, ``median``, ``values`` (the ended trials' values, which the rules
@@ -51,6 +56,9 @@ class ClaimResult:
         self.statement: str = d["statement"]
         self.verdict: str = d["verdict"]
         self.evidence: str = d["evidence"]
+        self.power: Optional[Dict[str, Any]] = d["power"]
+        self.design: str = d["design"]
+        self.scope: Optional[str] = d["scope"]
         self.x: str = d["x"]
         self.y: str = d["y"]
         self.fits: Dict[str, Any] = {"power_law": d["power_law"], "form_fit": d["form_fit"]}
@@ -63,7 +71,7 @@ class ClaimResult:
                 "variant": row["variant"][0] if row["variant"] else None,
                 "trials": row["trials"],
             }
-            if d["estimates"]:
+            if d["estimated"]:
                 log10, (low, high) = row["log10_estimate"]
                 entry.update(log10_estimate=log10, log10_ci95_low=low, log10_ci95_high=high)
             else:

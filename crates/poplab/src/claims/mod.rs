@@ -20,12 +20,18 @@
 //! ```
 
 mod catalog;
+pub mod characteristics;
+mod judge;
 
-pub use catalog::{Claim, Estimator, Mode, Picture, Rule, XVar, YVar, claims};
+pub use catalog::{Claim, Estimator, Means, Mode, Picture, Rule, XVar, YVar, claims};
+pub use judge::{axes, check, judge_sweep};
 
 use crate::engine::Outcome;
 use crate::error::{Error, Result};
-use crate::fit::{FormFit, PowerFit, fit_form, fit_power};
+use crate::fit::{Form, FormFit, PowerFit, fit_form, fit_power};
+use crate::growth::{Estimate, growth};
+use crate::protocol::{Params, Protocol};
+use crate::protocols::{ProtocolVisitor, pll, with_protocol};
 use crate::stats::CensoredSummary;
 use crate::sweep::{Cell, run_in};
 use crate::verdict::{self, Judgement, LogPoint, Point, Verdict};
@@ -98,10 +104,92 @@ pub struct Findings {
     pub trials_run: u64,
     /// Trials read back from the directory, run earlier or by a claim sharing the sweep.
     pub trials_reused: u64,
+    /// The processor seconds of the trials run now (0 when every trial was read back).
+    pub cpu_seconds: f64,
+    /// The estimate of the mean at each x that the rule judged (growth rules), with its error.
+    pub estimates: Vec<Estimate>,
 }
 
-/// One trial as a row sees it: value, outcome, horizon (as bits), whether BackUp ended it.
-type TrialPoint = (f64, Outcome, u64, bool);
+impl Findings {
+    /// The processor time of the whole design in core-hours: that of the trials run now, scaled
+    /// to all trials (`None` when none ran now, so none was timed).
+    pub fn core_hours(&self) -> Option<f64> {
+        (self.trials_run > 0 && self.cpu_seconds > 0.0)
+            .then(|| self.cpu_seconds * (self.trials_run + self.trials_reused) as f64 / self.trials_run as f64 / 3600.0)
+    }
+
+    /// The claim's design in words: its sizes and trials, how its means were estimated, its cost,
+    /// the power estimated from its own data and, unless it decided with power to spare, the
+    /// design that would decide it with probability 0.95 and that design's cost.
+    pub fn design(&self, claim: &Claim) -> String {
+        let mut parts: Vec<String> = claim
+            .sweeps
+            .iter()
+            .map(|spec| {
+                let sizes: Vec<String> = spec.ns.iter().map(u64::to_string).collect();
+                let params: Vec<String> =
+                    spec.params.iter().map(|(k, v)| format!(", {k} in {{{}}}", v.join(", "))).collect();
+                format!(
+                    "{} at n in {{{}}}{}, {} trials per cell",
+                    spec.template.protocol,
+                    sizes.join(", "),
+                    params.concat(),
+                    spec.template.trials
+                )
+            })
+            .collect();
+        if claim.means == Means::QuickElimination {
+            parts.push(format!(
+                "means post-stratified on QuickElimination (probability {:.4}, exact)",
+                pll::QUICK_ELIMINATION_ENDS
+            ));
+        }
+        let hours = self.core_hours();
+        if let Some(h) = hours {
+            parts.push(format!("cost {}", core_hours(h)));
+        }
+        if let Some(power) = self.judgement.power {
+            parts.push(format!("estimated power of this design from its own data {:.3}", power.decide));
+            match (self.judgement.verdict, power.trials_factor) {
+                (Verdict::Inconclusive, None) => parts.push(
+                    "no number of trials decides on this range (the estimate sits on the margin): a wider range is needed"
+                        .into(),
+                ),
+                (_, Some(factor)) if power.decide < crate::growth::TARGET_POWER || self.judgement.verdict == Verdict::Inconclusive => {
+                    let per_cell: Vec<String> = claim
+                        .sweeps
+                        .iter()
+                        .map(|s| ((s.template.trials as f64 * factor).ceil() as u64).to_string())
+                        .collect();
+                    parts.push(format!(
+                        "to decide with probability 0.95: {factor:.1} times the trials ({} per cell){}",
+                        per_cell.join(" and "),
+                        hours.map_or(String::new(), |h| format!(", about {}", core_hours(h * factor)))
+                    ));
+                }
+                _ => {}
+            }
+        }
+        parts.join("; ")
+    }
+}
+
+/// A processor time in core-hours, or in core-seconds when below a tenth of an hour.
+fn core_hours(hours: f64) -> String {
+    if hours < 0.1 { format!("{:.0} core-seconds", hours * 3600.0) } else { format!("{hours:.2} core-hours") }
+}
+
+/// One trial as a row sees it.
+#[derive(Clone, Copy, Debug)]
+struct TrialPoint {
+    value: f64,
+    outcome: Outcome,
+    horizon: f64,
+    /// The census says BackUp demoted the last leader.
+    backup: bool,
+    /// P_LL: QuickElimination ended the run (by its time).
+    quick: bool,
+}
 
 impl Claim {
     /// The directory of sweep `index` relative to a reproduction's directory.
@@ -125,7 +213,7 @@ impl Claim {
         let compare = matches!(self.rule, Rule::SlowerThan);
         let mut by_x: BTreeMap<(usize, u64), Vec<TrialPoint>> = BTreeMap::new();
         let (mut trials_by_sweep, mut engines) = (Vec::new(), Vec::new());
-        let (trials_run, mut trials_all) = (AtomicU64::new(0), 0);
+        let (trials_run, mut trials_all, mut cpu_seconds) = (AtomicU64::new(0), 0, 0.0);
         for (i, spec) in self.sweeps.iter().enumerate() {
             let mut spec = spec.clone();
             spec.template.threads = threads;
@@ -133,6 +221,7 @@ impl Claim {
                 trials_run.fetch_add(1, Ordering::Relaxed);
             })?;
             trials_all += results.rows.len() as u64;
+            cpu_seconds += results.cpu_seconds;
             let mut names: Vec<&str> = Vec::new();
             for cell in &results.cells {
                 let name = cell.spec.settings.engine.name();
@@ -152,28 +241,41 @@ impl Claim {
                     }
                     YVar::DistinctStates => (row.record.distinct_states.unwrap_or(0) as f64, f64::INFINITY),
                 };
-                let backup = row.record.last_demotion.as_deref() == Some("backup");
+                let parallel_time = row.record.steps.0 as f64 / row.cell.n as f64;
                 let key = (if compare { i } else { 0 }, x.to_bits());
-                by_x.entry(key).or_default().push((value, row.record.outcome, horizon.to_bits(), backup));
+                by_x.entry(key).or_default().push(TrialPoint {
+                    value,
+                    outcome: row.record.outcome,
+                    horizon,
+                    backup: row.record.last_demotion.as_deref() == Some("backup"),
+                    quick: pll::quick_elimination_ended(row.cell.n, parallel_time),
+                });
                 trials.push(Trial {
                     n: row.cell.n,
-                    parallel_time: row.record.steps.0 as f64 / row.cell.n as f64,
+                    parallel_time,
                     outcome: row.record.outcome,
                     last_demotion: row.record.last_demotion.clone(),
                 });
             }
             trials_by_sweep.push(trials);
         }
+        let mut strata = Vec::new();
         let mut rows: Vec<Row> = by_x
             .into_iter()
             .map(|((variant, x), trials)| {
-                let values: Vec<f64> = trials.iter().filter(|t| t.1 != Outcome::Censored).map(|t| t.0).collect();
+                let ended = || trials.iter().filter(|t| t.outcome != Outcome::Censored);
+                let values: Vec<f64> = ended().map(|t| t.value).collect();
                 let censored = trials.len() - values.len();
-                let horizon = trials.iter().map(|t| f64::from_bits(t.2)).fold(0.0, f64::max);
+                let horizon = trials.iter().map(|t| t.horizon).fold(0.0, f64::max);
+                let (quick, slow): (Vec<&TrialPoint>, Vec<&TrialPoint>) = ended().partition(|t| t.quick);
+                strata.push((
+                    quick.iter().map(|t| t.value).collect::<Vec<_>>(),
+                    slow.iter().map(|t| t.value).collect::<Vec<_>>(),
+                ));
                 let summary = CensoredSummary::of(&values, censored);
                 Row {
                     variant: compare.then(|| {
-                        let backup = trials.iter().filter(|t| t.3).count();
+                        let backup = trials.iter().filter(|t| t.backup).count();
                         (self.sweeps[variant].template.protocol.clone(), backup)
                     }),
                     trials: trials.len(),
@@ -185,11 +287,21 @@ impl Claim {
                 }
             })
             .collect();
-        rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
+        // by_x is ordered by x within a variant, and only comparisons have several variants.
         let points: Vec<Point> = rows.iter().map(|r| r.point.clone()).collect();
+        let mut estimates = Vec::new();
         let judgement = match &self.rule {
-            Rule::ExactMean { expected, .. } => verdict::exact_mean(&points, expected),
-            Rule::GrowthAtMost(form) => verdict::growth_at_most(&points, *form),
+            Rule::ExactMean { expected, moments, .. } => {
+                verdict::exact_mean(&points, expected, moments.as_ref().map(|m| m as &dyn Fn(f64) -> verdict::Moments))
+            }
+            Rule::Growth { bound, form } => match self.estimates(&points, &strata) {
+                Ok(found) => {
+                    estimates = found;
+                    growth(&estimates, *bound, &|x| form.eval(x), form.name())
+                }
+                Err(judgement) => judgement,
+            },
+            Rule::StateCount { form } => self.state_count_judgement(*form)?,
             Rule::ExponentialAtLeast { rate } => match verdict::log_points(&points) {
                 Some(points) => verdict::exponential_at_least(&points, *rate),
                 None => censored_judgement(),
@@ -210,13 +322,14 @@ impl Claim {
                     .collect::<Vec<_>>(),
             ),
         };
+        rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
         let (xs, ys): (Vec<f64>, Vec<f64>) = rows.iter().filter_map(|r| r.mean.map(|m| (r.point.x, m))).unzip();
         let trials_run = trials_run.into_inner();
         Ok(Findings {
             // A comparison's rows hold two variants per x: no single power law.
             power: if compare { None } else { fit_power(&xs, &ys) },
             form_fit: match self.rule {
-                Rule::GrowthAtMost(form) => fit_form(form, &xs, &ys),
+                Rule::Growth { form, .. } => fit_form(form, &xs, &ys),
                 _ => None,
             },
             rows,
@@ -225,6 +338,71 @@ impl Claim {
             trials: trials_by_sweep,
             trials_run,
             trials_reused: trials_all.saturating_sub(trials_run),
+            cpu_seconds,
+            estimates,
+        })
+    }
+
+    /// The estimate of the mean at each point, by the claim's [`Means`]; `strata` holds each
+    /// point's values split by QuickElimination (see [`Means::QuickElimination`]).
+    fn estimates(&self, points: &[Point], strata: &[(Vec<f64>, Vec<f64>)]) -> Result<Vec<Estimate>, Judgement> {
+        match self.means {
+            Means::Plain => verdict::estimates(points),
+            Means::QuickElimination => {
+                verdict::estimates(points)?;
+                points
+                    .iter()
+                    .zip(strata)
+                    .map(|(p, (quick, slow))| {
+                        Estimate::post_stratified(p.x, quick, slow, pll::QUICK_ELIMINATION_ENDS).ok_or_else(|| {
+                            Judgement::new(
+                                Verdict::Inconclusive,
+                                format!(
+                                    "at x = {} {} runs ended by QuickElimination and {} others: each stratum needs \
+                                     two or more",
+                                    p.x,
+                                    quick.len(),
+                                    slow.len()
+                                ),
+                            )
+                        })
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// [`Rule::StateCount`]: the protocol's `|Q|` at `m = 1..=1000` (`n = 2^m`, the largest n
+    /// with `ceil(lg n) = m`), judged exactly by the growth rule.
+    fn state_count_judgement(&self, form: Form) -> Result<Judgement> {
+        struct Count;
+        impl ProtocolVisitor for Count {
+            type Output = Option<u64>;
+            fn visit<P: Protocol + Clone + 'static>(self, protocol: P) -> Option<u64> {
+                protocol.configurations().and_then(|c| c.state_count())
+            }
+        }
+        let protocol = &self.sweeps[0].template.protocol;
+        let mut counts = Vec::new();
+        for m in 1..=1000u32 {
+            let params = Params::parse(&[format!("m={m}")])?;
+            let Some(count) = with_protocol(protocol, 2, &params, Count)? else {
+                return Ok(Judgement::new(Verdict::Inconclusive, format!("{protocol} does not count its states")));
+            };
+            counts.push(Estimate { x: 2f64.powi(m as i32), mean: count as f64, se: 0.0, df: f64::INFINITY });
+        }
+        let judgement = growth(&counts, crate::growth::Bound::AtMost, &|x| form.eval(x), form.name());
+        let per_m = |i: usize| counts[i].mean / (i + 1) as f64;
+        let largest = (0..counts.len()).map(per_m).fold(0.0, f64::max);
+        Ok(Judgement {
+            evidence: format!(
+                "|Q| computed exactly for m = ceil(lg n) = 1..1000: |Q|/m is {:.0} at m = 1, {:.0} at m = 1000, at most \
+                 {largest:.0}; {}",
+                per_m(0),
+                per_m(counts.len() - 1),
+                judgement.evidence
+            ),
+            ..judgement
         })
     }
 
@@ -273,10 +451,15 @@ impl Claim {
                 let shift = (cell.n as f64).log10();
                 repetitions_all += e.repetitions;
                 let ln10 = std::f64::consts::LN_10;
+                // The estimator's own error (delta method) is not reliable when its repetitions
+                // are skewed: the spread of the repetitions' log10 P bounds it from below, with
+                // the repetitions' degrees of freedom.
+                let spread = e.diagnostics.log10_break_probability_sd / (e.repetitions as f64).sqrt();
                 points.push(LogPoint {
                     x,
                     ln_mean: (e.log10_mean_steps - shift) * ln10,
-                    se: e.log10_standard_error * ln10,
+                    se: e.log10_standard_error.max(spread) * ln10,
+                    df: e.repetitions.saturating_sub(1) as f64,
                 });
                 rows.push(Row {
                     point: Point { x, values: Vec::new(), censored: 0, horizon: f64::INFINITY },
@@ -298,6 +481,7 @@ impl Claim {
             Rule::RateOnly { reason } => verdict::rate_only(&points, reason),
             _ => verdict::rate_only(&points, "the claim's rule does not apply to estimates"),
         };
+        let cpu_seconds = 0.0;
         let trials_run = repetitions_run.into_inner();
         Ok(Findings {
             rows,
@@ -308,6 +492,8 @@ impl Claim {
             trials: Vec::new(),
             trials_run,
             trials_reused: repetitions_all.saturating_sub(trials_run),
+            cpu_seconds,
+            estimates: Vec::new(),
         })
     }
 
@@ -323,10 +509,7 @@ impl Claim {
 }
 
 fn censored_judgement() -> Judgement {
-    Judgement {
-        verdict: Verdict::Inconclusive,
-        evidence: "some trials were censored (or too few ended): no mean to fit".into(),
-    }
+    Judgement::new(Verdict::Inconclusive, "some trials were censored (or too few ended): no mean to fit")
 }
 
 #[cfg(test)]
@@ -358,10 +541,7 @@ mod tests {
         // Both variants per n, paired by trial: pll then pll-as-printed at each n.
         let variants: Vec<(f64, &str)> =
             a.rows.iter().map(|r| (r.point.x, r.variant.as_ref().unwrap().0.as_str())).collect();
-        assert_eq!(
-            variants,
-            [(1000.0, "pll"), (1000.0, "pll-as-printed"), (10_000.0, "pll"), (10_000.0, "pll-as-printed")]
-        );
+        assert_eq!(variants, [(128.0, "pll"), (128.0, "pll-as-printed"), (2048.0, "pll"), (2048.0, "pll-as-printed")]);
         // Run again into the same directory: every trial is read back, the findings are the same.
         let again = claim.run(one.path(), None).unwrap();
         assert_eq!((again.trials_run, again.trials_reused), (0, 16));

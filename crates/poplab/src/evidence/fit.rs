@@ -41,9 +41,6 @@ pub enum Form {
     Square,
     /// `f(x) = x ln x`
     XLogX,
-    /// `f(x) = ln x * ceil(ln x)^2`: `log n log^2 N` with `N = n` as P_PL's constants make it
-    /// (its timers grow with `ceil(ln N)^2`, a step at each integer `ln N`).
-    LogCeilLog2,
 }
 
 impl Form {
@@ -59,7 +56,6 @@ impl Form {
             Form::Log3 => "log^3 x",
             Form::Square => "x^2",
             Form::XLogX => "x log x",
-            Form::LogCeilLog2 => "log x ceil(log x)^2",
         }
     }
 
@@ -72,7 +68,6 @@ impl Form {
             Form::Log3 => x.ln().powi(3),
             Form::Square => x * x,
             Form::XLogX => x * x.ln(),
-            Form::LogCeilLog2 => x.ln() * x.ln().ceil().powi(2),
         }
     }
 }

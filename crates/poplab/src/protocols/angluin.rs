@@ -31,6 +31,32 @@ pub const INFO: ProtocolInfo = ProtocolInfo {
     ],
 };
 
+/// The exact variance and third cumulant of the steps to one leader from `n` leaders: the sum over
+/// `i = 2..n` of a geometric variable's (success probability `p_i = i (i - 1) / (n (n - 1))`:
+/// variance `(1 - p) / p^2`, third cumulant `(1 - p)(2 - p) / p^3`). Terms beyond `i = 10^5` add
+/// less than a relative `10^-15` and are left out, so the sum costs at most `10^5` terms for any
+/// `n`.
+///
+/// ```
+/// use poplab::protocols::angluin::election_cumulants;
+///
+/// // n = 2: one geometric variable with p = 1: no spread.
+/// assert_eq!(election_cumulants(2.0).variance, 0.0);
+/// // n = 3: p = 1/3 then 1: variance (2/3) / (1/9) = 6.
+/// assert!((election_cumulants(3.0).variance - 6.0).abs() < 1e-12);
+/// ```
+pub fn election_cumulants(n: f64) -> crate::verdict::Moments {
+    let pairs = n * (n - 1.0);
+    let (mut variance, mut third) = (0.0, 0.0);
+    let last = n.min(1e5) as u64;
+    for i in 2..=last {
+        let p = (i * (i - 1)) as f64 / pairs;
+        variance += (1.0 - p) / (p * p);
+        third += (1.0 - p) * (2.0 - p) / (p * p * p);
+    }
+    crate::verdict::Moments { variance, third }
+}
+
 /// The 2-state election.
 #[derive(Clone, Debug)]
 pub struct Angluin {

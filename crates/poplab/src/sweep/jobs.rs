@@ -19,16 +19,17 @@ impl SweepSpec {
         done: &HashSet<(String, u64)>,
         on_row: &(dyn Fn(SweepRow) -> Result<()> + Sync),
     ) -> Result<()> {
-        self.run_jobs(cells, done, on_row, None)
+        self.run_jobs(cells, done, &|row, _| on_row(row), None)
     }
 
     /// [`SweepSpec::run`], each trial under `checkpointer` if given, keyed by its job number
-    /// (`cell * trials + trial`, see [`Shard`]).
+    /// (`cell * trials + trial`, see [`Shard`]); `on_row` also gets the processor seconds the
+    /// trial took on its thread (0 where the system does not say).
     pub(super) fn run_jobs(
         &self,
         cells: &[ResolvedCell],
         done: &HashSet<(String, u64)>,
-        on_row: &(dyn Fn(SweepRow) -> Result<()> + Sync),
+        on_row: &(dyn Fn(SweepRow, f64) -> Result<()> + Sync),
         checkpointer: Option<&Checkpointer>,
     ) -> Result<()> {
         if !self.template.estimator.is_direct() {
@@ -45,13 +46,16 @@ impl SweepSpec {
             .collect();
         crate::experiment::pool(self.template.threads)?.install(|| {
             jobs.into_par_iter().try_for_each(|(job, cell, trial)| {
+                let started = crate::clock::thread_cpu_seconds();
                 let record = match checkpointer {
                     None => cell.spec.trial(trial, &mut Series::default())?,
                     Some(c) => c.run_trial(job, |checkpoint| {
                         cell.spec.trial_checkpointed(trial, &mut Series::default(), checkpoint)
                     })?,
                 };
-                on_row(SweepRow { cell: cell.cell.clone(), record })
+                let cpu_seconds =
+                    crate::clock::thread_cpu_seconds().zip(started).map_or(0.0, |(end, start)| end - start);
+                on_row(SweepRow { cell: cell.cell.clone(), record }, cpu_seconds)
             })
         })
     }

@@ -56,16 +56,18 @@ pub fn run_in_with(
         done_rows.into_keys().filter(|(key, trial)| keys.contains(key) && *trial < spec.template.trials).collect();
     on_start((cells.len() as u64 * spec.template.trials).saturating_sub(done.len() as u64));
     let file = Mutex::new(file);
+    let cpu_seconds = Mutex::new(0.0);
     let checkpointer = sweep_checkpointer(spec, &cells, dir, &definition, &done)?;
     checkpointer.around(spec.checkpoint_every, || {
         spec.run_jobs(
             &cells,
             &done,
-            &|row| {
+            &|row, cpu| {
                 let line = spec.trial_line(&row);
                 let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
                 // A failed write stops the sweep: the rows written so far stay complete.
                 file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&trials_path, e))?;
+                *cpu_seconds.lock().unwrap_or_else(|e| e.into_inner()) += cpu;
                 on_done();
                 Ok(())
             },
@@ -76,5 +78,6 @@ pub fn run_in_with(
     std::fs::remove_file(dir.join(CHECKPOINT_FILE)).map_err(|e| io_error(&dir.join(CHECKPOINT_FILE), e))?;
     let text = std::fs::read_to_string(&trials_path).map_err(|e| io_error(&trials_path, e))?;
     let rows = spec.parse_trials(&text, &trials_path)?;
-    write_results(spec, dir, cells, rows)
+    let cpu_seconds = cpu_seconds.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(SweepResults { cpu_seconds, ..write_results(spec, dir, cells, rows)? })
 }

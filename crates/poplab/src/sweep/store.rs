@@ -361,6 +361,8 @@ pub struct SweepResults {
     pub summaries: Vec<(Cell, Summary)>,
     /// Every trial, keyed by (cell key, trial index).
     pub rows: BTreeMap<(String, u64), SweepRow>,
+    /// The processor seconds of the trials run by this call (0 for trials read back).
+    pub cpu_seconds: f64,
 }
 
 impl SweepResults {
@@ -439,5 +441,5 @@ pub(super) fn write_results(
         files::write_atomic(&dir.join("summary.json"), &spec.summary_json(&cells, &summaries))?;
         files::write_atomic(&dir.join("fits.json"), &fits_json(&summaries))?;
     }
-    Ok(SweepResults { cells, summaries, rows })
+    Ok(SweepResults { cells, summaries, rows, cpu_seconds: 0.0 })
 }

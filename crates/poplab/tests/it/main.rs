@@ -26,3 +26,4 @@ mod replay;
 mod splitting_holding;
 mod threshold_runs;
 mod value_stability;
+mod verdict_characteristics;

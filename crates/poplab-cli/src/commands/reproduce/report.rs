@@ -64,11 +64,11 @@ pub fn figure(result: &ClaimResult) -> Figure {
     let grid = grid_of(result.findings.rows.iter());
     let fitted = grid_of(result.findings.rows.iter().filter(|r| r.mean.is_some()));
     let mut curves = Vec::new();
-    if let Rule::ExactMean { curve, expected } = &claim.rule {
+    if let Rule::ExactMean { curve, expected, .. } = &claim.rule {
         let points = grid.iter().map(|&x| (x, expected(x))).collect();
         curves.push(Curve::new(format!("claimed {curve}"), points).inked(Ink::Claimed));
     }
-    if let (Rule::GrowthAtMost(form), Some(fit)) = (&claim.rule, &result.findings.form_fit) {
+    if let (Rule::Growth { form, .. }, Some(fit)) = (&claim.rule, &result.findings.form_fit) {
         let points = fitted.iter().map(|&x| (x, fit.a + fit.b * form.eval(x))).filter(|p| p.1 > 0.0).collect();
         curves.push(Curve::new(format!("fit a + b {}", fit.form), points).inked(Ink::FormFit));
     }
@@ -131,7 +131,7 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
         )),
         Block::Heading(2, "Verdicts".into()),
         Block::Table(
-            ["claim", "source", "verdict", "evidence"].map(String::from).to_vec(),
+            ["claim", "source", "verdict", "power", "evidence"].map(String::from).to_vec(),
             results
                 .iter()
                 .map(|r| {
@@ -139,7 +139,12 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
                         r.claim.id.into(),
                         r.claim.source.into(),
                         r.findings.judgement.verdict.word().into(),
-                        r.findings.judgement.evidence.clone(),
+                        r.findings.judgement.power.map_or("-".into(), |p| format!("{:.2}", p.decide)),
+                        format!(
+                            "{}{}",
+                            r.claim.scope.map_or(String::new(), |_| "(one family of starts) ".to_string()),
+                            r.findings.judgement.evidence
+                        ),
                     ]
                 })
                 .collect(),
@@ -155,23 +160,25 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
     blocks.extend([
         Block::Heading(2, "How verdicts are decided".into()),
         Block::Paragraph(
-            "Every rule fits the mean, the quantity the claims are about, with standard errors from a bootstrap over the \
-             trials (2000 resamples), so heavy tails and mixtures of fast and slow runs count. Exact expectations: per point a \
-             z-test of the sample mean against the claimed value at family-wise level 0.001 (Bonferroni); any rejection is \
-             inconsistent. Upper bounds O(f): the means are fitted by weighted least squares with a + b h(x) for each form h \
-             of the ladder log x < log^2 x < log^3 x < x < x log x < x^2 up to f, and with the next forms up, f log x and f \
-             x^0.1; a fit is acceptable below the 0.999 quantile of chi-square. If no allowed form fits but a faster one does, \
-             or a faster one fits better by more than the 0.999 quantile of chi-square(1), the claim is inconsistent. If a \
-             faster form fits acceptably too and no worse than the best allowed one by that bound, this range cannot tell \
-             them apart: inconclusive, naming the forms. Otherwise consistent. A bound that the protocol's constants \
-             turn into steps (P_PL's timers grow with ceil(ln N)^2) is fitted as those constants make it, ln n \
-             ceil(ln n)^2, on the log^3 rung. Any censored trial makes it inconclusive. \
-             Certainties: every trial must end as claimed. Lower bounds Omega(e^(r x)): the slope of ln E against x, fitted \
-             with the points' errors (interval widened when they scatter more than their errors), must have its 95% interval \
-             at or above r (consistent); an interval below r is inconsistent, one straddling r inconclusive. Comparisons (an \
-             erratum): the ratio of the two variants' means per n, with bootstrap intervals paired by trial at family-wise \
-             level 0.001: some above 1 and none below consistent, the reverse inconsistent, else inconclusive. Experiments that do not meet their claim's hypotheses \
-             (shortened constants) report their rate and are inconclusive."
+            "Every rule is about the mean, the quantity the claims are about, and each wrong decision has probability \
+             at most 0.001 where its assumptions hold (docs/verdicts.md gives every rule's operating characteristics on \
+             synthetic data). Upper bounds O(f): the slope of ln(mean / f) against ln x, fitted with the means' standard \
+             errors, is compared with a margin of half the slope the next faster form f ln x would give (1 / ln x): \
+             below it by t standard errors (one-sided level 0.001, Student t on the trials' degrees of freedom) is \
+             consistent, above it by as much inconsistent, otherwise inconclusive; lower-order terms and integer steps \
+             that fade do not count against the claim, faster growth does, and the decision gets surer as trials are \
+             added. Omega(f) is the mirror image. P_LL's means are post-stratified on whether QuickElimination ended the \
+             run, whose probability 1/(2 ln 2) is exact. Exact expectations: per point the mean against the claimed value \
+             at family-wise level 0.001 (Bonferroni), with the law's exact variance and skewness where known \
+             (Cornish-Fisher), else Student t; any rejection is inconsistent. A count of states known exactly is judged by \
+             the same growth rule on the exact counts. Certainties: every trial must end as claimed. Lower bounds \
+             Omega(e^(r x)): the slope of ln E against x, one-sided at level 0.001 (widened when the points scatter more \
+             than their errors), at or above r is consistent, below r inconsistent, within its error of r inconclusive. \
+             Comparisons (an erratum): the ratio of the two variants' means per n, with bootstrap intervals paired by \
+             trial at family-wise level 0.001: some above 1 and none below consistent, the reverse inconsistent, else \
+             inconclusive. Experiments that do not meet their claim's hypotheses (shortened constants) report their \
+             rate and are inconclusive. Any censored trial makes a mean inconclusive. Each claim's design gives its \
+             power estimated from its own data and, where it did not decide, the design that would, with its cost."
                 .into(),
         ),
     ]);
@@ -188,6 +195,9 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         Block::Paragraph(format!("Claim ({}): {}", claim.source, claim.statement)),
         Block::Paragraph(format!("Sizes: {}", claim.sizes)),
     ];
+    if let Some(scope) = claim.scope {
+        blocks.push(Block::Paragraph(format!("Scope: {scope}.")));
+    }
     for (i, spec) in claim.sweeps.iter().enumerate() {
         let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k} in {{{}}}", v.join(", "))).collect();
         let trials = match &claim.estimator {
@@ -258,6 +268,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     if !fits.is_empty() {
         blocks.push(Block::Paragraph(format!("Fits: {}.", fits.join("; "))));
     }
+    blocks.push(Block::Paragraph(format!("Design: {}.", result.findings.design(claim))));
     blocks.push(Block::Paragraph(format!(
         "Verdict: **{}**: {} ({:.1} s for {} trials run now{}).",
         result.findings.judgement.verdict.word(),
@@ -452,13 +463,15 @@ mod tests {
         let claim = claims(Mode::Quick, 1).into_iter().find(|c| c.id == id).unwrap();
         let findings = Findings {
             rows,
-            judgement: Judgement { verdict: Verdict::Inconclusive, evidence: String::new() },
+            judgement: Judgement::new(Verdict::Inconclusive, ""),
             power: None,
             form_fit: None,
             engines: Vec::new(),
             trials: Vec::new(),
             trials_run: 0,
             trials_reused: 0,
+            cpu_seconds: 0.0,
+            estimates: Vec::new(),
         };
         ClaimResult { claim, findings, diagrams: Vec::new(), seconds: 0.0 }
     }

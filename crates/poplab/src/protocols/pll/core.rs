@@ -27,7 +27,7 @@ const M_MAX: u64 = 1000;
 pub(crate) const RAND_UNDEFINED: u16 = 0;
 
 /// `ceil(lg x)` for `x >= 1`.
-fn ceil_lg(x: u64) -> u32 {
+pub(crate) fn ceil_lg(x: u64) -> u32 {
     if x <= 1 { 0 } else { 64 - (x - 1).leading_zeros() }
 }
 
@@ -583,6 +583,10 @@ impl<P: PllProtocol> CountStart<P> for P {
 impl<P: PllProtocol> Configurations<P::Agent> for P {
     fn state_space(&self) -> Option<Vec<P::Agent>> {
         (self.space_size() <= STATE_SPACE_LIMIT).then(|| (0..self.space_size()).map(|i| self.space_at(i)).collect())
+    }
+
+    fn state_count(&self) -> Option<u64> {
+        Some(self.space_size())
     }
 }
 

@@ -126,6 +126,21 @@ pub enum Variant {
     AsPrinted,
 }
 
+/// The probability that QuickElimination alone leaves one leader: that the largest of the
+/// leaders' geometric levels (`P(level = l) = 2^-(l+1)`, coin flips of the initiator/responder
+/// roles) is held by one leader. For `L` leaders it is `sum_l L 2^-(l+1) (1 - 2^-l)^(L-1)`, which
+/// tends to `1 / (2 ln 2)` and is within `2 10^-5` of it for every `L >= 20` (a population of
+/// `n >= 2^7` has hundreds of leaders). Checked against runs by `tests/it/pll_quick_elimination.rs`.
+pub const QUICK_ELIMINATION_ENDS: f64 = 0.721_347_520_444_481_7;
+
+/// Whether a run of a P_LL variant at `n` (with the default `m = ceil(lg n)`) that elected its
+/// leader at `parallel_time` was ended by QuickElimination: such runs end before `0.25 c_max`,
+/// the others (Tournament, BackUp) at or after about `0.43 c_max`, so the boundary is put at
+/// `0.34 c_max` (`c_max = 41 m`).
+pub fn quick_elimination_ended(n: u64, parallel_time: f64) -> bool {
+    parallel_time < 0.34 * 41.0 * f64::from(self::core::ceil_lg(n).max(1))
+}
+
 /// P_LL for one population size and parameter set.
 #[derive(Clone, Debug)]
 pub struct Pll {

@@ -1,0 +1,105 @@
+//! A user's claim about a sweep (`poplab sweep --claim`, Python's `SweepResult.judge`): the sweep's
+//! trials gathered into one [`Point`] per value of its swept variable and judged by
+//! [`ClaimText::judge`], the rules the reproduction's claims use.
+
+use super::YVar;
+use crate::claim::ClaimText;
+use crate::engine::Outcome;
+use crate::error::{Error, Result};
+use crate::sweep::{SweepResults, SweepSpec};
+use crate::verdict::{Judgement, Point};
+use std::collections::BTreeMap;
+
+/// The swept variable of a sweep over `ns` and `params` (the one with several values) and the
+/// values of the others (`n` when a parameter is swept, and parameters that are numbers), for
+/// `claim`.
+pub fn axes(claim: &ClaimText, ns: &[u64], params: &[(String, Vec<String>)]) -> Result<(String, Vec<(String, f64)>)> {
+    let mut swept: Vec<&str> = params.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| k.as_str()).collect();
+    if ns.len() > 1 {
+        swept.insert(0, "n");
+    }
+    let refuse = |reason: String| Err(Error::Option { option: "--claim", value: claim.text.clone(), reason });
+    let var = match swept[..] {
+        [one] => one.to_string(),
+        [] => return refuse("a claim needs a sweep over one variable (--n or one --set KEY=LIST)".into()),
+        _ => {
+            return refuse(format!(
+                "a claim is about one swept variable, and this sweep varies {}; sweep one of them",
+                swept.join(" and ")
+            ));
+        }
+    };
+    let mut fixed: Vec<(String, f64)> = params
+        .iter()
+        .filter(|(_, v)| v.len() == 1)
+        .filter_map(|(k, v)| Some((k.clone(), v[0].parse().ok()?)))
+        .collect();
+    if var != "n" {
+        fixed.push(("n".into(), ns[0] as f64));
+    }
+    Ok((var, fixed))
+}
+
+/// Checks before anything runs that `claim` can be judged on the sweep `spec`: one swept
+/// variable, three values of it or more, and a value for each of the claim's other variables.
+pub fn check(claim: &ClaimText, spec: &SweepSpec) -> Result<()> {
+    let (var, fixed) = axes(claim, &spec.ns, &spec.params)?;
+    let values =
+        if var == "n" { spec.ns.len() } else { spec.params.iter().find(|(k, _)| *k == var).map_or(0, |p| p.1.len()) };
+    if values < 3 {
+        return Err(Error::Option {
+            option: "--claim",
+            value: claim.text.clone(),
+            reason: format!("a claim needs three values of {var} or more: a trend needs three points"),
+        });
+    }
+    claim.check_variables(&var, &fixed)
+}
+
+/// Judges `claim` on the trials of a finished sweep, measured in `y` (steps or parallel time).
+pub fn judge_sweep(results: &SweepResults, claim: &ClaimText, y: YVar) -> Result<Judgement> {
+    let ns: Vec<u64> = {
+        let mut ns: Vec<u64> = results.cells.iter().map(|c| c.cell.n).collect();
+        ns.dedup();
+        ns
+    };
+    let mut params: Vec<(String, Vec<String>)> = Vec::new();
+    for cell in &results.cells {
+        for (k, v) in &cell.cell.params {
+            match params.iter_mut().find(|(name, _)| name == k) {
+                Some((_, values)) if !values.contains(v) => values.push(v.clone()),
+                Some(_) => {}
+                None => params.push((k.clone(), vec![v.clone()])),
+            }
+        }
+    }
+    let (var, fixed) = axes(claim, &ns, &params)?;
+    let mut by_x: BTreeMap<u64, Point> = BTreeMap::new();
+    for row in results.rows.values() {
+        let x = if var == "n" {
+            row.cell.n as f64
+        } else {
+            let value = row.cell.params.iter().find(|(k, _)| *k == var).map(|(_, v)| v.as_str()).unwrap_or("");
+            value.parse::<f64>().map_err(|_| Error::Option {
+                option: "--claim",
+                value: claim.text.clone(),
+                reason: format!("{var} = {value} is not a number: a claim needs a numeric swept variable"),
+            })?
+        };
+        let steps = row.record.steps.0 as f64;
+        let value = match y {
+            YVar::ParallelTime => steps / row.cell.n as f64,
+            _ => steps,
+        };
+        let point = by_x.entry(x.to_bits()).or_insert(Point { x, values: Vec::new(), censored: 0, horizon: 0.0 });
+        if row.record.outcome == Outcome::Censored {
+            point.censored += 1;
+            point.horizon = point.horizon.max(value);
+        } else {
+            point.values.push(value);
+        }
+    }
+    let mut points: Vec<Point> = by_x.into_values().collect();
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    claim.judge(&points, &var, &fixed)
+}
