@@ -18,6 +18,7 @@ mod exact_solver_closed_forms;
 mod exporters;
 mod ls_timer_runs;
 mod observation_invariance;
+mod pll_quick_elimination;
 mod pll_runs;
 mod pll_sym_runs;
 mod ppl_runs;
