@@ -164,7 +164,7 @@ impl From<MeasureArg> for poplab::engine::Measure {
 /// What to run: shared by `run`, `sweep`, `exact` and `verify`.
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The protocol: a name from `poplab list`, or @FILE.toml (a protocol file; see README).
+    /// The protocol: a name from `poplab list`, or @FILE.toml (a protocol file; see the guide, docs/guide).
     pub protocol: Option<String>,
 
     /// Number of agents (accepts 1000, 10^5, 1e5); `sweep` takes a list: a,b,c or

@@ -5,6 +5,7 @@
 mod cli;
 mod commands;
 mod input;
+mod manual;
 mod output;
 mod plot;
 mod progress;
@@ -23,8 +24,10 @@ fn main() -> ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
-    use clap::Parser;
-    let cli = cli::Cli::try_parse().map_err(|error| {
+    use clap::FromArgMatches;
+    // Parsed with the manual's descriptions and examples on the definition, so `--help` shows them.
+    let matches = manual::command().try_get_matches().and_then(|matches| cli::Cli::from_arg_matches(&matches));
+    let cli = matches.map_err(|error| {
         use clap::error::ErrorKind;
         // Help and version print normally; `poplab` alone prints the help and exits with 2.
         if matches!(

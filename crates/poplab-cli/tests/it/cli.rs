@@ -303,6 +303,80 @@ fn man_pages_are_roff_and_name_every_subcommand() {
     fails_with(&["man", "--out", file.to_str().unwrap()], "not a directory");
 }
 
+/// Every man page has a DESCRIPTION that says more than its NAME line, and EXAMPLES whose command
+/// lines are poplab's; `--help` (not `-h`) ends with the same examples.
+#[test]
+fn man_pages_have_a_description_and_examples() {
+    for name in std::iter::once(None).chain(subcommands().iter().map(|name| Some(name.clone()))) {
+        let page = match &name {
+            None => stdout_of(&["man"]),
+            Some(name) => stdout_of(&["man", name]),
+        };
+        let section = |title: &str| -> String {
+            let start = page.find(&format!(".SH {title}\n")).unwrap_or_else(|| panic!("{name:?}: no {title}:\n{page}"));
+            let rest = &page[start + title.len() + 5..];
+            rest[..rest.find("\n.SH ").unwrap_or(rest.len())].to_string()
+        };
+        let summary = section("NAME");
+        let summary = summary.split(" \\- ").nth(1).unwrap_or_else(|| panic!("{name:?}: NAME {summary}")).trim();
+        let description = section("DESCRIPTION");
+        assert!(!description.contains(summary), "{name:?}: DESCRIPTION repeats NAME: {description}");
+        assert!(description.len() > 2 * summary.len(), "{name:?}: DESCRIPTION says little: {description}");
+        let examples = section("EXAMPLES");
+        let commands: Vec<&str> = examples.lines().filter(|line| line.starts_with("\\fBpoplab")).collect();
+        assert!(!commands.is_empty(), "{name:?}: no example command in\n{examples}");
+        if let Some(name) = &name {
+            let help = stdout_of(&[name.as_str(), "--help"]);
+            let tail = &help[help.find("Examples:\n").unwrap_or_else(|| panic!("{name} --help: no examples"))..];
+            assert!(tail.contains(&format!("  poplab {name} ")), "{name} --help: {tail}");
+            assert!(!stdout_of(&[name.as_str(), "-h"]).contains("Examples:"), "{name} -h shows the examples");
+        }
+    }
+}
+
+/// The bash completion script completes protocol names at the protocol's place (after options and
+/// their values too), `prl` alone for spacetime, and leaves options and other places to clap's.
+#[test]
+fn bash_completion_offers_protocol_names() {
+    if std::process::Command::new("bash").arg("-c").arg("true").status().map(|s| !s.success()).unwrap_or(true) {
+        eprintln!("no bash here: skipped");
+        return;
+    }
+    let script = scratch("poplab.bash");
+    std::fs::write(&script, stdout_of(&["completions", "bash"])).unwrap();
+    // Each case: the words typed (the last is being completed), then what COMPREPLY holds.
+    let program = format!(
+        r#"source '{}'
+complete -p poplab
+try() {{ COMP_WORDS=("$@"); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); COMP_LINE="$*"; COMP_POINT=${{#COMP_LINE}}
+  COMPREPLY=(); _poplab_protocol poplab "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}"; echo "${{COMPREPLY[*]}}"; }}
+try poplab run ''
+try poplab sweep pl
+try poplab exact --n 10 --json a
+try poplab verify --max-configs 10 pr
+try poplab spacetime ''
+try poplab run angluin --tr
+try poplab r
+"#,
+        script.display()
+    );
+    let output = std::process::Command::new("bash").arg("-c").arg(program).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].contains("-F _poplab_protocol") && lines[0].ends_with(" poplab"), "{text}");
+    let words = |i: usize| -> Vec<&str> { lines[i].split_whitespace().collect() };
+    for protocol in ["angluin", "threshold", "pll", "prl", "approx-majority"] {
+        assert!(words(1).contains(&protocol), "run: {protocol} not offered: {}", lines[1]);
+    }
+    assert_eq!(words(2), ["pll", "pll-as-printed", "pll-sym"]);
+    assert_eq!(words(3), ["angluin", "approx-majority"]);
+    assert_eq!(words(4), ["prl"]);
+    assert_eq!(words(5), ["prl"]);
+    assert!(words(6).contains(&"--trials") && words(6).iter().all(|w| w.starts_with("--tr")), "{}", lines[6]);
+    assert!(words(7).contains(&"run") && words(7).contains(&"reproduce"), "{}", lines[7]);
+}
+
 /// The kill points of the checkpoint tests: a fixed-seed linear congruential sequence of delays
 /// in `lo..hi` milliseconds, so every run of the test kills at the same points.
 fn kill_points(seed: u64, lo: u64, hi: u64, count: usize) -> Vec<u64> {
