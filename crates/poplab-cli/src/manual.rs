@@ -98,13 +98,22 @@ against n, fitted by a power law and by a + b f(n) for common growths). Lists ar
 or +D steps.
 
 A killed sweep continues with --resume DIR and ends with the files an uninterrupted one writes. --shard I/K \
-runs one part of the sweep (a cluster task); `poplab merge` joins the parts.",
+runs one part of the sweep (a cluster task); `poplab merge` joins the parts.
+
+--claim judges a claim about the mean, written as in the papers (O(log n), Omega(n^2), Theta(n log n), \
+= (n-1)^2, Omega(e^N)), on the finished sweep by the rules of `poplab reproduce`: one line per claim on \
+standard output (verdict, power, evidence) and DIR/claims.json. A claim is checked against the sweep before \
+anything runs.",
         examples: &[
             (
                 "P_RL from random starts, n = 8 to 64, 50 trials per size",
                 "poplab sweep prl --n 8..64*2 --trials 50 --init random --out prl-sweep",
             ),
             ("Continue it after a kill", "poplab sweep --resume prl-sweep"),
+            (
+                "Judge a claim on the sweep's steps",
+                "poplab sweep angluin --n 10..1000*10 --trials 200 --claim 'O(n^2)' --claim-in steps --out ang",
+            ),
             ("Two parameters crossed", "poplab sweep threshold --n 100,1000 --set k=5,10 --trials 20 --out thr"),
             (
                 "Shard 0 of 4 of a sweep (a cluster task)",
