@@ -129,6 +129,14 @@ def test_sweep_judge_refuses():
     with pytest.raises(ValueError, match="unit must be 'parallel_time' or 'steps'"):
         one.judge("O(n)", unit="seconds")
 
+    def rule(a, b, mode):
+        return ("L", "F") if (a, b) == ("L", "L") else None
+
+    election = poplab.Protocol(rule, output={"L": True, "F": False}, stop="one-leader", init={"L": 1.0}, mode="a")
+    by_mode = poplab.sweep(election, 10, params={"mode": ["a", "b", "c"]}, trials=2, seed=1)
+    with pytest.raises(ValueError, match="mode = a is not a number: a claim needs a numeric swept variable"):
+        by_mode.judge("O(mode)")
+
 
 def test_sweep_judge_counts_censored_trials():
     # A step budget too small for n = 400: its trials are censored, and the rule cannot decide.

@@ -699,6 +699,9 @@ class SweepResult:
     def __init__(self, rows: str, summary: str, fits: str, params: Dict[str, Dict[str, Any]], out: Optional[str]):
         names = list(params)
         records = []
+        # Each trial's parameter values as the library wrote them (what `judge` parses, as
+        # `poplab sweep --claim` does), in the order of the trials.
+        self._param_texts: Dict[str, List[str]] = {name: [] for name in names}
         for row in json.loads(rows):
             record = dict(row["record"])
             record["cell"] = row["cell"]
@@ -706,6 +709,7 @@ class SweepResult:
             for name in names:
                 text = row["params"][name]
                 record[name] = params[name].get(text, text)
+                self._param_texts[name].append(text)
             records.append(record)
         self.trials: pd.DataFrame = _trials_frame(records, ["cell", "n", *names])
         self.document: Dict[str, Any] = json.loads(summary)
@@ -726,7 +730,6 @@ class SweepResult:
         self.summary: pd.DataFrame = pd.DataFrame(cells)
         self.fits: List[Dict[str, Any]] = json.loads(fits)["fits"]
         self.out = out
-        self._params = names
 
     def __repr__(self) -> str:
         return f"<SweepResult {len(self.summary)} cells, {len(self.trials)} trials, out={self.out!r}>"
@@ -765,9 +768,9 @@ class SweepResult:
         if unit not in ("parallel_time", "steps"):
             raise ValueError(f"unit must be 'parallel_time' or 'steps', not {unit!r}")
         trials = self.trials
-        texts = {name: [_param_text(v) for v in trials[name]] for name in self._params}
+        texts = self._param_texts
         ns = list(dict.fromkeys(int(n) for n in trials["n"]))
-        params = [(name, list(dict.fromkeys(texts[name]))) for name in self._params]
+        params = [(name, list(dict.fromkeys(values))) for name, values in texts.items()]
         variable, fixed = _poplab.sweep_axes(claim, ns, params)
         points: Dict[float, _Point] = {}
         for i, (n, steps, outcome) in enumerate(zip(trials["n"], trials["steps"], trials["outcome"])):
