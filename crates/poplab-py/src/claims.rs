@@ -1,6 +1,9 @@
-//! `claim`: one claim of the reproduction ([`poplab::claims`]) run to its points and verdict.
+//! `claim`: one claim of the reproduction ([`poplab::claims`]) run to its points and verdict;
+//! `judge` and `sweep_axes`: a user's claim judged on the caller's points or a sweep's trials.
 
+use poplab::claim::ClaimText;
 use poplab::claims::Mode;
+use poplab::verdict::Point;
 use pyo3::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
@@ -47,4 +50,48 @@ pub fn claim(
         Ok(document.to_string())
     })
     .map_err(crate::value_error)
+}
+
+/// Judges the claim `claim` (`O(log n)`, `= (n-1)^2`, ...) on `points`, one per value of the
+/// swept variable `variable`: its value, the values of the trials that ended, how many were
+/// censored and at what horizon ([`Point`]); `fixed` gives the claim's other variables. The
+/// library's rule decides ([`ClaimText::judge`], as `poplab sweep --claim`); returns the claim as
+/// parsed, the variable and the [`Judgement`](poplab::verdict::Judgement) as one JSON document.
+#[pyfunction]
+#[pyo3(signature = (claim, variable, fixed, points))]
+pub fn judge(
+    py: Python<'_>,
+    claim: &str,
+    variable: &str,
+    fixed: Vec<(String, f64)>,
+    points: Vec<(f64, Vec<f64>, usize, f64)>,
+) -> PyResult<String> {
+    py.detach(|| -> poplab::Result<String> {
+        let claim = ClaimText::parse(claim)?;
+        let points: Vec<Point> =
+            points.into_iter().map(|(x, values, censored, horizon)| Point { x, values, censored, horizon }).collect();
+        let judgement = claim.judge(&points, variable, &fixed)?;
+        Ok(json!({
+            "claim": claim.text,
+            "variable": variable,
+            "verdict": judgement.verdict,
+            "evidence": judgement.evidence,
+            "power": judgement.power,
+        })
+        .to_string())
+    })
+    .map_err(crate::value_error)
+}
+
+/// The swept variable of a sweep over `ns` and `params` (each parameter with its values as text)
+/// and the values of the claim's other variables, as `poplab sweep --claim` finds them
+/// ([`poplab::claims::axes`]): a sweep that varies no variable or several is refused.
+#[pyfunction]
+pub fn sweep_axes(
+    claim: &str,
+    ns: Vec<u64>,
+    params: Vec<(String, Vec<String>)>,
+) -> PyResult<(String, Vec<(String, f64)>)> {
+    let claim = ClaimText::parse(claim).map_err(crate::value_error)?;
+    poplab::claims::axes(&claim, &ns, &params).map_err(crate::value_error)
 }

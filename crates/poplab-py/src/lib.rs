@@ -78,6 +78,8 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::trial_seed, m)?)?;
     m.add_function(wrap_pyfunction!(api::available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
+    m.add_function(wrap_pyfunction!(claims::judge, m)?)?;
+    m.add_function(wrap_pyfunction!(claims::sweep_axes, m)?)?;
     m.add("RNG", poplab::rng::RNG_NAME)?;
     Ok(())
 }

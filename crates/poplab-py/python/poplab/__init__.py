@@ -13,6 +13,9 @@ come back as pandas DataFrames and dicts with the fields of the ``poplab`` comma
 - `Simulation`, `time_trials`: ppsim's API on poplab's engines.
 - `claim`: one claim of the four papers reproduced, its points and verdict (`ClaimResult`), as
   ``poplab reproduce`` reports it.
+- `judge`: a claim written as in the papers (``O(log n)``, ``= (n-1)^2``) judged on measured
+  values by the same rules (`Judgement`); `SweepResult.judge` judges a sweep's own trials, as
+  ``poplab sweep --claim`` does.
 - `RNG`: the name of the generator every run uses (Xoshiro256++, seeded by SplitMix64).
 
 >>> import poplab
@@ -28,6 +31,7 @@ True
 from ._poplab import RNG, RuleError
 from ._api import EstimateResult, RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
 from ._claims import ClaimResult, claim
+from ._judge import Judgement, judge
 from ._protocol import OUTPUTS, Protocol
 from ._simulation import Simulation, time_trials
 
@@ -43,6 +47,7 @@ __all__ = [
     "OUTPUTS",
     "RNG",
     "ClaimResult",
+    "Judgement",
     "Protocol",
     "RuleError",
     "RunResult",
@@ -50,6 +55,7 @@ __all__ = [
     "SweepResult",
     "claim",
     "exact",
+    "judge",
     "protocols",
     "run",
     "sweep",

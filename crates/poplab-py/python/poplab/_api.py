@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 import pandas as pd
 
 from . import _poplab
+from ._judge import Judgement, _judge, _Point
 from ._protocol import Protocol, _combinations
 
 ProtocolLike = Union[str, "os.PathLike[str]", Protocol]
@@ -698,6 +699,9 @@ class SweepResult:
     def __init__(self, rows: str, summary: str, fits: str, params: Dict[str, Dict[str, Any]], out: Optional[str]):
         names = list(params)
         records = []
+        # Each trial's parameter values as the library wrote them (what `judge` parses, as
+        # `poplab sweep --claim` does), in the order of the trials.
+        self._param_texts: Dict[str, List[str]] = {name: [] for name in names}
         for row in json.loads(rows):
             record = dict(row["record"])
             record["cell"] = row["cell"]
@@ -705,6 +709,7 @@ class SweepResult:
             for name in names:
                 text = row["params"][name]
                 record[name] = params[name].get(text, text)
+                self._param_texts[name].append(text)
             records.append(record)
         self.trials: pd.DataFrame = _trials_frame(records, ["cell", "n", *names])
         self.document: Dict[str, Any] = json.loads(summary)
@@ -728,6 +733,68 @@ class SweepResult:
 
     def __repr__(self) -> str:
         return f"<SweepResult {len(self.summary)} cells, {len(self.trials)} trials, out={self.out!r}>"
+
+    def judge(self, claim: str, unit: str = "parallel_time") -> Judgement:
+        """Judges a claim written as in the papers on this sweep's trials, as
+        ``poplab sweep --claim CLAIM --claim-in UNIT`` does (the same verdict and evidence).
+
+        The claim is a function of the swept variable: ``n``, or the one parameter with several
+        values (a sweep that varies none or several is refused); its other variables take the
+        values held fixed (numeric parameters, and ``n`` when a parameter is swept). Censored
+        trials count as censored: a point with some has no mean, and the rules say
+        ``inconclusive``.
+
+        Args:
+            claim: as for `judge`: ``O(log n)``, ``Omega(N^2)``, ``= (n-1)^2``, ...
+            unit: what the values are: ``parallel_time`` (steps / n) or ``steps``.
+
+        Returns:
+            A `Judgement`: ``verdict``, ``evidence`` and ``power``.
+
+        Raises:
+            ValueError: an unknown unit, a claim the parser refuses, a sweep that varies no
+                variable or several, a swept parameter that is not a number, or a claim
+                variable with no value.
+
+        >>> import poplab
+        >>> result = poplab.sweep("angluin", [10, 20, 40, 80], trials=40, seed=1)
+        >>> result.judge("Omega(n)")
+        <Judgement Omega(n): consistent (power 1.00)>
+        >>> result.judge("O(log n)").verdict
+        'inconsistent'
+        >>> result.judge("O(n)").evidence   # 40 trials do not tell (n-1)^2/n from faster forms
+        'the slope is within its error of the margin; ...'
+        """
+        if unit not in ("parallel_time", "steps"):
+            raise ValueError(f"unit must be 'parallel_time' or 'steps', not {unit!r}")
+        trials = self.trials
+        texts = self._param_texts
+        ns = list(dict.fromkeys(int(n) for n in trials["n"]))
+        params = [(name, list(dict.fromkeys(values))) for name, values in texts.items()]
+        variable, fixed = _poplab.sweep_axes(claim, ns, params)
+        points: Dict[float, _Point] = {}
+        for i, (n, steps, outcome) in enumerate(zip(trials["n"], trials["steps"], trials["outcome"])):
+            if variable == "n":
+                x = float(n)
+            else:
+                text = texts[variable][i]
+                try:
+                    x = float(text)
+                except ValueError:
+                    raise ValueError(
+                        f"--claim {claim.strip()}: {variable} = {text} is not a number: a claim needs a numeric "
+                        "swept variable"
+                    ) from None
+            # As the library measures: the exact step count as a float, over n for parallel time.
+            value = float(int(steps))
+            if unit == "parallel_time":
+                value /= float(n)
+            _, ended, censored, horizon = points.setdefault(x, (x, [], 0, 0.0))
+            if outcome == "censored":
+                points[x] = (x, ended, censored + 1, max(horizon, value))
+            else:
+                ended.append(value)
+        return _judge(claim, variable, dict(fixed), [points[x] for x in sorted(points)])
 
 
 @_with_options
