@@ -23,6 +23,7 @@ const MAX_TRIALS: usize = 10;
 
 pub fn plot(args: &PlotArgs) -> Result<()> {
     crate::plot::check_out(&args.out)?;
+    poplab::files::check_apart(&[("--out", &args.out)], &[("INPUT", &args.input)])?;
     let figure = if args.input.is_dir() {
         sweep_figure(&args.input)?
     } else if args.input.is_file() {

@@ -941,3 +941,54 @@ fn r5_damaged_checkpoint_contents_are_refused() {
     );
     refused_as_damaged(&censored, "finished trial 0 is censored at step");
 }
+
+/// R2: `--out`, `--trace` and `--checkpoint` could name an input file (`@FILE` protocol, `--init`,
+/// `--graph`) and overwrite it, or name each other (the checkpoint ended as the time series).
+/// Every output is now compared with every input and every other output, through links, up front.
+#[test]
+fn r2_an_output_over_an_input_or_another_output_is_refused() {
+    let protocol = scratch("r2-p.toml");
+    let original =
+        std::fs::read_to_string(format!("{}/../../examples/protocols/angluin.toml", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    std::fs::write(&protocol, &original).unwrap();
+    let at_protocol = format!("@{}", protocol.display());
+    let p = protocol.to_str().unwrap();
+    refused(
+        &["run", &at_protocol, "--n", "100", "--checkpoint", p],
+        &["--checkpoint '", "is the same file as the input PROTOCOL"],
+    );
+    refused(&["run", &at_protocol, "--n", "100", "--json", "--out", p], &["--out '", "the input PROTOCOL"]);
+    refused(&["exact", &at_protocol, "--n", "5", "--out", p], &["--out '", "the input PROTOCOL"]);
+    #[cfg(unix)]
+    {
+        let link = scratch("r2-link.json");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&protocol, &link).unwrap();
+        refused(
+            &["run", &at_protocol, "--n", "100", "--json", "--out", link.to_str().unwrap()],
+            &["the input PROTOCOL"],
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&protocol).unwrap(), original);
+    let init = scratch("r2-i.json");
+    std::fs::write(&init, r#"[{"leader": true}, {"leader": true}, {"leader": false}, {"leader": true}]"#).unwrap();
+    let i = init.to_str().unwrap();
+    refused(&["run", "angluin", "--n", "4", "--init", &format!("@{i}"), "--checkpoint", i], &["the input --init"]);
+    let graph = scratch("r2-g.txt");
+    let arcs: String =
+        (0..4).flat_map(|u| (0..4).filter(move |&v| v != u).map(move |v| format!("{u} {v}\n"))).collect();
+    std::fs::write(&graph, &arcs).unwrap();
+    let g = graph.to_str().unwrap();
+    refused(&["run", "angluin", "--n", "4", "--graph", &format!("@{g}"), "--json", "--out", g], &["the input --graph"]);
+    assert_eq!(std::fs::read_to_string(&graph).unwrap(), arcs);
+    let trace = scratch("r2-x.csv");
+    let x = trace.to_str().unwrap();
+    refused(
+        &["run", "angluin", "--n", "100", "--trials", "3", "--trace", x, "--checkpoint", x],
+        &["--trace '", "is the same file as the output --checkpoint"],
+    );
+    refused(&["run", "angluin", "--n", "100", "--trace", x, "--out", x], &["--out '", "the output --trace"]);
+    // A device may be named twice.
+    poplab().args(["run", "angluin", "--n", "50", "--trace", "/dev/null", "--out", "/dev/null"]).assert().success();
+}

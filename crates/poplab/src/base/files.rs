@@ -147,6 +147,55 @@ pub fn check_output_file(path: &Path) -> Result<()> {
         .map_err(|e| file_error(path, format!("cannot create files in '{}' ({e}); choose another path", dir.display())))
 }
 
+/// What a file is, to tell whether two names lead to it: an existing file by its device and
+/// inode (whatever links lead to it), one still to be written by the canonical path of its
+/// directory and its name.
+#[derive(PartialEq)]
+enum FileId {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return Some(FileId::Inode(meta.dev(), meta.ino()));
+    }
+    let target = output_target(path).ok()?.path;
+    let dir = std::fs::canonicalize(parent_of(&target)).ok()?;
+    Some(FileId::Path(dir.join(target.file_name()?)))
+}
+
+/// Refuses, before any work, an output that is one of the `inputs` or another output (after
+/// following links): it would be overwritten, or two outputs would overwrite each other. Each
+/// path comes with the option that names it (`--out`, `--checkpoint`, `--init`, ...). A device
+/// or a pipe (`/dev/null`) may be named twice.
+pub fn check_apart(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    let inputs: Vec<_> = inputs.iter().map(|&(option, path)| (option, path, file_id(path))).collect();
+    let mut seen: Vec<(&str, &Path, Option<FileId>)> = Vec::new();
+    for &(option, path) in outputs {
+        let id = file_id(path);
+        if id.is_none() || output_target(path).is_ok_and(|t| t.in_place) {
+            continue;
+        }
+        let other = inputs.iter().map(|i| (i, "the input")).chain(seen.iter().map(|o| (o, "the output")));
+        for ((other_option, other_path, other_id), what) in other {
+            if *other_id == id {
+                return Err(Error::Conflict {
+                    reason: format!(
+                        "{option} '{}' is the same file as {what} {other_option} '{}', which it would overwrite;                          give {option} a file of its own",
+                        path.display(),
+                        other_path.display()
+                    ),
+                });
+            }
+        }
+        seen.push((option, path, id));
+    }
+    Ok(())
+}
+
 /// The prefix of the temporary files of this process: `.poplab-PID-`.
 fn partial_prefix() -> String {
     format!(".poplab-{}-", std::process::id())

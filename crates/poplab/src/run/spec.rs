@@ -117,6 +117,15 @@ pub struct RawSpec {
 }
 
 impl RawSpec {
+    /// The files this spec reads (`@FILE` for the protocol, `--init` and `--graph`), each with
+    /// the option that names it.
+    pub fn input_files(&self) -> Vec<(&'static str, &Path)> {
+        [("PROTOCOL", Some(&self.protocol)), ("--init", self.init.as_ref()), ("--graph", self.graph.as_ref())]
+            .into_iter()
+            .filter_map(|(option, text)| Some((option, Path::new(text?.strip_prefix('@')?))))
+            .collect()
+    }
+
     /// `protocol` for `n` agents with every other setting at its default.
     pub fn new(protocol: &str, n: u64) -> Self {
         Self { protocol: protocol.to_string(), n, ..Self::default() }
