@@ -992,3 +992,57 @@ fn r2_an_output_over_an_input_or_another_output_is_refused() {
     // A device may be named twice.
     poplab().args(["run", "angluin", "--n", "50", "--trace", "/dev/null", "--out", "/dev/null"]).assert().success();
 }
+
+/// R3: `--checkpoint` on a named pipe blocked forever (waiting for a reader), and `/dev/null` was
+/// accepted; a checkpoint `--resume` could not read back is now refused up front.
+#[cfg(unix)]
+#[test]
+fn r3_a_checkpoint_that_cannot_be_read_back_is_refused() {
+    let fifo = scratch("r3-fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for file in [fifo.to_str().unwrap(), "/dev/null"] {
+        refused(
+            &["run", "angluin", "--n", "100", "--checkpoint", file],
+            &[&format!("'{file}' is a device or a pipe"), "--resume could not read the checkpoint back"],
+        );
+    }
+}
+
+/// R6: a checkpoint that could not be written was reported only after every trial, and then no
+/// result was written. The run now stops at the first failed write, within one period (here its
+/// directory is removed under it, and the run would take hours).
+#[test]
+fn r6_a_failed_checkpoint_write_stops_the_run() {
+    let dir = scratch("r6");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("c.ckpt");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"))
+        .args(["run", "angluin", "--n", "10^6", "--engine", "agents", "--trials", "2", "--threads", "1"])
+        .args(["--checkpoint-every", "100ms", "--checkpoint"])
+        .arg(&file)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !file.exists() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no checkpoint was written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    let removed = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if removed.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("the run went on after its checkpoint could not be written");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success() && stderr.contains("c.ckpt"), "{status}: {stderr}");
+}
