@@ -492,7 +492,7 @@ fn n7_memory_checks_see_the_address_space_limit() {
     // The exact analysis counts what a configuration really takes (137 kB at n = 7,000, not 28).
     refused_with(
         &["exact", "angluin", "--n", "7000", "--max-configs", "7000"],
-        &["about 140256 bytes each", "give --max-configs 3564 or less"],
+        &["about 280512 bytes each", "give --max-configs 1604 or less"],
         "5e8",
     );
 }
@@ -1045,4 +1045,31 @@ fn r6_a_failed_checkpoint_write_stops_the_run() {
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(!status.success() && stderr.contains("c.ckpt"), "{status}: {stderr}");
+}
+
+/// R1: `exact` aborted in the allocator (exit 134) at the `--max-configs` its own refusal
+/// suggested, under an address-space limit: the estimate had no room for its tables' growth.
+/// A suggested cap now runs or is refused (exit 0 or 2), and is not refused again.
+#[cfg(target_os = "linux")]
+#[test]
+fn r1_a_suggested_max_configs_runs_or_is_refused_never_aborts() {
+    let binary = assert_cmd::cargo::cargo_bin("poplab");
+    let exact = |limit: &str, cap: Option<&str>| {
+        let cap = cap.map(|c| format!(" --max-configs {c}")).unwrap_or_default();
+        let command = format!("ulimit -v {limit}; exec '{}' exact angluin --n 10^4{cap}", binary.display());
+        let output = std::process::Command::new("sh")
+            .args(["-c", &command])
+            .env_remove("POPLAB_AVAILABLE_MEMORY")
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).to_string())
+    };
+    for limit in ["2300000", "2600000"] {
+        let (code, stderr) = exact(limit, None);
+        assert_eq!(code, Some(2), "{stderr}");
+        let suggested = stderr.split("give --max-configs ").nth(1).and_then(|rest| rest.split(' ').next()).unwrap();
+        let (code, stderr) = exact(limit, Some(suggested));
+        assert!(code == Some(0) || code == Some(2), "--max-configs {suggested} under {limit} kB: {code:?} {stderr}");
+        assert!(!stderr.contains("give --max-configs"), "the suggested cap was refused again: {stderr}");
+    }
 }
