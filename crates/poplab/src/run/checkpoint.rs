@@ -122,8 +122,13 @@ impl Checkpoint {
     /// file.
     pub fn read(path: &Path) -> Result<Self> {
         let refuse = |reason: String| Error::Checkpoint { path: path.display().to_string(), reason };
-        if !path.is_file() {
-            return Err(refuse("is not a file; give the file that --checkpoint wrote".into()));
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => return Err(refuse("is not a file; give the file that --checkpoint wrote".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(refuse("does not exist; give the file that --checkpoint wrote".into()));
+            }
+            Err(e) => return Err(refuse(format!("cannot be reached ({e}); give a file you may read"))),
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| refuse(format!("cannot be read ({e}); give the file that --checkpoint wrote")))?;
