@@ -557,7 +557,7 @@ class Simulation:
         self.__dict__.update(state)
         self._history = None
         handle, _ = self.protocol._ensure()
-        self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph))
+        self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph), self.n)
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "Simulation":
         twin = Simulation.__new__(Simulation)
