@@ -362,7 +362,11 @@ class Protocol:
                     key = registry.intern(state)
                     counts[key] = counts.get(key, 0) + 1
                 init = list(counts.items())
-            states = [(name, registry.output_of(name)) for name, _ in init]
+            try:
+                states = [(name, registry.output_of(name)) for name, _ in init]
+            except _Failure as e:
+                # An initial state's output fails as a run's would: RuleError, the cause kept.
+                raise _poplab.RuleError(f"rule of {self.name}: {e}") from e.__cause__
             self._handle = _poplab.UserProtocol(
                 self.name, registry.resolve, registry.output_of, self.stop, self.randomized, states, init
             )
