@@ -33,6 +33,11 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
     numbers::parse_u64(text)
 }
 
+/// Parses a population size, written as for [`parse_count`], up to the engines' limit (2^62).
+pub fn parse_n(text: &str) -> Result<u64, String> {
+    numbers::parse_at_most(text, u128::from(poplab::engine::MAX_AGENTS)).map(|n| n as u64)
+}
+
 /// Parses a number of steps, written as for [`parse_count`], up to `2^128 - 1`.
 pub fn parse_steps(text: &str) -> Result<u128, String> {
     numbers::parse_u128(text)
@@ -69,7 +74,7 @@ impl TargetArgs {
     /// The raw spec of one population size (`run`, `exact`, `verify`).
     pub fn raw(&self, command: &str) -> Result<RawSpec, InputError> {
         let text = self.n_text(command)?;
-        let n = parse_count(text).map_err(|e| {
+        let n = parse_n(text).map_err(|e| {
             let hint =
                 if text.contains(',') || text.contains("..") { " (a list of sizes is for poplab sweep)" } else { "" };
             InputError(format!("--n: {e}{hint}"))
@@ -100,7 +105,7 @@ impl TrialArgs {
     /// estimator's repetitions) and returns their names as typed, but `--threads` (it changes no
     /// result, so a resume may give it).
     pub fn apply(&self, raw: &mut RawSpec) -> Result<Vec<&'static str>, InputError> {
-        self.splitting.check_engine(self.engine)?;
+        self.splitting.check(self.engine)?;
         raw.estimator = self.splitting.estimator();
         let mut given = Vec::new();
         if let Some(init) = &self.init {

@@ -33,6 +33,15 @@ fn run() -> anyhow::Result<()> {
         ) {
             error.exit();
         }
+        // An option the command does not take: said as such, without clap's tips (`-- --fault`).
+        if error.kind() == ErrorKind::UnknownArgument
+            && let Some(clap::error::ContextValue::String(option)) = error.get(clap::error::ContextKind::InvalidArg)
+            && let Some(command) = std::env::args().nth(1).filter(|c| !c.starts_with('-'))
+        {
+            return input::InputError(format!(
+                "poplab {command} does not take {option}; see poplab {command} --help for the options it takes"
+            ));
+        }
         input::InputError(one_line(&error.to_string()))
     })?;
     commands::dispatch(cli)

@@ -29,8 +29,9 @@ pub fn plot(args: &PlotArgs) -> Result<()> {
     } else if args.input.is_file() {
         trace_figure(&args.input)?
     } else {
+        let what = if args.input.exists() { "is neither a file nor a directory" } else { "does not exist" };
         return Err(InputError(format!(
-            "'{}': give a time series (run --trace FILE.csv) or a sweep directory (sweep --out DIR)",
+            "'{}' {what}: give a time series (run --trace FILE.csv) or a sweep directory (sweep --out DIR)",
             args.input.display()
         ))
         .into());

@@ -17,6 +17,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(file) = &args.resume {
         return resume(args, file);
     }
+    if args.trace_every.is_some() && args.trace.is_none() {
+        return Err(InputError("--trace-every goes with --trace FILE, the file the time series goes to".into()).into());
+    }
     let mut raw = args.target.raw("run")?;
     args.trials.apply(&mut raw)?;
     raw.faults = args.faults.clone();

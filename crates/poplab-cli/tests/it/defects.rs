@@ -683,7 +683,7 @@ fn n14_messages_name_the_real_problem() {
     let under = format!("{}/x.json", file.display());
     let err = refused(&["run", "angluin", "--n", "10", "--out", &under], &["is not a directory"]);
     assert!(!err.contains("does not exist"), "{err}");
-    let err = refused(&["run", "angluin", "--n", "1e400"], &["too large: at most 2^64 - 1"]);
+    let err = refused(&["run", "angluin", "--n", "1e400"], &["too large: at most 2^62 = 4611686018427387904"]);
     assert!(!err.contains("2^128"), "{err}");
     let err = refused(
         &["run", "angluin", "--n", "4", "--init", "counts:L=4"],
@@ -1072,4 +1072,51 @@ fn r1_a_suggested_max_configs_runs_or_is_refused_never_aborts() {
         assert!(code == Some(0) || code == Some(2), "--max-configs {suggested} under {limit} kB: {code:?} {stderr}");
         assert!(!stderr.contains("give --max-configs"), "the suggested cap was refused again: {stderr}");
     }
+}
+
+/// R9 to R16 (issue 46): messages say what is wrong with which input and how to fix it, where
+/// clap's requirements and tips, the type's limits or another input were named before.
+#[test]
+fn r9_to_r16_messages_name_the_input_and_the_fix() {
+    let file = scratch("r9.ckpt");
+    poplab().args(["run", "angluin", "--n", "20", "--checkpoint"]).arg(&file).assert().success();
+    let file = file.to_str().unwrap();
+    refused(&["run", "--resume", file, "--trace-every", "5"], &["drop --trace-every"]);
+    refused(&["run", "angluin", "--n", "20", "--trace-every", "5"], &["--trace-every goes with --trace FILE"]);
+    refused(&["run", "--resume", file, "--replicas", "5"], &["--replicas set the splitting estimator", "or drop them"]);
+    refused(
+        &["run", "angluin", "--n", "20", "--checkpoint", file, "--checkpoint-every", "-1s"],
+        &["--checkpoint-every -1s: give a number with a unit"],
+    );
+    refused(
+        &["exact", "angluin", "--n", "5", "--fault", "5:1"],
+        &["poplab exact does not take --fault; see poplab exact --help"],
+    );
+    refused(&["exact", "angluin", "--n", "5", "--census"], &["poplab exact does not take --census"]);
+    refused(&["list", "--n", "5"], &["poplab list does not take --n"]);
+    refused(&["run", "angluin", "--n", "2^63"], &["--n: '2^63' is too large: at most 2^62 = 4611686018427387904"]);
+    let err = refused(&["run", "prl", "--n", "10", "--fault", "100:2:fig3"], &["--fault 100:2:fig3: ", "use --n 100"]);
+    assert!(!err.contains("initial configuration"), "{err}");
+    refused(&["plot", "r9-nope.csv", "--out", "r9.svg"], &["'r9-nope.csv' does not exist"]);
+    let output = poplab()
+        .args(["sweep", "angluin", "--n", "10", "--shard-from-env", "--out"])
+        .arg(scratch("r9-sweep"))
+        .env("SLURM_ARRAY_TASK_ID", "0")
+        .env("SLURM_ARRAY_TASK_COUNT", "1")
+        .env("POPLAB_SHARD_COUNT", "0")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("POPLAB_SHARD_COUNT=0 leaves out SLURM_ARRAY_TASK_ID=0") && !stderr.contains("--shard"),
+        "{stderr}"
+    );
+    let protocol = scratch("r9-am.toml");
+    std::fs::write(&protocol, "name = \"am\"\n[states]\nA = \"yes\"\n\" A\" = \"no\"\n[rules]\n\"A,A\" = \"A,A\"\n")
+        .unwrap();
+    refused(
+        &["run", &format!("@{}", protocol.display()), "--n", "10"],
+        &["r9-am.toml', line 4: state A is listed twice in [states]"],
+    );
 }

@@ -40,7 +40,7 @@ mod snapshots;
 
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use configuration::{SKIP_MAX_STATES, geometric_skip};
-pub use counts::CountRun;
+pub use counts::{CountRun, MAX_AGENTS};
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
 pub use events::{Event, EventLog, EventPoint, EventTrace, Series, TraceEvery};
 pub use live::{LiveRun, SampleSteps};

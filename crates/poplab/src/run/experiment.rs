@@ -151,7 +151,7 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
             });
         }
         if let FaultStates::Family(name) = &fault.states {
-            check_fault_family(protocol, name)?;
+            check_fault_family(protocol, name, fault.spec())?;
         }
     }
     check_memory(protocol, settings, engine)?;
@@ -213,14 +213,14 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engin
 }
 
 /// Refuses a fault family the protocol does not have: faults take `random` or a named family.
-fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
+fn check_fault_family<P: Protocol>(protocol: &P, name: &str, spec: String) -> Result<()> {
     let families = &protocol.info().families;
     if name != "random" && !families.iter().any(|f| f.name == name) {
         let mut known = vec!["random"];
         known.extend(families.iter().map(|f| f.name).filter(|&f| f != "random"));
         return Err(Error::Option {
             option: "--fault",
-            value: format!("...:{name}"),
+            value: spec,
             reason: format!(
                 "a fault's new states are drawn uniformly (random) or taken from a named family of {}; use one of {}",
                 protocol.info().name,
@@ -228,7 +228,11 @@ fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
             ),
         });
     }
-    check_family(protocol, name)
+    // The family exists, and may not be available for this n: the fault's fault, not the start's.
+    check_family(protocol, name).map_err(|e| match e {
+        Error::Init(reason) => Error::Option { option: "--fault", value: spec, reason },
+        e => e,
+    })
 }
 
 /// Runs trial `index` of `settings` (validated first; [`run_trials`] validates once for all).
