@@ -43,7 +43,7 @@ def test_n12_ranges_are_named_with_the_argument():
         poplab.run("angluin", 10, seed=-5)
     with pytest.raises(ValueError, match=r"seed = -5 is out of range"):
         Simulation({"A": 5, "B": 5}, {("A", "B"): ("B", "B")}, seed=-5)
-    with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*64 - 1"):
+    with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*62 agents"):
         poplab.run("angluin", 10**30)
     with pytest.raises(ValueError, match=r"threads = 0 is out of range: give 1 to 256"):
         poplab.run("angluin", 10, threads=0)
@@ -153,3 +153,24 @@ def test_r8_an_output_failing_on_an_initial_state_raises_rule_error():
     not_an_output = poplab.Protocol({("A", "A"): ("B", "B")}, output=lambda s: 42, init={"A": 1.0})
     with pytest.raises(poplab.RuleError, match=r"output\('A'\)"):
         poplab.run(not_an_output, 10)
+
+
+def test_r9_to_r16_python_messages_name_the_argument_and_the_fix():
+    # Issue 46: a wrapping sum ("n = 0 is out of range"), a bare OverflowError, an AttributeError,
+    # command-line advice, a stop rule accepted until the first run, the type's limit for n.
+    with pytest.raises(ValueError, match=r"init_config has 18446744073709551616 agents, more than the 2\*\*62"):
+        Simulation({"A": 2**63, "B": 2**63}, {("A", "B"): ("B", "B")})
+    with pytest.raises(ValueError, match=r"init_config has 100000000000000000000 agents"):
+        Simulation({"A": 10**20}, {("A", "B"): ("B", "B")})
+    with pytest.raises(TypeError, match=r"params must be a dict of names to values"):
+        poplab.run("threshold", 10, params=[("k", 3)])
+    with pytest.raises(TypeError, match=r"params must be a dict of names to values"):
+        poplab.sweep("threshold", [10], params=[("k", 3)])
+    with pytest.raises(ValueError, match=r"init is empty: give each initial state's amount"):
+        poplab.Protocol({("A", "A"): ("B", "B")}, init={})
+    with pytest.raises(ValueError, match=r"n is an empty list: give a size or a list of sizes"):
+        poplab.sweep("angluin", [])
+    with pytest.raises(ValueError, match=r"bogus"):
+        poplab.Protocol({("A", "A"): ("B", "B")}, stop="bogus")
+    with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*62 agents"):
+        poplab.run("angluin", 10**30)

@@ -263,10 +263,13 @@ class Protocol:
             raise TypeError(f"rule must be a dict or a function, not {type(rule).__name__}")
         self.output = output
         self.stop = "silent" if stop is None else stop
+        _poplab.check_stop(self.stop)
         self.name = name or default_name
         if isinstance(init, Mapping):
             for state, amount in init.items():
                 _amount(state, amount)
+        if init is not None and len(init) == 0:
+            raise ValueError("init is empty: give each initial state's amount, such as init={'A': 1.0}, or leave init out")
         self.init = init
         self.deterministic = deterministic
         self.params: Dict[str, Any] = dict(params)
