@@ -1120,3 +1120,37 @@ fn r9_to_r16_messages_name_the_input_and_the_fix() {
         &["r9-am.toml', line 4: state A is listed twice in [states]"],
     );
 }
+
+/// R6: a time series' part file that could not be written (a full disk) was reported after every
+/// trial had run to its end. The trial now stops at its next safe point. Needs a small tmpfs
+/// (root); skipped where `mount` is not allowed.
+#[cfg(target_os = "linux")]
+#[test]
+fn r6_a_failed_trace_write_stops_the_run() {
+    let disk = scratch("r6-disk");
+    let _ = std::fs::create_dir_all(&disk);
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&disk)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("r6_a_failed_trace_write_stops_the_run: skipped (cannot mount a tmpfs here)");
+        return;
+    }
+    let trace = disk.join("x.csv");
+    let started = Instant::now();
+    // The whole run takes minutes (10^8 steps, a row every 100).
+    let output = poplab()
+        .args(["run", "angluin", "--n", "10^4", "--engine", "agents", "--trace-every", "100", "--json", "--trace"])
+        .arg(&trace)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let _ = std::process::Command::new("umount").arg(&disk).status();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{elapsed:?}: {stderr}");
+    assert!(stderr.contains("x.csv' cannot write (No space left on device"), "{stderr}");
+}

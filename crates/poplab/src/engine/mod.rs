@@ -86,6 +86,13 @@ impl Pause {
         self.0.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
     }
 
+    /// Raises it (a pause made by [`Pause::new`]; the default is never raised).
+    pub fn raise(&self) {
+        if let Some(flag) = &self.0 {
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// Lowers it: the snapshot is taken.
     pub fn lower(&self) {
         if let Some(flag) = &self.0 {
