@@ -1154,3 +1154,31 @@ fn r6_a_failed_trace_write_stops_the_run() {
     assert_eq!(output.status.code(), Some(1), "{elapsed:?}: {stderr}");
     assert!(stderr.contains("x.csv' cannot write (No space left on device"), "{stderr}");
 }
+
+/// R2, sweeps: an input file that is one of the files a sweep writes into its directory was
+/// overwritten (here the initial configuration, kept as `summary.csv`).
+#[test]
+fn r2_a_sweep_over_its_own_input_is_refused() {
+    let dir = scratch("r2-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let init = dir.join("summary.csv");
+    let agents = r#"[{"leader": true}, {"leader": true}, {"leader": false}, {"leader": true}]"#;
+    std::fs::write(&init, agents).unwrap();
+    refused(
+        &[
+            "sweep",
+            "angluin",
+            "--n",
+            "4",
+            "--trials",
+            "2",
+            "--init",
+            &format!("@{}", init.display()),
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &["summary.csv' is the same file as the input --init"],
+    );
+    assert_eq!(std::fs::read_to_string(&init).unwrap(), agents);
+}
