@@ -1,6 +1,6 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::input::{parse_count, parse_steps, parse_threads, parse_trace_every};
+use crate::input::{parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use poplab::engine::TraceEvery;
 use poplab::spec::{Estimator, SplittingOptions};
@@ -197,7 +197,7 @@ pub struct TrialArgs {
     pub measure: Option<MeasureArg>,
 
     /// Independent trials (per cell for sweep) [default: 1 for run, 20 for sweep].
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = parse_trials, allow_hyphen_values = true)]
     pub trials: Option<u64>,
 
     /// Master seed; trial i uses the i-th SplitMix64 output of it (sweep: of the cell's seed) [default: 0].

@@ -51,9 +51,25 @@ pub fn parse_trace_every(text: &str) -> Result<TraceEvery, String> {
     parse_steps(text).map(TraceEvery::Steps).map_err(|e| format!("{e}, or `event` for a row per event"))
 }
 
-/// Parses a thread count, written as for [`parse_count`].
+/// Parses a thread count, written as for [`parse_count`], up to `MAX_THREADS`.
 pub fn parse_threads(text: &str) -> Result<usize, String> {
-    numbers::parse_at_most(text, usize::MAX as u128).map(|v| v as usize)
+    parse_up_to(text, poplab::experiment::MAX_THREADS as u128, "worker threads").map(|v| v as usize)
+}
+
+/// Parses `--trials`, written as for [`parse_count`], up to `MAX_TRIALS`.
+pub fn parse_trials(text: &str) -> Result<u64, String> {
+    parse_up_to(text, u128::from(poplab::experiment::MAX_TRIALS), "trials").map(|v| v as u64)
+}
+
+/// A count up to `max` (of `what`): a larger one, even beyond 128 bits, is refused with the
+/// option's own range, not the type's.
+fn parse_up_to(text: &str, max: u128, what: &str) -> Result<u128, String> {
+    let range = || format!("give from 1 to {max} {what}");
+    let value = numbers::parse_u128(text).map_err(|e| if e.contains("too large") { range() } else { e })?;
+    if value > max {
+        return Err(range());
+    }
+    Ok(value)
 }
 
 impl TargetArgs {

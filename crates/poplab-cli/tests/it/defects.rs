@@ -1095,6 +1095,12 @@ fn r9_to_r16_messages_name_the_input_and_the_fix() {
     refused(&["exact", "angluin", "--n", "5", "--census"], &["poplab exact does not take --census"]);
     refused(&["list", "--n", "5"], &["poplab list does not take --n"]);
     refused(&["run", "angluin", "--n", "2^63"], &["--n: '2^63' is too large: at most 2^62 = 4611686018427387904"]);
+    for (option, range) in
+        [("--trials", "give from 1 to 100000000 trials"), ("--threads", "give from 1 to 256 worker threads")]
+    {
+        let err = refused(&["run", "angluin", "--n", "10", option, "2^64"], &[range]);
+        assert!(!err.contains("2^64 - 1"), "{err}");
+    }
     let err = refused(&["run", "prl", "--n", "10", "--fault", "100:2:fig3"], &["--fault 100:2:fig3: ", "use --n 100"]);
     assert!(!err.contains("initial configuration"), "{err}");
     refused(&["plot", "r9-nope.csv", "--out", "r9.svg"], &["'r9-nope.csv' does not exist"]);
