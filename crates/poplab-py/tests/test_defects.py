@@ -174,3 +174,14 @@ def test_r9_to_r16_python_messages_name_the_argument_and_the_fix():
         poplab.Protocol({("A", "A"): ("B", "B")}, stop="bogus")
     with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*62 agents"):
         poplab.run("angluin", 10**30)
+
+
+def test_r2_a_sweep_over_its_own_input_is_refused(tmp_path):
+    # Issue 46, R2: an input file that is one of the files a sweep writes into `out` was
+    # overwritten (here the initial configuration, kept as summary.csv).
+    init = tmp_path / "summary.csv"
+    agents = '[{"leader": true}, {"leader": true}, {"leader": false}, {"leader": true}]'
+    init.write_text(agents)
+    with pytest.raises(ValueError, match=r"summary\.csv' is the same file as the input --init"):
+        poplab.sweep("angluin", [4], trials=2, init=init, out=tmp_path)
+    assert init.read_text() == agents

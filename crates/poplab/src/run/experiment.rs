@@ -228,7 +228,8 @@ fn check_fault_family<P: Protocol>(protocol: &P, name: &str, spec: String) -> Re
             ),
         });
     }
-    // The family exists, and may not be available for this n: the fault's fault, not the start's.
+    // The family exists but may not be available for this n: the refusal names --fault, not the
+    // initial configuration.
     check_family(protocol, name).map_err(|e| match e {
         Error::Init(reason) => Error::Option { option: "--fault", value: spec, reason },
         e => e,
