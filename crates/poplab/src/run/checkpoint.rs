@@ -12,12 +12,18 @@
 //! running trial, waits until each has handed over a snapshot (at its next safe point: within a
 //! block of 64 pairs, one event or one batch) or finished, and writes the file atomically
 //! ([`files::write_atomic`]). Trials go on right after their snapshot, and pausing changes nothing
-//! they draw, so a checkpointed run gives the same results as one that is not.
+//! they draw, so a checkpointed run gives the same results as one that is not. A write that
+//! fails (a full disk) stops every trial at its next safe point with its error, and none starts:
+//! a run loses at most one period. A trial that panics ends here too (a drop guard), so the writer
+//! never waits for its snapshot.
 //!
 //! **The file.** One line `poplab-checkpoint VERSION CHECKSUM`, then a JSON document. `VERSION` is
 //! [`FORMAT_VERSION`]; `CHECKSUM` is the FNV-1a 64-bit hash of the document in hex. A file of
 //! another format version, of another poplab version (engines may draw differently), or whose
-//! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`].
+//! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`]; so is one
+//! resealed with contents no run writes (`is damaged (...)`): the engines' restores check every
+//! field against the run (agent indices and pairs, counts summed without wrapping, random streams
+//! that are not all zeros), a snapshot's step against the horizon, and the finished trials.
 //!
 //! [`StoredSpec`]: crate::checkpointed::StoredSpec
 
