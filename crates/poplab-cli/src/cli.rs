@@ -1,6 +1,6 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::input::{parse_count, parse_steps, parse_threads, parse_trace_every};
+use crate::input::{parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use poplab::engine::TraceEvery;
 use poplab::spec::{Estimator, SplittingOptions};
@@ -197,7 +197,7 @@ pub struct TrialArgs {
     pub measure: Option<MeasureArg>,
 
     /// Independent trials (per cell for sweep) [default: 1 for run, 20 for sweep].
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = parse_trials, allow_hyphen_values = true)]
     pub trials: Option<u64>,
 
     /// Master seed; trial i uses the i-th SplitMix64 output of it (sweep: of the cell's seed) [default: 0].
@@ -245,7 +245,7 @@ pub struct RunArgs {
 
     /// Steps between two rows of the time series [default: n], or `event`: a row per interaction
     /// that changes a state, at its exact step (runs on the count engine where `auto` would batch).
-    #[arg(long, value_name = "STEPS|event", value_parser = parse_trace_every, requires = "trace", allow_hyphen_values = true)]
+    #[arg(long, value_name = "STEPS|event", value_parser = parse_trace_every, allow_hyphen_values = true)]
     pub trace_every: Option<TraceEvery>,
 
     /// Print one JSON document.
@@ -267,7 +267,7 @@ pub struct RunArgs {
     pub checkpoint: Option<PathBuf>,
 
     /// Time between two checkpoints: a number and a unit, ms, s, m or h (30s, 10m, 1h) [default: 5m].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub checkpoint_every: Option<String>,
 
     /// Go on with the run checkpointed in FILE (written by --checkpoint), checkpointing into it
@@ -287,22 +287,22 @@ pub struct SplittingArgs {
     pub estimator: Option<EstimatorArg>,
 
     /// Splitting: gAMS replicas per repetition [default: 200].
-    #[arg(long, value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub replicas: Option<u64>,
 
     /// Splitting: directly simulated cycles (excursions from the reference set) per repetition
     /// [default: 1000].
-    #[arg(long, value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub cycles: Option<u64>,
 
     /// Splitting: the holding score, one of the protocol's (ls-timer: timer-deficit, the default,
     /// or total-deficit; ppl: leader-threat, the default, or timer-deficit).
-    #[arg(long, value_name = "NAME", requires = "estimator")]
+    #[arg(long, value_name = "NAME")]
     pub score: Option<String>,
 
     /// Splitting: the reference set is {score <= L} [default: the smallest L holding the chain at
     /// least 1% of a pilot run of 1000 parallel time; 0 makes the renewal exact for ls-timer].
-    #[arg(long, value_name = "L", value_parser = parse_count, requires = "estimator", allow_hyphen_values = true)]
+    #[arg(long, value_name = "L", value_parser = parse_count, allow_hyphen_values = true)]
     pub base_level: Option<u64>,
 }
 
@@ -312,9 +312,25 @@ impl SplittingArgs {
         self.estimator == Some(EstimatorArg::Splitting)
     }
 
-    /// Refuses an engine the splitting estimator does not run on: it reads the score after every
-    /// interaction, on the agent array, so `--engine counts` or `batched` would be ignored.
-    pub fn check_engine(&self, engine: Option<EngineArg>) -> Result<(), crate::input::InputError> {
+    /// Refuses the splitting estimator's settings without it, and an engine it does not run on:
+    /// it reads the score after every interaction, on the agent array, so `--engine counts` or
+    /// `batched` would be ignored.
+    pub fn check(&self, engine: Option<EngineArg>) -> Result<(), crate::input::InputError> {
+        let given: Vec<&str> = [
+            ("--replicas", self.replicas.is_some()),
+            ("--cycles", self.cycles.is_some()),
+            ("--score", self.score.is_some()),
+            ("--base-level", self.base_level.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect();
+        if !self.splitting() && !given.is_empty() {
+            return Err(crate::input::InputError(format!(
+                "{} set the splitting estimator: give --estimator splitting with them, or drop them",
+                given.join(", ")
+            )));
+        }
         match engine {
             Some(engine @ (EngineArg::Counts | EngineArg::Batched)) if self.splitting() => {
                 Err(crate::input::InputError(format!(
@@ -371,7 +387,7 @@ pub struct SweepArgs {
 
     /// Time between two checkpoints of the running trials into DIR/running.ckpt: a number and a
     /// unit, ms, s, m or h (30s, 10m, 1h) [default: 5m].
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub checkpoint_every: Option<String>,
 
     #[command(flatten)]

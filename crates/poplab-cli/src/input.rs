@@ -33,6 +33,11 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
     numbers::parse_u64(text)
 }
 
+/// Parses a population size, written as for [`parse_count`], up to the engines' limit (2^62).
+pub fn parse_n(text: &str) -> Result<u64, String> {
+    numbers::parse_at_most(text, u128::from(poplab::engine::MAX_AGENTS)).map(|n| n as u64)
+}
+
 /// Parses a number of steps, written as for [`parse_count`], up to `2^128 - 1`.
 pub fn parse_steps(text: &str) -> Result<u128, String> {
     numbers::parse_u128(text)
@@ -46,9 +51,25 @@ pub fn parse_trace_every(text: &str) -> Result<TraceEvery, String> {
     parse_steps(text).map(TraceEvery::Steps).map_err(|e| format!("{e}, or `event` for a row per event"))
 }
 
-/// Parses a thread count, written as for [`parse_count`].
+/// Parses a thread count, written as for [`parse_count`], up to `MAX_THREADS`.
 pub fn parse_threads(text: &str) -> Result<usize, String> {
-    numbers::parse_at_most(text, usize::MAX as u128).map(|v| v as usize)
+    parse_up_to(text, poplab::experiment::MAX_THREADS as u128, "worker threads").map(|v| v as usize)
+}
+
+/// Parses `--trials`, written as for [`parse_count`], up to `MAX_TRIALS`.
+pub fn parse_trials(text: &str) -> Result<u64, String> {
+    parse_up_to(text, u128::from(poplab::experiment::MAX_TRIALS), "trials").map(|v| v as u64)
+}
+
+/// A count up to `max` (of `what`): a larger one, even beyond 128 bits, is refused with the
+/// option's own range, not the type's.
+fn parse_up_to(text: &str, max: u128, what: &str) -> Result<u128, String> {
+    let range = || format!("give from 1 to {max} {what}");
+    let value = numbers::parse_u128(text).map_err(|e| if e.contains("too large") { range() } else { e })?;
+    if value > max {
+        return Err(range());
+    }
+    Ok(value)
 }
 
 impl TargetArgs {
@@ -69,7 +90,7 @@ impl TargetArgs {
     /// The raw spec of one population size (`run`, `exact`, `verify`).
     pub fn raw(&self, command: &str) -> Result<RawSpec, InputError> {
         let text = self.n_text(command)?;
-        let n = parse_count(text).map_err(|e| {
+        let n = parse_n(text).map_err(|e| {
             let hint =
                 if text.contains(',') || text.contains("..") { " (a list of sizes is for poplab sweep)" } else { "" };
             InputError(format!("--n: {e}{hint}"))
@@ -100,7 +121,7 @@ impl TrialArgs {
     /// estimator's repetitions) and returns their names as typed, but `--threads` (it changes no
     /// result, so a resume may give it).
     pub fn apply(&self, raw: &mut RawSpec) -> Result<Vec<&'static str>, InputError> {
-        self.splitting.check_engine(self.engine)?;
+        self.splitting.check(self.engine)?;
         raw.estimator = self.splitting.estimator();
         let mut given = Vec::new();
         if let Some(init) = &self.init {

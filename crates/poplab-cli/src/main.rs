@@ -36,6 +36,26 @@ fn run() -> anyhow::Result<()> {
         ) {
             error.exit();
         }
+        // A value one of our parsers refused: `--threads 10000: give from 1 to 256 ...`, as the
+        // library words its refusals.
+        use clap::error::{ContextKind, ContextValue};
+        if error.kind() == ErrorKind::ValueValidation
+            && let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) =
+                (error.get(ContextKind::InvalidArg), error.get(ContextKind::InvalidValue))
+            && let Some(reason) = std::error::Error::source(&error)
+        {
+            let option = arg.split(' ').next().unwrap_or(arg);
+            return input::InputError(format!("{option} {value}: {reason}"));
+        }
+        // An option the command does not take: said as such, without clap's tips (`-- --fault`).
+        if error.kind() == ErrorKind::UnknownArgument
+            && let Some(ContextValue::String(option)) = error.get(ContextKind::InvalidArg)
+            && let Some(command) = std::env::args().nth(1).filter(|c| !c.starts_with('-'))
+        {
+            return input::InputError(format!(
+                "poplab {command} does not take {option}; see poplab {command} --help for the options it takes"
+            ));
+        }
         input::InputError(one_line(&error.to_string()))
     })?;
     commands::dispatch(cli)

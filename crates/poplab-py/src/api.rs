@@ -217,6 +217,13 @@ pub fn sweep(
     })
 }
 
+/// Refuses a stop rule the library does not know (`Protocol(stop=...)`, checked when the
+/// protocol is made rather than at its first run).
+#[pyfunction]
+pub fn check_stop(stop: &str) -> PyResult<()> {
+    stop.parse::<poplab::protocols::custom::StopRule>().map(drop).map_err(|e| error(e, None))
+}
+
 /// The seed of trial `index` of a run with master seed `seed` (SplitMix64, as every run derives it).
 #[pyfunction]
 pub fn trial_seed(seed: u64, index: u64) -> u64 {

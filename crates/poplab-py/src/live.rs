@@ -4,7 +4,7 @@
 use crate::user::UserProtocol;
 use crate::{error, value_error};
 use poplab::Error;
-use poplab::engine::snapshot::{EngineSnapshot, RunSnapshot};
+use poplab::engine::snapshot::RunSnapshot;
 use poplab::engine::{Engine, LiveRun, SampleSteps};
 use poplab::graph::Graph;
 use poplab::protocols::custom::{Custom, CustomState, StopRule};
@@ -127,24 +127,27 @@ impl LiveSimulation {
         serde_json::to_string(&snapshot).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
-    /// The run `snapshot` saved, of `protocol` on `graph` (those it ran with, the protocol's states
-    /// by the same names): it goes on on the same trajectory, on the same engine.
+    /// The run `snapshot` saved, of `protocol` with `n` agents on `graph` (those it ran with, the
+    /// protocol's states by the same names): it goes on on the same trajectory, on the same
+    /// engine. A snapshot that does not fit `n` (or is otherwise damaged) is refused.
     #[staticmethod]
-    fn restore(py: Python<'_>, protocol: Py<UserProtocol>, snapshot: &str, graph: Option<String>) -> PyResult<Self> {
+    fn restore(
+        py: Python<'_>,
+        protocol: Py<UserProtocol>,
+        snapshot: &str,
+        graph: Option<String>,
+        n: u64,
+    ) -> PyResult<Self> {
         let user = protocol.get();
+        let damaged = |reason: String| Error::Snapshot { reason: format!("a saved Simulation is damaged: {reason}") };
         let result = py.detach(|| -> poplab::Result<_> {
-            let snapshot: RunSnapshot = serde_json::from_str(snapshot).map_err(|e| Error::Snapshot {
-                reason: format!("a saved Simulation is damaged ({e}); start it again"),
-            })?;
-            let n = match &snapshot.engine {
-                EngineSnapshot::Agents(a) => a.agents.len() as u64,
-                EngineSnapshot::Counts(c) => c.counts.iter().sum(),
-            };
+            let snapshot: RunSnapshot = serde_json::from_str(snapshot).map_err(|e| damaged(e.to_string()))?;
+            let n = usize::try_from(n).map_err(|_| damaged(format!("its n = {n} is out of range")))?;
             let graph = match &graph {
                 None => Graph::Complete,
-                Some(text) => poplab::spec::read_graph(text, n as usize)?,
+                Some(text) => poplab::spec::read_graph(text, n)?,
             };
-            let custom = user.custom.with_n(n as usize)?.with_stop(StopRule::Silent, true);
+            let custom = user.custom.with_n(n)?.with_stop(StopRule::Silent, true);
             // A protocol defined in Python learns its states as runs meet them: those of the
             // snapshot first.
             for state in &snapshot.states {
@@ -152,7 +155,10 @@ impl LiveSimulation {
                     custom.declare(name)?;
                 }
             }
-            let run = LiveRun::restore(custom.clone(), graph, snapshot)?;
+            let run = LiveRun::restore(custom.clone(), graph, snapshot).map_err(|e| match e {
+                Error::Snapshot { reason } => damaged(reason),
+                other => other,
+            })?;
             Ok((run, custom))
         });
         let (run, custom) = result.map_err(|e| error(e, Some(user)))?;

@@ -43,7 +43,7 @@ def test_n12_ranges_are_named_with_the_argument():
         poplab.run("angluin", 10, seed=-5)
     with pytest.raises(ValueError, match=r"seed = -5 is out of range"):
         Simulation({"A": 5, "B": 5}, {("A", "B"): ("B", "B")}, seed=-5)
-    with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*64 - 1"):
+    with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*62 agents"):
         poplab.run("angluin", 10**30)
     with pytest.raises(ValueError, match=r"threads = 0 is out of range: give 1 to 256"):
         poplab.run("angluin", 10, threads=0)
@@ -89,3 +89,99 @@ def test_n13_a_history_without_a_known_end_is_capped_by_memory(monkeypatch):
         sim.run(history_interval=1e-12)
     assert len(sim.history) <= 102  # the start, 100 rows, the end
     assert sim.steps <= 10  # stopped at the end of its first piece (stopping_interval 1: n steps)
+
+
+def flip(a, b):
+    """Randomized and never silent (module level: pickle finds it by name)."""
+    if a == b:
+        return {("A", "B"): 0.5, ("B", "A"): 0.25}
+    return None
+
+
+def _unpickled(sim, damage):
+    """`sim` pickled, its run's snapshot changed by `damage` (a dict of the library's JSON), and
+    unpickled again."""
+    import json
+
+    state = sim.__getstate__()
+    snapshot = json.loads(state["_snapshot"])
+    damage(snapshot["engine"])
+    twin = Simulation.__new__(Simulation)
+    twin.__setstate__({**state, "_snapshot": json.dumps(snapshot)})
+    return twin
+
+
+def test_r7_a_damaged_pickle_is_refused_against_its_own_n():
+    # Issue 46, R7: n was taken from the snapshot itself, so a damaged one was accepted.
+    def start(engine):
+        sim = Simulation({"A": 600, "B": 380}, flip, engine=engine, seed=5)
+        sim.run(0.5)
+        return sim
+
+    for engine in ("counts", "batched"):
+        sim = start(engine)
+        assert _unpickled(sim, lambda e: None).steps == sim.steps
+
+        def one_more(e):
+            e["counts"]["counts"][e["counts"]["present"][0]] += 1
+
+        with pytest.raises(ValueError, match="a saved Simulation is damaged: its counts sum to 981 agents, and the run has n = 980"):
+            _unpickled(sim, one_more)
+
+        def huge(e):
+            counts = e["counts"]
+            counts["counts"] = [2**63 if i in counts["present"][:2] else 0 for i in range(len(counts["counts"]))]
+            counts["present"] = counts["present"][:2]
+
+        with pytest.raises(ValueError, match="a saved Simulation is damaged: its counts sum to 18446744073709551616"):
+            _unpickled(sim, huge)
+    sim = start("agents")
+
+    def one_short(e):
+        e["agents"]["agents"].pop()
+
+    with pytest.raises(ValueError, match="a saved Simulation is damaged: its agent array holds 979 agents, and the run has n = 980"):
+        _unpickled(sim, one_short)
+
+
+def test_r8_an_output_failing_on_an_initial_state_raises_rule_error():
+    # Issue 46, R8: the private poplab._protocol._Failure escaped instead of RuleError.
+    raising = poplab.Protocol({("A", "A"): ("B", "B")}, output=lambda s: 1 / 0, init={"A": 1.0})
+    with pytest.raises(poplab.RuleError, match=r"output\('A'\) raised ZeroDivisionError") as info:
+        poplab.run(raising, 10)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    not_an_output = poplab.Protocol({("A", "A"): ("B", "B")}, output=lambda s: 42, init={"A": 1.0})
+    with pytest.raises(poplab.RuleError, match=r"output\('A'\)"):
+        poplab.run(not_an_output, 10)
+
+
+def test_r9_to_r16_python_messages_name_the_argument_and_the_fix():
+    # Issue 46: a wrapping sum ("n = 0 is out of range"), a bare OverflowError, an AttributeError,
+    # command-line advice, a stop rule accepted until the first run, the type's limit for n.
+    with pytest.raises(ValueError, match=r"init_config has 18446744073709551616 agents, more than the 2\*\*62"):
+        Simulation({"A": 2**63, "B": 2**63}, {("A", "B"): ("B", "B")})
+    with pytest.raises(ValueError, match=r"init_config has 100000000000000000000 agents"):
+        Simulation({"A": 10**20}, {("A", "B"): ("B", "B")})
+    with pytest.raises(TypeError, match=r"params must be a dict of names to values"):
+        poplab.run("threshold", 10, params=[("k", 3)])
+    with pytest.raises(TypeError, match=r"params must be a dict of names to values"):
+        poplab.sweep("threshold", [10], params=[("k", 3)])
+    with pytest.raises(ValueError, match=r"init is empty: give each initial state's amount"):
+        poplab.Protocol({("A", "A"): ("B", "B")}, init={})
+    with pytest.raises(ValueError, match=r"n is an empty list: give a size or a list of sizes"):
+        poplab.sweep("angluin", [])
+    with pytest.raises(ValueError, match=r"bogus"):
+        poplab.Protocol({("A", "A"): ("B", "B")}, stop="bogus")
+    with pytest.raises(ValueError, match=r"n = 10{30} is out of range: at most 2\*\*62 agents"):
+        poplab.run("angluin", 10**30)
+
+
+def test_r2_a_sweep_over_its_own_input_is_refused(tmp_path):
+    # Issue 46, R2: an input file that is one of the files a sweep writes into `out` was
+    # overwritten (here the initial configuration, kept as summary.csv).
+    init = tmp_path / "summary.csv"
+    agents = '[{"leader": true}, {"leader": true}, {"leader": false}, {"leader": true}]'
+    init.write_text(agents)
+    with pytest.raises(ValueError, match=r"summary\.csv' is the same file as the input --init"):
+        poplab.sweep("angluin", [4], trials=2, init=init, out=tmp_path)
+    assert init.read_text() == agents

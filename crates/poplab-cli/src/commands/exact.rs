@@ -8,7 +8,7 @@ use anyhow::Result;
 use poplab::engine::Measure;
 use poplab::exact::{Check, Counterexample, ExactReport, Verification};
 use poplab::files;
-use poplab::spec::RunSpec;
+use poplab::spec::{RawSpec, RunSpec};
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
@@ -27,7 +27,7 @@ pub fn exact(args: &ExactArgs) -> Result<()> {
     }
     let spec = RunSpec::resolve(&raw)?;
     let max_configs = max_configs(args.output.max_configs)?;
-    check_out(&args.output)?;
+    check_out(&args.output, &raw)?;
     let report = spec.exact(max_configs)?;
     finish(exact_printed(&spec, max_configs, &report), &args.output)
 }
@@ -40,7 +40,7 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
     }
     let spec = RunSpec::resolve(&raw)?;
     let max_configs = max_configs(args.output.max_configs)?;
-    check_out(&args.output)?;
+    check_out(&args.output, &raw)?;
     let v = spec.verify(from_all, max_configs)?;
     finish(verify_printed(&spec, &args.from, max_configs, &v), &args.output)
 }
@@ -49,9 +49,11 @@ fn max_configs(cap: u64) -> Result<usize> {
     Ok(usize::try_from(cap).map_err(|_| InputError(format!("--max-configs {cap} is too large for this machine")))?)
 }
 
-fn check_out(output: &ExploreArgs) -> Result<()> {
+/// Refuses an output that cannot be written or that is one of the inputs of `raw`.
+fn check_out(output: &ExploreArgs, raw: &RawSpec) -> Result<()> {
     if let Some(path) = &output.out {
         files::check_output_file(path)?;
+        files::check_apart(&[("--out", path)], &raw.input_files())?;
     }
     Ok(())
 }

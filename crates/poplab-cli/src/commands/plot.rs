@@ -23,13 +23,15 @@ const MAX_TRIALS: usize = 10;
 
 pub fn plot(args: &PlotArgs) -> Result<()> {
     crate::plot::check_out(&args.out)?;
+    poplab::files::check_apart(&[("--out", &args.out)], &[("INPUT", &args.input)])?;
     let figure = if args.input.is_dir() {
         sweep_figure(&args.input)?
     } else if args.input.is_file() {
         trace_figure(&args.input)?
     } else {
+        let what = if args.input.exists() { "is neither a file nor a directory" } else { "does not exist" };
         return Err(InputError(format!(
-            "'{}': give a time series (run --trace FILE.csv) or a sweep directory (sweep --out DIR)",
+            "'{}' {what}: give a time series (run --trace FILE.csv) or a sweep directory (sweep --out DIR)",
             args.input.display()
         ))
         .into());

@@ -17,6 +17,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(file) = &args.resume {
         return resume(args, file);
     }
+    if args.trace_every.is_some() && args.trace.is_none() {
+        return Err(InputError("--trace-every goes with --trace FILE, the file the time series goes to".into()).into());
+    }
     let mut raw = args.target.raw("run")?;
     args.trials.apply(&mut raw)?;
     raw.faults = args.faults.clone();
@@ -30,16 +33,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let stored = args.checkpoint.as_ref().map(|_| StoredSpec::of(&raw, args.trace.as_deref())).transpose()?;
     let spec = RunSpec::resolve(&raw)?;
-    check_outputs(args)?;
-    if let Some(path) = &args.out
-        && args.trace.as_ref().is_some_and(|trace| trace == path)
-    {
-        return Err(InputError(format!(
-            "--out and --trace both name '{}'; give the time series a file of its own",
-            path.display()
-        ))
-        .into());
-    }
+    check_outputs(args, &raw, args.trace.as_deref())?;
     let progress = Progress::new(spec.settings.trials, &spec.protocol);
     let result = match (&args.trace, &args.checkpoint, stored) {
         (_, Some(file), Some(stored)) => run_checkpointed(&spec, &|| progress.inc(), stored, file, every, None)?,
@@ -79,8 +73,9 @@ fn resume(args: &RunArgs, file: &Path) -> Result<()> {
     let every = checkpoint_every(args)?;
     let checkpoint = Checkpoint::read(file)?;
     let stored = StoredSpec::of_checkpoint(&checkpoint, file)?;
-    let spec = RunSpec::resolve(&stored.raw(args.trials.threads)?)?;
-    check_outputs(args)?;
+    let raw = stored.raw(args.trials.threads)?;
+    let spec = RunSpec::resolve(&raw)?;
+    check_outputs(args, &raw, stored.trace.as_deref().map(Path::new))?;
     let progress = Progress::new(spec.settings.trials, &spec.protocol);
     let result = run_checkpointed(&spec, &|| progress.inc(), stored, file, every, Some(checkpoint))?;
     drop(progress);
@@ -92,19 +87,22 @@ fn checkpoint_every(args: &RunArgs) -> Result<std::time::Duration> {
     Ok(args.checkpoint_every.as_deref().map(checkpoint::parse_every).transpose()?.unwrap_or(checkpoint::DEFAULT_EVERY))
 }
 
-/// Refuses an output file that cannot be written, before anything runs.
-fn check_outputs(args: &RunArgs) -> Result<()> {
+/// Refuses, before anything runs, an output file that cannot be written or that is an input of
+/// `raw` or another output (`trace` is the time series' file).
+fn check_outputs(args: &RunArgs, raw: &RawSpec, trace: Option<&Path>) -> Result<()> {
     if let Some(path) = &args.out {
         files::check_output_file(path)?;
-        if args.checkpoint.as_ref().or(args.resume.as_ref()).is_some_and(|file| file == path) {
-            return Err(InputError(format!(
-                "--out and the checkpoint both name '{}'; give the checkpoint a file of its own",
-                path.display()
-            ))
-            .into());
-        }
     }
-    Ok(())
+    let checkpoint = match &args.resume {
+        Some(file) => Some(("--resume", file.as_path())),
+        None => args.checkpoint.as_deref().map(|file| ("--checkpoint", file)),
+    };
+    let outputs: Vec<(&str, &Path)> =
+        [checkpoint, trace.map(|f| ("--trace", f)), args.out.as_deref().map(|f| ("--out", f))]
+            .into_iter()
+            .flatten()
+            .collect();
+    Ok(files::check_apart(&outputs, &raw.input_files())?)
 }
 
 /// Writes the run's results as asked: JSON, CSV or a table, to --out or standard output.
@@ -130,9 +128,7 @@ fn estimate(args: &RunArgs, raw: &RawSpec) -> Result<()> {
         .into());
     }
     let spec = RunSpec::resolve(raw)?;
-    if let Some(path) = &args.out {
-        files::check_output_file(path)?;
-    }
+    check_outputs(args, raw, None)?;
     let progress = Progress::counting(spec.settings.trials, &spec.protocol, "repetitions");
     let result = spec.estimate(&|| progress.inc())?;
     drop(progress);

@@ -18,6 +18,9 @@ pub fn spacetime(args: &SpacetimeArgs) -> Result<()> {
         .into());
     }
     crate::plot::check_out(&args.out)?;
+    if let Some(init) = args.init.strip_prefix('@') {
+        poplab::files::check_apart(&[("--out", &args.out)], &[("--init", std::path::Path::new(init))])?;
+    }
     if args.rows == 0 {
         return Err(
             InputError("--rows 0: a diagram needs at least 1 row (the start); give --rows 1 or more".into()).into()

@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use anyhow::Result;
 use poplab::claim::ClaimText;
 use poplab::claims::YVar;
-use poplab::numbers::{parse_list, parse_u64};
+use poplab::numbers::parse_list;
 use poplab::sweep::{SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_in};
 use std::path::PathBuf;
 
@@ -153,7 +153,7 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
     let target = &args.target;
     let ns = parse_list(target.n_text("sweep")?)?
         .iter()
-        .map(|v| parse_u64(v).map_err(|e| InputError(format!("--n: {e}"))))
+        .map(|v| crate::input::parse_n(v).map_err(|e| InputError(format!("--n: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
     let mut params = Vec::new();
     for item in &target.set {

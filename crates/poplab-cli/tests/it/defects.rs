@@ -492,7 +492,7 @@ fn n7_memory_checks_see_the_address_space_limit() {
     // The exact analysis counts what a configuration really takes (137 kB at n = 7,000, not 28).
     refused_with(
         &["exact", "angluin", "--n", "7000", "--max-configs", "7000"],
-        &["about 140256 bytes each", "give --max-configs 3564 or less"],
+        &["about 280512 bytes each", "give --max-configs 1604 or less"],
         "5e8",
     );
 }
@@ -683,7 +683,7 @@ fn n14_messages_name_the_real_problem() {
     let under = format!("{}/x.json", file.display());
     let err = refused(&["run", "angluin", "--n", "10", "--out", &under], &["is not a directory"]);
     assert!(!err.contains("does not exist"), "{err}");
-    let err = refused(&["run", "angluin", "--n", "1e400"], &["too large: at most 2^64 - 1"]);
+    let err = refused(&["run", "angluin", "--n", "1e400"], &["too large: at most 2^62 = 4611686018427387904"]);
     assert!(!err.contains("2^128"), "{err}");
     let err = refused(
         &["run", "angluin", "--n", "4", "--init", "counts:L=4"],
@@ -780,4 +780,411 @@ fn n5_plot_refuses_values_a_log_axis_cannot_show_instead_of_hanging() {
     );
     assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
     assert!(!std::path::Path::new(out).exists());
+}
+
+/// A finished run's checkpoint of angluin with 200 agents and 2 trials on `engine`, with trial 1
+/// made a running trial whose engine snapshot is `engine_snapshot` (the `agents` or `counts`
+/// object) and whose faults' stream is `faults`; then `edit` changes the document before it is
+/// resealed (its checksum made right, as a hand edit or a buggy tool would). Returns the path.
+fn resealed_checkpoint(name: &str, engine: &str, engine_snapshot: Value, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let file = scratch(&format!("{name}.ckpt"));
+    let args = ["run", "angluin", "--n", "200", "--engine", engine, "--trials", "2", "--seed", "9", "--json"];
+    poplab().args(args).arg("--checkpoint").arg(&file).assert().success();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut document: Value = serde_json::from_str(text.split_once('\n').unwrap().1).unwrap();
+    document["finished"].as_array_mut().unwrap().truncate(1);
+    let kind = if engine == "agents" { "agents" } else { "counts" };
+    document["running"] = serde_json::json!([{
+        "index": 1,
+        "faults_rng": {"s": [9, 9, 9, 9]},
+        "run": {"states": [{"leader": true}, {"leader": false}], "engine": {kind: engine_snapshot}},
+    }]);
+    edit(&mut document);
+    let body = document.to_string();
+    std::fs::write(&file, poplab::checkpoint::head(&body) + &body).unwrap();
+    file
+}
+
+/// An agent engine's snapshot of 200 leaders at `step` with the given blocks of pairs.
+fn agent_snapshot(step: u64, pairs: Value, ahead: Value) -> Value {
+    serde_json::json!({
+        "agents": vec![0; 200], "step": step, "rng": {"s": [1, 2, 3, 4]}, "outcomes": {"s": [5, 6, 7, 8]},
+        "pairs": pairs, "ahead": ahead, "census": null,
+    })
+}
+
+/// A count engine's snapshot with these counts of leaders and followers (both present).
+fn count_snapshot(counts: [u64; 2], batched: bool) -> Value {
+    let batcher = batched.then(|| {
+        serde_json::json!({"always": false, "steps_in_batches": 0, "census_rng": {"s": [1, 1, 1, 1]},
+            "looks_rng": {"s": [2, 2, 2, 2]}})
+    });
+    serde_json::json!({
+        "counts": counts, "present": [0, 1], "step": 0, "rng": {"s": [1, 2, 3, 4]}, "outcomes": {"s": [5, 6, 7, 8]},
+        "pending": null, "skipping": false, "skip_review": 0, "census": false, "last_demotion": null,
+        "batcher": batcher,
+    })
+}
+
+/// `run --resume FILE` exits 2 (within the helper's 60 s) with one line naming the file as
+/// damaged and containing `needle`.
+fn refused_as_damaged(file: &std::path::Path, needle: &str) {
+    let file = file.to_str().unwrap();
+    refused(&["run", "--json", "--resume", file], &[&format!("checkpoint '{file}': is damaged ("), needle]);
+}
+
+/// R4: a checkpointed pair of agents beyond n panicked in a worker thread (index out of bounds),
+/// and the checkpoint writer then waited forever for the dead trial's snapshot: the process never
+/// ended. Restores now check every pair against n (and its two members apart).
+#[test]
+fn r4_a_checkpointed_pair_beyond_n_is_refused_not_a_hang() {
+    let ok = resealed_checkpoint(
+        "r4-ok",
+        "agents",
+        agent_snapshot(0, serde_json::json!([[0, 1]]), serde_json::json!([])),
+        |_| {},
+    );
+    poplab().args(["run", "--json", "--resume"]).arg(&ok).timeout(Duration::from_secs(60)).assert().success();
+    let beyond = resealed_checkpoint(
+        "r4-beyond",
+        "agents",
+        agent_snapshot(0, serde_json::json!([]), serde_json::json!([[0, 200]])),
+        |_| {},
+    );
+    refused_as_damaged(
+        &beyond,
+        "its pairs drawn ahead hold the pair (0, 200), which is not two distinct agents of 0..200",
+    );
+    let same = resealed_checkpoint(
+        "r4-same",
+        "agents",
+        agent_snapshot(0, serde_json::json!([[7, 7]]), serde_json::json!([])),
+        |_| {},
+    );
+    refused_as_damaged(&same, "(7, 7)");
+    // The same through a sweep's running.ckpt.
+    let dir = scratch("r4-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = ["sweep", "angluin", "--n", "200", "--engine", "agents", "--trials", "2", "--seed", "9"];
+    poplab().args(args).arg("--out").arg(&dir).assert().success();
+    let trials = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
+    let kept: Vec<&str> = trials.lines().take(2).collect();
+    std::fs::write(dir.join("trials.csv"), kept.join("\n") + "\n").unwrap();
+    let _ = std::fs::remove_file(dir.join("trials.csv.checksum"));
+    let definition: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    let running = serde_json::json!({"poplab": env!("CARGO_PKG_VERSION"), "spec": definition, "finished": [],
+        "running": [{"index": 1, "faults_rng": {"s": [9, 9, 9, 9]}, "run": {"states": [{"leader": true}],
+        "engine": {"agents": agent_snapshot(0, serde_json::json!([]), serde_json::json!([[0, 200]]))}}}]});
+    let body = running.to_string();
+    std::fs::write(dir.join("running.ckpt"), poplab::checkpoint::head(&body) + &body).unwrap();
+    refused(
+        &["sweep", "--resume", dir.to_str().unwrap()],
+        &["running.ckpt': is damaged (trial 1: ", "(0, 200)", "remove it: only the running trials restart"],
+    );
+}
+
+/// R5: other contents no run writes, resealed: a schedule stream of zeros ran forever, counts
+/// summing to n only modulo 2^64 aborted the batched engine and gave a wrong result on the count
+/// engine, and a step beyond the horizon, a horizon below a snapshot's step or a finished trial
+/// censored short of the horizon were accepted. Each is refused, naming the file.
+#[test]
+fn r5_damaged_checkpoint_contents_are_refused() {
+    let zeros = resealed_checkpoint(
+        "r5-zeros",
+        "agents",
+        agent_snapshot(0, serde_json::json!([]), serde_json::json!([])),
+        |d| {
+            d["running"][0]["run"]["engine"]["agents"]["rng"] = serde_json::json!({"s": [0, 0, 0, 0]});
+        },
+    );
+    refused_as_damaged(&zeros, "its schedule stream is all zeros");
+    let wrapping = [u64::MAX - 55, 256];
+    for engine in ["counts", "batched"] {
+        let ok = resealed_checkpoint(
+            &format!("r5-{engine}-ok"),
+            engine,
+            count_snapshot([150, 50], engine == "batched"),
+            |_| {},
+        );
+        poplab().args(["run", "--json", "--resume"]).arg(&ok).timeout(Duration::from_secs(60)).assert().success();
+        let wraps =
+            resealed_checkpoint(&format!("r5-{engine}"), engine, count_snapshot(wrapping, engine == "batched"), |_| {});
+        refused_as_damaged(&wraps, "its counts sum to 18446744073709551816 agents, and the run has n = 200");
+    }
+    let beyond = resealed_checkpoint(
+        "r5-beyond",
+        "agents",
+        agent_snapshot(0, serde_json::json!([]), serde_json::json!([])),
+        |d| {
+            d["running"][0]["run"]["engine"]["agents"]["step"] = serde_json::json!(2_000_000_000_000u64);
+        },
+    );
+    refused_as_damaged(&beyond, "trial 1: paused at step 2000000000000, beyond the horizon 1000000000000");
+    let horizon = resealed_checkpoint(
+        "r5-horizon",
+        "agents",
+        agent_snapshot(0, serde_json::json!([]), serde_json::json!([])),
+        |d| {
+            d["running"][0]["run"]["engine"]["agents"]["step"] = serde_json::json!(10);
+            d["spec"]["max_steps"] = serde_json::json!(5);
+            d["finished"] = serde_json::json!([]);
+        },
+    );
+    refused_as_damaged(&horizon, "trial 1: paused at step 10, beyond the horizon 5");
+    let censored = resealed_checkpoint(
+        "r5-censored",
+        "agents",
+        agent_snapshot(0, serde_json::json!([]), serde_json::json!([])),
+        |d| {
+            d["finished"][0]["outcome"] = serde_json::json!("censored");
+        },
+    );
+    refused_as_damaged(&censored, "finished trial 0 is censored at step");
+}
+
+/// R2: `--out`, `--trace` and `--checkpoint` could name an input file (`@FILE` protocol, `--init`,
+/// `--graph`) and overwrite it, or name each other (the checkpoint ended as the time series).
+/// Every output is now compared with every input and every other output, through links, up front.
+#[test]
+fn r2_an_output_over_an_input_or_another_output_is_refused() {
+    let protocol = scratch("r2-p.toml");
+    let original =
+        std::fs::read_to_string(format!("{}/../../examples/protocols/angluin.toml", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    std::fs::write(&protocol, &original).unwrap();
+    let at_protocol = format!("@{}", protocol.display());
+    let p = protocol.to_str().unwrap();
+    refused(
+        &["run", &at_protocol, "--n", "100", "--checkpoint", p],
+        &["--checkpoint '", "is the same file as the input PROTOCOL"],
+    );
+    refused(&["run", &at_protocol, "--n", "100", "--json", "--out", p], &["--out '", "the input PROTOCOL"]);
+    refused(&["exact", &at_protocol, "--n", "5", "--out", p], &["--out '", "the input PROTOCOL"]);
+    #[cfg(unix)]
+    {
+        let link = scratch("r2-link.json");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&protocol, &link).unwrap();
+        refused(
+            &["run", &at_protocol, "--n", "100", "--json", "--out", link.to_str().unwrap()],
+            &["the input PROTOCOL"],
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&protocol).unwrap(), original);
+    let init = scratch("r2-i.json");
+    std::fs::write(&init, r#"[{"leader": true}, {"leader": true}, {"leader": false}, {"leader": true}]"#).unwrap();
+    let i = init.to_str().unwrap();
+    refused(&["run", "angluin", "--n", "4", "--init", &format!("@{i}"), "--checkpoint", i], &["the input --init"]);
+    let graph = scratch("r2-g.txt");
+    let arcs: String =
+        (0..4).flat_map(|u| (0..4).filter(move |&v| v != u).map(move |v| format!("{u} {v}\n"))).collect();
+    std::fs::write(&graph, &arcs).unwrap();
+    let g = graph.to_str().unwrap();
+    refused(&["run", "angluin", "--n", "4", "--graph", &format!("@{g}"), "--json", "--out", g], &["the input --graph"]);
+    assert_eq!(std::fs::read_to_string(&graph).unwrap(), arcs);
+    let trace = scratch("r2-x.csv");
+    let x = trace.to_str().unwrap();
+    refused(
+        &["run", "angluin", "--n", "100", "--trials", "3", "--trace", x, "--checkpoint", x],
+        &["--trace '", "is the same file as the output --checkpoint"],
+    );
+    refused(&["run", "angluin", "--n", "100", "--trace", x, "--out", x], &["--out '", "the output --trace"]);
+    // A device may be named twice.
+    poplab().args(["run", "angluin", "--n", "50", "--trace", "/dev/null", "--out", "/dev/null"]).assert().success();
+}
+
+/// R3: `--checkpoint` on a named pipe blocked forever (waiting for a reader), and `/dev/null` was
+/// accepted; a checkpoint `--resume` could not read back is now refused up front.
+#[cfg(unix)]
+#[test]
+fn r3_a_checkpoint_that_cannot_be_read_back_is_refused() {
+    let fifo = scratch("r3-fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for file in [fifo.to_str().unwrap(), "/dev/null"] {
+        refused(
+            &["run", "angluin", "--n", "100", "--checkpoint", file],
+            &[&format!("'{file}' is a device or a pipe"), "--resume could not read the checkpoint back"],
+        );
+    }
+}
+
+/// R6: a checkpoint that could not be written was reported only after every trial, and then no
+/// result was written. The run now stops at the first failed write, within one period (here its
+/// directory is removed under it, and the run would take hours).
+#[test]
+fn r6_a_failed_checkpoint_write_stops_the_run() {
+    let dir = scratch("r6");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("c.ckpt");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("poplab"))
+        .args(["run", "angluin", "--n", "10^6", "--engine", "agents", "--trials", "2", "--threads", "1"])
+        .args(["--checkpoint-every", "100ms", "--checkpoint"])
+        .arg(&file)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !file.exists() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no checkpoint was written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    let removed = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if removed.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("the run went on after its checkpoint could not be written");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success() && stderr.contains("c.ckpt"), "{status}: {stderr}");
+}
+
+/// R1: `exact` aborted in the allocator (exit 134) at the `--max-configs` its own refusal
+/// suggested, under an address-space limit: the estimate had no room for its tables' growth.
+/// A suggested cap now runs or is refused (exit 0 or 2), and is not refused again.
+#[cfg(target_os = "linux")]
+#[test]
+fn r1_a_suggested_max_configs_runs_or_is_refused_never_aborts() {
+    let binary = assert_cmd::cargo::cargo_bin("poplab");
+    let exact = |limit: &str, cap: Option<&str>| {
+        let cap = cap.map(|c| format!(" --max-configs {c}")).unwrap_or_default();
+        let command = format!("ulimit -v {limit}; exec '{}' exact angluin --n 10^4{cap}", binary.display());
+        let output = std::process::Command::new("sh")
+            .args(["-c", &command])
+            .env_remove("POPLAB_AVAILABLE_MEMORY")
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).to_string())
+    };
+    for limit in ["2300000", "2600000"] {
+        let (code, stderr) = exact(limit, None);
+        assert_eq!(code, Some(2), "{stderr}");
+        let suggested = stderr.split("give --max-configs ").nth(1).and_then(|rest| rest.split(' ').next()).unwrap();
+        let (code, stderr) = exact(limit, Some(suggested));
+        assert!(code == Some(0) || code == Some(2), "--max-configs {suggested} under {limit} kB: {code:?} {stderr}");
+        assert!(!stderr.contains("give --max-configs"), "the suggested cap was refused again: {stderr}");
+    }
+}
+
+/// R9 to R16 (issue 46): messages say what is wrong with which input and how to fix it, where
+/// clap's requirements and tips, the type's limits or another input were named before.
+#[test]
+fn r9_to_r16_messages_name_the_input_and_the_fix() {
+    let file = scratch("r9.ckpt");
+    poplab().args(["run", "angluin", "--n", "20", "--checkpoint"]).arg(&file).assert().success();
+    let file = file.to_str().unwrap();
+    refused(&["run", "--resume", file, "--trace-every", "5"], &["drop --trace-every"]);
+    refused(&["run", "angluin", "--n", "20", "--trace-every", "5"], &["--trace-every goes with --trace FILE"]);
+    refused(&["run", "--resume", file, "--replicas", "5"], &["--replicas set the splitting estimator", "or drop them"]);
+    refused(
+        &["run", "angluin", "--n", "20", "--checkpoint", file, "--checkpoint-every", "-1s"],
+        &["--checkpoint-every -1s: give a number with a unit"],
+    );
+    refused(
+        &["exact", "angluin", "--n", "5", "--fault", "5:1"],
+        &["poplab exact does not take --fault; see poplab exact --help"],
+    );
+    refused(&["exact", "angluin", "--n", "5", "--census"], &["poplab exact does not take --census"]);
+    refused(&["list", "--n", "5"], &["poplab list does not take --n"]);
+    refused(&["run", "angluin", "--n", "2^63"], &["--n: '2^63' is too large: at most 2^62 = 4611686018427387904"]);
+    for (option, range) in
+        [("--trials", "give from 1 to 100000000 trials"), ("--threads", "give from 1 to 256 worker threads")]
+    {
+        let err = refused(&["run", "angluin", "--n", "10", option, "2^64"], &[range]);
+        assert!(!err.contains("2^64 - 1"), "{err}");
+    }
+    let err = refused(&["run", "prl", "--n", "10", "--fault", "100:2:fig3"], &["--fault 100:2:fig3: ", "use --n 100"]);
+    assert!(!err.contains("initial configuration"), "{err}");
+    refused(&["plot", "r9-nope.csv", "--out", "r9.svg"], &["'r9-nope.csv' does not exist"]);
+    let output = poplab()
+        .args(["sweep", "angluin", "--n", "10", "--shard-from-env", "--out"])
+        .arg(scratch("r9-sweep"))
+        .env("SLURM_ARRAY_TASK_ID", "0")
+        .env("SLURM_ARRAY_TASK_COUNT", "1")
+        .env("POPLAB_SHARD_COUNT", "0")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("POPLAB_SHARD_COUNT=0 leaves out SLURM_ARRAY_TASK_ID=0") && !stderr.contains("--shard"),
+        "{stderr}"
+    );
+    let protocol = scratch("r9-am.toml");
+    std::fs::write(&protocol, "name = \"am\"\n[states]\nA = \"yes\"\n\" A\" = \"no\"\n[rules]\n\"A,A\" = \"A,A\"\n")
+        .unwrap();
+    refused(
+        &["run", &format!("@{}", protocol.display()), "--n", "10"],
+        &["r9-am.toml', line 4: state A is listed twice in [states]"],
+    );
+}
+
+/// R6: a time series' part file that could not be written (a full disk) was reported after every
+/// trial had run to its end. The trial now stops at its next safe point. Needs a small tmpfs
+/// (root); skipped where `mount` is not allowed.
+#[cfg(target_os = "linux")]
+#[test]
+fn r6_a_failed_trace_write_stops_the_run() {
+    let disk = scratch("r6-disk");
+    let _ = std::fs::create_dir_all(&disk);
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&disk)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("r6_a_failed_trace_write_stops_the_run: skipped (cannot mount a tmpfs here)");
+        return;
+    }
+    let trace = disk.join("x.csv");
+    let started = Instant::now();
+    // The whole run takes minutes (10^8 steps, a row every 100).
+    let output = poplab()
+        .args(["run", "angluin", "--n", "10^4", "--engine", "agents", "--trace-every", "100", "--json", "--trace"])
+        .arg(&trace)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let _ = std::process::Command::new("umount").arg(&disk).status();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{elapsed:?}: {stderr}");
+    assert!(stderr.contains("x.csv' cannot write (No space left on device"), "{stderr}");
+}
+
+/// R2, sweeps: an input file that is one of the files a sweep writes into its directory was
+/// overwritten (here the initial configuration, kept as `summary.csv`).
+#[test]
+fn r2_a_sweep_over_its_own_input_is_refused() {
+    let dir = scratch("r2-sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let init = dir.join("summary.csv");
+    let agents = r#"[{"leader": true}, {"leader": true}, {"leader": false}, {"leader": true}]"#;
+    std::fs::write(&init, agents).unwrap();
+    refused(
+        &[
+            "sweep",
+            "angluin",
+            "--n",
+            "4",
+            "--trials",
+            "2",
+            "--init",
+            &format!("@{}", init.display()),
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &["summary.csv' is the same file as the input --init"],
+    );
+    assert_eq!(std::fs::read_to_string(&init).unwrap(), agents);
 }

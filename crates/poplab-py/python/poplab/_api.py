@@ -77,6 +77,8 @@ def _param_text(value: Any) -> str:
 
 #: The largest value of a 64-bit unsigned integer (seeds, population sizes).
 _U64_MAX = 2**64 - 1
+# The most agents a run takes (the library's `engine::MAX_AGENTS`).
+_MAX_AGENTS = 2**62
 #: The largest value of a 128-bit unsigned integer (step counts).
 _U128_MAX = 2**128 - 1
 #: The most trials per run or sweep, as the command line.
@@ -108,8 +110,8 @@ def _n(n: Any) -> int:
     n = int(n)
     if n < 0:
         raise ValueError(f"n = {n} is out of range: a population needs at least 2 agents")
-    if n > _U64_MAX:
-        raise ValueError(f"n = {n} is out of range: at most 2**64 - 1 agents")
+    if n > _MAX_AGENTS:
+        raise ValueError(f"n = {n} is out of range: at most 2**62 agents (the engines' limit)")
     return n
 
 
@@ -312,11 +314,18 @@ def _with_options(function: Any) -> Any:
     return function
 
 
+def _check_params(params: Any) -> None:
+    """Refuses ``params`` that is not a mapping of names to values."""
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict of names to values, such as {{'k': 3}}, not {type(params).__name__} {params!r}")
+
+
 def _prepare(
     protocol: ProtocolLike, n: Any, params: Optional[Mapping], **options: Any
 ) -> Tuple[Any, Optional[Protocol], int, str]:
     target, user = _target(protocol)
     library_params: List[str] = []
+    _check_params(params)
     if params:
         if user is not None:
             user = user.with_params(**params)
@@ -840,6 +849,9 @@ def sweep(
     True
     """
     ns = [_n(x) for x in ([n] if hasattr(n, "__index__") else n)]
+    if not ns:
+        raise ValueError("n is an empty list: give a size or a list of sizes, such as [100, 1000]")
+    _check_params(params)
     init = options.pop("init", None)
     target, user = _target(protocol)
     swept: Dict[str, List[Any]] = {}

@@ -263,10 +263,13 @@ class Protocol:
             raise TypeError(f"rule must be a dict or a function, not {type(rule).__name__}")
         self.output = output
         self.stop = "silent" if stop is None else stop
+        _poplab.check_stop(self.stop)
         self.name = name or default_name
         if isinstance(init, Mapping):
             for state, amount in init.items():
                 _amount(state, amount)
+        if init is not None and len(init) == 0:
+            raise ValueError("init is empty: give each initial state's amount, such as init={'A': 1.0}, or leave init out")
         self.init = init
         self.deterministic = deterministic
         self.params: Dict[str, Any] = dict(params)
@@ -362,7 +365,11 @@ class Protocol:
                     key = registry.intern(state)
                     counts[key] = counts.get(key, 0) + 1
                 init = list(counts.items())
-            states = [(name, registry.output_of(name)) for name, _ in init]
+            try:
+                states = [(name, registry.output_of(name)) for name, _ in init]
+            except _Failure as e:
+                # An initial state's output fails as a run's would: RuleError, the cause kept.
+                raise _poplab.RuleError(f"rule of {self.name}: {e}") from e.__cause__
             self._handle = _poplab.UserProtocol(
                 self.name, registry.resolve, registry.output_of, self.stop, self.randomized, states, init
             )

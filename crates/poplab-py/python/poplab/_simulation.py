@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import _poplab
-from ._api import _graph, _whole
+from ._api import _MAX_AGENTS, _graph, _whole
 from ._protocol import Protocol, _copy
 
 #: What ``transition_order`` takes.
@@ -266,6 +266,8 @@ class Simulation:
         self.n = sum(self.init_config.values())
         if self.n < 2:
             raise ValueError(f"init_config has {self.n} agents; a population needs at least 2")
+        if self.n > _MAX_AGENTS:
+            raise ValueError(f"init_config has {self.n} agents, more than the 2**62 a simulation takes; give fewer")
         self.steps_per_time_unit = self.n
         self._trial = 0
         self._start(self.init_config)
@@ -557,7 +559,7 @@ class Simulation:
         self.__dict__.update(state)
         self._history = None
         handle, _ = self.protocol._ensure()
-        self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph))
+        self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph), self.n)
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "Simulation":
         twin = Simulation.__new__(Simulation)

@@ -131,8 +131,18 @@ pub fn check_output_file(path: &Path) -> Result<()> {
         return Err(file_error(path, format!("leads to the directory '{}'; name a file to write", target.display())));
     }
     let dir = parent_of(&target);
-    if !dir.exists() {
-        return Err(file_error(path, format!("its directory '{}' does not exist; create it first", dir.display())));
+    match std::fs::metadata(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(file_error(path, format!("its directory '{}' does not exist; create it first", dir.display())));
+        }
+        // A directory on the way that this user may not enter (permission denied): not "missing".
+        Err(e) => {
+            return Err(file_error(
+                path,
+                format!("its directory '{}' cannot be reached ({e}); choose a path you may write to", dir.display()),
+            ));
+        }
+        Ok(_) => {}
     }
     if !dir.is_dir() {
         return Err(file_error(
@@ -140,11 +150,66 @@ pub fn check_output_file(path: &Path) -> Result<()> {
             format!("'{}' is not a directory, so no file can be written under it; choose another path", dir.display()),
         ));
     }
-    tempfile::Builder::new()
-        .prefix(".poplab-check-")
-        .tempfile_in(&dir)
+    probe(&dir)
         .map(drop)
         .map_err(|e| file_error(path, format!("cannot create files in '{}' ({e}); choose another path", dir.display())))
+}
+
+/// A new empty file in `dir`, to see that it takes new files (removed when dropped). It is named
+/// as this process's temporary files (`.poplab-PID-XXXXXX.partial`), so that one a kill leaves
+/// behind is removed as stale like them ([`remove_stale_partials`], which runs first).
+fn probe(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    remove_stale_partials(dir);
+    tempfile::Builder::new().prefix(&partial_prefix()).suffix(".partial").tempfile_in(dir)
+}
+
+/// What a file is, to tell whether two names lead to it: an existing file by its device and
+/// inode (whatever links lead to it), one still to be written by the canonical path of its
+/// directory and its name.
+#[derive(PartialEq)]
+enum FileId {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return Some(FileId::Inode(meta.dev(), meta.ino()));
+    }
+    let target = output_target(path).ok()?.path;
+    let dir = std::fs::canonicalize(parent_of(&target)).ok()?;
+    Some(FileId::Path(dir.join(target.file_name()?)))
+}
+
+/// Refuses, before any work, an output that is one of the `inputs` or another output (after
+/// following links): it would be overwritten, or two outputs would overwrite each other. Each
+/// path comes with the option that names it (`--out`, `--checkpoint`, `--init`, ...). A device
+/// or a pipe (`/dev/null`) may be named twice.
+pub fn check_apart(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    let inputs: Vec<_> = inputs.iter().map(|&(option, path)| (option, path, file_id(path))).collect();
+    let mut seen: Vec<(&str, &Path, Option<FileId>)> = Vec::new();
+    for &(option, path) in outputs {
+        let id = file_id(path);
+        if id.is_none() || output_target(path).is_ok_and(|t| t.in_place) {
+            continue;
+        }
+        let other = inputs.iter().map(|i| (i, "the input")).chain(seen.iter().map(|o| (o, "the output")));
+        for ((other_option, other_path, other_id), what) in other {
+            if *other_id == id {
+                return Err(Error::Conflict {
+                    reason: format!(
+                        "{option} '{}' is the same file as {what} {other_option} '{}', which it would overwrite;                          give {option} a file of its own",
+                        path.display(),
+                        other_path.display()
+                    ),
+                });
+            }
+        }
+        seen.push((option, path, id));
+    }
+    Ok(())
 }
 
 /// The prefix of the temporary files of this process: `.poplab-PID-`.
@@ -203,9 +268,7 @@ pub fn prepare_output_dir(path: &Path) -> Result<()> {
     }
     std::fs::create_dir_all(path)
         .map_err(|e| file_error(path, format!("cannot create the directory ({e}); choose another path")))?;
-    tempfile::Builder::new()
-        .prefix(".poplab-check-")
-        .tempfile_in(path)
+    probe(path)
         .map(drop)
         .map_err(|e| file_error(path, format!("cannot create files in it ({e}); choose another directory")))
 }
@@ -535,6 +598,31 @@ mod tests {
         assert!(err.contains("256 bytes") && err.contains("at most 255"), "{err}");
         check_output_file(&dir.path().join("x".repeat(255))).unwrap();
         assert!(prepare_output_dir(&dir.path().join("d".repeat(300))).unwrap_err().to_string().contains("at most 255"));
+    }
+
+    #[test]
+    fn r10_a_directory_that_cannot_be_reached_is_not_called_missing() {
+        // (Permission denied cannot be had as root: a file on the way is another unreachable case.)
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        let err = check_output_file(&file.join("sub/out.json")).unwrap_err().to_string();
+        assert!(err.contains("cannot be reached") && !err.contains("does not exist"), "{err}");
+        let err = check_output_file(&dir.path().join("missing/out.json")).unwrap_err().to_string();
+        assert!(err.contains("does not exist; create it first"), "{err}");
+    }
+
+    #[test]
+    fn r13_probe_files_carry_the_pid_so_a_kill_leaves_none_for_good() {
+        let dir = tempfile::tempdir().unwrap();
+        let probe = probe(dir.path()).unwrap();
+        let name = probe.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(stale_candidate(&name), Some(std::process::id()), "{name}");
+        // One left by a killed process goes at the next check of its directory.
+        let left = dir.path().join(".poplab-4194305-abcdef.partial");
+        std::fs::write(&left, "").unwrap();
+        check_output_file(&dir.path().join("out.json")).unwrap();
+        assert!(!left.exists());
     }
 
     #[test]

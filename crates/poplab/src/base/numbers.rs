@@ -51,7 +51,11 @@ pub fn parse_u128(text: &str) -> std::result::Result<u128, String> {
 
 /// A whole number as [`parse_u128`], up to `max`.
 pub fn parse_at_most(text: &str, max: u128) -> std::result::Result<u128, String> {
-    let limit = if max == u128::from(u64::MAX) { format!("2^64 - 1 = {max}") } else { max.to_string() };
+    let limit = match max {
+        _ if max == u128::from(u64::MAX) => format!("2^64 - 1 = {max}"),
+        _ if max.is_power_of_two() && max >= 1 << 20 => format!("2^{} = {max}", max.trailing_zeros()),
+        _ => max.to_string(),
+    };
     // Beyond 128 bits too, the limit given is this one's.
     let value = parse_u128(text)
         .map_err(|e| if e.contains("too large") { format!("'{text}' is too large: at most {limit}") } else { e })?;
@@ -133,6 +137,7 @@ mod tests {
             assert!(parse_u64(bad).is_err(), "{bad}");
         }
         assert!(parse_u64("10^30").unwrap_err().contains("at most 2^64 - 1 = 18446744073709551615"));
+        assert!(parse_at_most("2^63", 1 << 62).unwrap_err().contains("at most 2^62 = 4611686018427387904"));
         assert_eq!(parse_u128("10^30"), Ok(10u128.pow(30)));
         assert_eq!(parse_u128("2e20"), Ok(200_000_000_000_000_000_000));
         assert_eq!(

@@ -36,6 +36,20 @@ pub type PopRng = Xoshiro256PlusPlus;
 /// The generator's name as written into every output.
 pub const RNG_NAME: &str = "Xoshiro256PlusPlus";
 
+/// Refuses a saved stream (`what`, for the message) whose state is all zeros: no seed gives it,
+/// and it draws zeros forever (a sampler that rejects zero would never end). It is the one state
+/// that one draw leaves unchanged.
+pub fn check_stream(rng: &PopRng, what: &str) -> crate::error::Result<()> {
+    let mut next = rng.clone();
+    next.next_u64();
+    if next == *rng {
+        return Err(crate::error::Error::Snapshot {
+            reason: format!("{what} is all zeros, a state no seed gives and that draws zeros forever"),
+        });
+    }
+    Ok(())
+}
+
 /// The seed of trial `index` of a run with master seed `master` (SplitMix64, portable).
 pub fn trial_seed(master: u64, index: u64) -> u64 {
     let mut z = master.wrapping_add(index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -164,6 +178,15 @@ pub fn coin(rng: &mut PopRng) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn r5_a_stream_of_zeros_is_refused() {
+        let zeros: PopRng = serde_json::from_str(r#"{"s":[0,0,0,0]}"#).unwrap();
+        assert!(check_stream(&zeros, "the schedule stream").unwrap_err().to_string().contains("all zeros"));
+        check_stream(&PopRng::seed_from_u64(0), "a stream").unwrap();
+        let one: PopRng = serde_json::from_str(r#"{"s":[0,0,0,1]}"#).unwrap();
+        check_stream(&one, "a stream").unwrap();
+    }
 
     #[test]
     fn trial_seeds_are_pinned_and_distinct() {

@@ -162,11 +162,26 @@ impl<P: Protocol, S: Scheduler, R: Deref<Target = P>> AgentRun<P, S, R> {
             });
         };
         let states = read_states(&*protocol, &snapshot.states)?;
-        if saved.agents.len() != protocol.n() || saved.pairs.len() > BLOCK || saved.ahead.len() > BLOCK {
+        let n = protocol.n();
+        if saved.agents.len() != n {
             return Err(Error::Snapshot {
-                reason: format!("a checkpointed agent array of {} agents for n = {}", saved.agents.len(), protocol.n()),
+                reason: format!("its agent array holds {} agents, and the run has n = {n}", saved.agents.len()),
             });
         }
+        for (what, block) in [("pairs", &saved.pairs), ("pairs drawn ahead", &saved.ahead)] {
+            if block.len() > BLOCK {
+                return Err(Error::Snapshot {
+                    reason: format!("its block of {what} holds {} pairs, more than {BLOCK}", block.len()),
+                });
+            }
+            if let Some(&(u, v)) = block.iter().find(|&&(u, v)| u == v || u as usize >= n || v as usize >= n) {
+                return Err(Error::Snapshot {
+                    reason: format!("its {what} hold the pair ({u}, {v}), which is not two distinct agents of 0..{n}"),
+                });
+            }
+        }
+        crate::rng::check_stream(&saved.rng, "its schedule stream")?;
+        crate::rng::check_stream(&saved.outcomes, "its stream of randomized results")?;
         let agents = saved.agents.iter().map(|&i| state_at(&states, i)).collect::<Result<Vec<_>>>()?;
         let mut run = Self::new(protocol, graph, agents, scheduler, saved.rng);
         run.outcomes = saved.outcomes;

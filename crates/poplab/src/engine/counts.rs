@@ -124,11 +124,22 @@ impl<P: Protocol, R: Deref<Target = P>> CountRun<P, R> {
             });
         };
         let states = read_states(&*protocol, &snapshot.states)?;
-        let n: u64 = saved.counts.iter().sum();
-        if n != protocol.n() as u64 || saved.counts.len() != states.len() {
+        if saved.counts.len() != states.len() {
             return Err(Error::Snapshot {
-                reason: format!("a checkpointed configuration of {n} agents for n = {}", protocol.n()),
+                reason: format!("it has {} counts for {} states", saved.counts.len(), states.len()),
             });
+        }
+        // Summed without wrapping: counts that reach n only modulo 2^64 are refused.
+        let sum: u128 = saved.counts.iter().map(|&c| u128::from(c)).sum();
+        let n = protocol.n() as u64;
+        if sum != u128::from(n) {
+            return Err(Error::Snapshot { reason: format!("its counts sum to {sum} agents, and the run has n = {n}") });
+        }
+        crate::rng::check_stream(&saved.rng, "its schedule stream")?;
+        crate::rng::check_stream(&saved.outcomes, "its stream of randomized results")?;
+        if let Some(batcher) = &saved.batcher {
+            crate::rng::check_stream(&batcher.census_rng, "its batches' census stream")?;
+            crate::rng::check_stream(&batcher.looks_rng, "its batches' looks stream")?;
         }
         let rng = saved.rng.clone();
         let pending = saved.pending;

@@ -40,7 +40,7 @@ mod snapshots;
 
 pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
 pub use configuration::{SKIP_MAX_STATES, geometric_skip};
-pub use counts::CountRun;
+pub use counts::{CountRun, MAX_AGENTS};
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
 pub use events::{Event, EventLog, EventPoint, EventTrace, Series, TraceEvery};
 pub use live::{LiveRun, SampleSteps};
@@ -84,6 +84,13 @@ impl Pause {
     #[inline(always)]
     pub fn raised(&self) -> bool {
         self.0.as_ref().is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Raises it (a pause made by [`Pause::new`]; the default is never raised).
+    pub fn raise(&self) {
+        if let Some(flag) = &self.0 {
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Lowers it: the snapshot is taken.

@@ -153,17 +153,16 @@ pub(crate) fn read_states<P: Protocol>(protocol: &P, states: &[Map<String, Value
         .iter()
         .map(|object| {
             crate::protocol::state_from_json(protocol, object)
-                .map_err(|e| Error::Snapshot { reason: format!("a checkpointed state: {e}") })
+                .map_err(|e| Error::Snapshot { reason: format!("one of its states: {e}") })
         })
         .collect()
 }
 
 /// The state with index `i` of `states`, refusing an index out of range (a damaged snapshot).
 pub(crate) fn state_at<S: Copy>(states: &[S], i: u32) -> Result<S> {
-    states
-        .get(i as usize)
-        .copied()
-        .ok_or_else(|| Error::Snapshot { reason: format!("a checkpoint refers to state {i} of {}", states.len()) })
+    states.get(i as usize).copied().ok_or_else(|| Error::Snapshot {
+        reason: format!("it refers to state {i} of a table of {} states", states.len()),
+    })
 }
 
 /// The cause of a demotion as the `&'static str` the engines keep: one of the protocol's own

@@ -12,12 +12,18 @@
 //! running trial, waits until each has handed over a snapshot (at its next safe point: within a
 //! block of 64 pairs, one event or one batch) or finished, and writes the file atomically
 //! ([`files::write_atomic`]). Trials go on right after their snapshot, and pausing changes nothing
-//! they draw, so a checkpointed run gives the same results as one that is not.
+//! they draw, so a checkpointed run gives the same results as one that is not. A write that
+//! fails (a full disk) stops every trial at its next safe point with its error, and none starts:
+//! a run loses at most one period. A trial that panics ends here too (a drop guard), so the writer
+//! never waits for its snapshot.
 //!
 //! **The file.** One line `poplab-checkpoint VERSION CHECKSUM`, then a JSON document. `VERSION` is
 //! [`FORMAT_VERSION`]; `CHECKSUM` is the FNV-1a 64-bit hash of the document in hex. A file of
 //! another format version, of another poplab version (engines may draw differently), or whose
-//! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`].
+//! checksum does not match (cut short, edited) is refused with [`Error::Checkpoint`]; so is one
+//! resealed with contents no run writes (`is damaged (...)`): the engines' restores check every
+//! field against the run (agent indices and pairs, counts summed without wrapping, random streams
+//! that are not all zeros), a snapshot's step against the horizon, and the finished trials.
 //!
 //! [`StoredSpec`]: crate::checkpointed::StoredSpec
 
@@ -93,6 +99,8 @@ pub(crate) struct TrialCheckpoint<'a> {
     /// Takes a snapshot, or why the trial could not be written (refused by a run, which was
     /// asked to checkpoint; a sweep's trial then just restarts if the sweep is resumed).
     pub(crate) deposit: &'a (dyn Fn(Result<TrialSnapshot>) -> Result<()> + Sync),
+    /// The error of a checkpoint whose snapshot of this trial cannot be restored (what is wrong).
+    pub(crate) damaged: &'a (dyn Fn(String) -> Error + Sync),
 }
 
 /// A checkpoint read back: the spec, the finished trials, the running trials' snapshots.
@@ -120,8 +128,13 @@ impl Checkpoint {
     /// file.
     pub fn read(path: &Path) -> Result<Self> {
         let refuse = |reason: String| Error::Checkpoint { path: path.display().to_string(), reason };
-        if !path.is_file() {
-            return Err(refuse("is not a file; give the file that --checkpoint wrote".into()));
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => return Err(refuse("is not a file; give the file that --checkpoint wrote".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(refuse("does not exist; give the file that --checkpoint wrote".into()));
+            }
+            Err(e) => return Err(refuse(format!("cannot be reached ({e}); give a file you may read"))),
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| refuse(format!("cannot be read ({e}); give the file that --checkpoint wrote")))?;
@@ -157,9 +170,43 @@ impl Checkpoint {
     }
 }
 
+/// The error of the checkpoint at `path` whose content is damaged: `reason` says what; the advice
+/// suits a run's checkpoint (`keeps_finished`) or a sweep's `running.ckpt` (whose finished trials
+/// are in its rows).
+pub(crate) fn damaged(path: &Path, keeps_finished: bool, reason: &str) -> Error {
+    let fix = if keeps_finished {
+        "resume from an intact copy or start the run again"
+    } else {
+        "remove it: only the running trials restart, the finished ones are kept"
+    };
+    Error::Checkpoint { path: path.display().to_string(), reason: format!("is damaged ({reason}); {fix}") }
+}
+
+/// Checks, before any work, that a checkpoint can be written at `path` and read back by
+/// `--resume`: an output file ([`files::check_output_file`]) that is a regular file, not a device
+/// or a pipe (`/dev/null`, a named pipe that would block until read).
+pub fn check_path(path: &Path) -> Result<()> {
+    files::check_output_file(path)?;
+    if files::output_target(path)?.in_place {
+        return Err(Error::File {
+            path: path.display().to_string(),
+            reason: "is a device or a pipe, from which --resume could not read the checkpoint back; name a regular \
+                     file"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// The first line of a checkpoint whose document is `body` (with its newline): the format version
+/// and `body`'s checksum. [`Checkpoint::read`] reads the file `head(body) + body`.
+pub fn head(body: &str) -> String {
+    format!("{MAGIC} {FORMAT_VERSION} {:016x}\n", crate::files::fnv1a64(body.as_bytes()))
+}
+
 /// Writes `body` as a checkpoint at `path`, atomically.
 fn write_file(path: &Path, body: &str) -> Result<()> {
-    let head = format!("{MAGIC} {FORMAT_VERSION} {:016x}\n", crate::files::fnv1a64(body.as_bytes()));
+    let head = head(body);
     files::write_atomic_with(path, |out| {
         out.write_all(head.as_bytes())?;
         out.write_all(body.as_bytes())
@@ -181,6 +228,9 @@ struct Slots {
     running: BTreeMap<u64, Running>,
     /// Snapshots read from a checkpoint, of trials not restarted yet (as JSON).
     waiting: BTreeMap<u64, String>,
+    /// Why the last checkpoint could not be written (a full disk): every trial then stops at its
+    /// next safe point with this error, and none starts, so a run loses at most one period.
+    failed: Option<Error>,
 }
 
 /// The checkpoints of one run: what each trial has done, written to `path` every `every`.
@@ -191,6 +241,33 @@ pub(crate) struct Checkpointer {
     keep_finished: bool,
     slots: Mutex<Slots>,
     changed: Condvar,
+}
+
+/// Ends a trial that unwound (a panic) before it could end itself: a checkpoint waiting for its
+/// snapshot goes on without it.
+struct Ended<'c> {
+    checkpointer: &'c Checkpointer,
+    key: u64,
+    done: bool,
+}
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.checkpointer.end(self.key, None);
+        }
+    }
+}
+
+/// Tells the writer thread of [`Checkpointer::around`] that the work ended, however it ended (a
+/// panic too), so that the thread, and the process, do not wait for it forever.
+struct WorkEnded<'d>(&'d (Mutex<bool>, Condvar));
+
+impl Drop for WorkEnded<'_> {
+    fn drop(&mut self) {
+        *self.0.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0.1.notify_all();
+    }
 }
 
 /// How a trial starts under checkpoints.
@@ -205,20 +282,27 @@ impl Checkpointer {
     /// The checkpoints of a run of `spec` into `path`, going on from `resume` if given; finished
     /// trials are written too if `keep_finished`.
     pub(crate) fn new(path: &Path, spec: Value, resume: Option<Checkpoint>, keep_finished: bool) -> Result<Self> {
-        let mut slots = Slots::default();
+        let checkpointer = Self {
+            path: path.to_path_buf(),
+            spec,
+            keep_finished,
+            slots: Mutex::new(Slots::default()),
+            changed: Condvar::new(),
+        };
         if let Some(resume) = resume {
+            let mut slots = checkpointer.lock();
             for record in resume.finished {
                 slots.finished.insert(record.index, record);
             }
             for snapshot in resume.running {
-                let index = snapshot.get("index").and_then(Value::as_u64).ok_or_else(|| Error::Checkpoint {
-                    path: path.display().to_string(),
-                    reason: "is damaged (a running trial without an index); start the run again".into(),
-                })?;
+                let index = snapshot
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| checkpointer.damaged("a running trial without an index"))?;
                 slots.waiting.insert(index, snapshot.to_string());
             }
         }
-        Ok(Self { path: path.to_path_buf(), spec, keep_finished, slots: Mutex::new(slots), changed: Condvar::new() })
+        Ok(checkpointer)
     }
 
     /// Drops the snapshots of trials that `done` says are finished elsewhere (a sweep's rows).
@@ -242,11 +326,23 @@ impl Checkpointer {
                     Err(e) if self.keep_finished => Err(e),
                     Err(_) => self.deposit(key, None),
                 };
-                let record = trial(TrialCheckpoint { pause, resume: resume.map(|r| *r), deposit: &deposit });
+                let damaged = |reason: String| self.damaged(&reason);
+                // A trial that panics still ends here, so that no checkpoint waits for its
+                // snapshot forever.
+                let mut ended = Ended { checkpointer: self, key, done: false };
+                let record =
+                    trial(TrialCheckpoint { pause, resume: resume.map(|r| *r), deposit: &deposit, damaged: &damaged });
+                ended.done = true;
                 self.end(key, record.as_ref().ok());
                 record
             }
         }
+    }
+
+    /// The error of a checkpoint whose content is damaged: `reason` says what, and the advice
+    /// suits a run's checkpoint or a sweep's `running.ckpt` (whose finished trials are in rows).
+    pub(crate) fn damaged(&self, reason: &str) -> Error {
+        damaged(&self.path, self.keep_finished, reason)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {
@@ -256,16 +352,19 @@ impl Checkpointer {
     /// Trial `index` starts: its record if it finished, else its pause and snapshot.
     fn start(&self, index: u64) -> Result<Start> {
         let mut slots = self.lock();
+        if let Some(error) = &slots.failed {
+            return Err(error.clone());
+        }
         if let Some(record) = slots.finished.get(&index) {
             return Ok(Start::Done(record.clone()));
         }
         let saved = slots.waiting.remove(&index);
         let resume = match &saved {
             None => None,
-            Some(text) => Some(serde_json::from_str::<Box<TrialSnapshot>>(text).map_err(|e| Error::Checkpoint {
-                path: self.path.display().to_string(),
-                reason: format!("is damaged (trial {index}: {e}); start the run again"),
-            })?),
+            Some(text) => Some(
+                serde_json::from_str::<Box<TrialSnapshot>>(text)
+                    .map_err(|e| self.damaged(&format!("trial {index}: {e}")))?,
+            ),
         };
         let pause = Arc::new(AtomicBool::new(false));
         slots.running.insert(index, Running { pause: pause.clone(), snapshot: saved, asked: false });
@@ -278,6 +377,9 @@ impl Checkpointer {
             .map(|s| serde_json::to_string(&s).map_err(|e| Error::Io(format!("a checkpoint: {e}"))))
             .transpose()?;
         let mut slots = self.lock();
+        if let Some(error) = &slots.failed {
+            return Err(error.clone());
+        }
         if let Some(running) = slots.running.get_mut(&key) {
             running.snapshot = text;
             running.asked = false;
@@ -306,7 +408,13 @@ impl Checkpointer {
         while slots.running.values().any(|r| r.asked) {
             slots = self.changed.wait(slots).unwrap_or_else(|e| e.into_inner());
         }
-        self.write(&slots)
+        let written = self.write(&slots);
+        if let Err(error) = &written {
+            // The trials stop at their next safe point: their pauses are raised again.
+            slots.failed = Some(error.clone());
+            slots.running.values().for_each(|r| r.pause.store(true, std::sync::atomic::Ordering::Relaxed));
+        }
+        written
     }
 
     /// Writes what `slots` hold.
@@ -360,13 +468,44 @@ impl Checkpointer {
                     }
                 }
             });
-            let result = work();
-            *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-            done.1.notify_all();
+            let result = {
+                let _ended = WorkEnded(&done);
+                work()
+            };
             let written = writer.join().unwrap_or_else(|_| Err(Error::Io("the checkpoint writer failed".into())));
-            result.and_then(|value| written.map(|()| value))
+            written.and(result)
         })?;
         self.write_now()?;
         Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// R4: a trial that panics under checkpoints ends the run, the panic going on to the caller;
+    /// the checkpoint writer waited forever for the dead trial's snapshot, and the work for the
+    /// writer.
+    #[test]
+    fn r4_a_panicking_trial_ends_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let checkpointer: &'static Checkpointer =
+            Box::leak(Box::new(Checkpointer::new(&dir.path().join("c.ckpt"), Value::Null, None, true).unwrap()));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        // Not scoped: a run that hangs must fail the test, not hang it.
+        std::thread::spawn(move || {
+            let ended = std::panic::catch_unwind(|| {
+                checkpointer.around(Duration::from_millis(1), || {
+                    checkpointer.run_trial(0, |_| -> Result<TrialRecord> {
+                        // Checkpoints ask for this trial's snapshot meanwhile.
+                        std::thread::sleep(Duration::from_millis(50));
+                        panic!("a bug in a trial")
+                    })
+                })
+            });
+            sender.send(ended.is_err()).unwrap();
+        });
+        assert_eq!(receiver.recv_timeout(Duration::from_secs(30)), Ok(true));
     }
 }

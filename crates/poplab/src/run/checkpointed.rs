@@ -3,11 +3,10 @@
 //! checkpoints (and its time series, if any, through the exporters' [`TraceFile`]).
 
 use crate::checkpoint::{Checkpoint, Checkpointer};
-use crate::engine::Series;
+use crate::engine::{Outcome, Series};
 use crate::error::{Error, Result};
 use crate::experiment::TrialRecord;
 use crate::export::TraceFile;
-use crate::files;
 use crate::spec::{RawSpec, RunResult, RunSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -128,6 +127,26 @@ fn digest_file(path: &str) -> Result<String> {
     Ok(format!("{:016x}", crate::files::fnv1a64(&bytes)))
 }
 
+/// What makes `record`, a finished trial read from a checkpoint, one that no trial of `spec`
+/// gives, if anything: an index beyond the trials, another seed, more steps than the horizon, or
+/// censored short of it (an agent run stops at most at 2^64 - 1 steps).
+fn impossible_record(spec: &RunSpec, record: &TrialRecord) -> Option<String> {
+    let settings = &spec.settings;
+    let (index, steps, horizon) = (record.index, record.steps.0, settings.max_steps);
+    let reason = if index >= settings.trials {
+        format!("a finished trial {index}, and the run has {} trials", settings.trials)
+    } else if record.seed != crate::rng::trial_seed(settings.seed, index) {
+        format!("finished trial {index} has seed {}, not the run's", record.seed)
+    } else if steps > horizon {
+        format!("finished trial {index} took {steps} steps, beyond the horizon {horizon}")
+    } else if record.outcome == Outcome::Censored && steps != horizon && steps != u128::from(u64::MAX) {
+        format!("finished trial {index} is censored at step {steps}, short of the horizon {horizon}")
+    } else {
+        return None;
+    };
+    Some(reason)
+}
+
 /// Runs every trial of `spec` as [`RunSpec::run`] does, writing a checkpoint into `path` every `every`
 /// and at the end, going on from `resume` if given (see [`crate::checkpoint`]): the records
 /// are the same as those of a run never stopped. `stored` is the spec as given, written
@@ -142,11 +161,14 @@ pub fn run_checkpointed(
     every: std::time::Duration,
     resume: Option<Checkpoint>,
 ) -> Result<RunResult> {
-    files::check_output_file(path)?;
+    crate::checkpoint::check_path(path)?;
     if spec.settings.trace_every.is_some() != stored.trace.is_some() {
         return Err(Error::Conflict {
             reason: "a checkpointed time series goes to a file: give --trace FILE with --trace-every".into(),
         });
+    }
+    if let Some(reason) = resume.iter().flat_map(|c| &c.finished).find_map(|r| impossible_record(spec, r)) {
+        return Err(crate::checkpoint::damaged(path, true, &reason));
     }
     let trace = match &stored.trace {
         Some(trace) => {

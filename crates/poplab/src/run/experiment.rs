@@ -151,7 +151,7 @@ pub fn validate<P: Protocol>(protocol: &P, settings: &RunSettings) -> Result<Eng
             });
         }
         if let FaultStates::Family(name) = &fault.states {
-            check_fault_family(protocol, name)?;
+            check_fault_family(protocol, name, fault.spec())?;
         }
     }
     check_memory(protocol, settings, engine)?;
@@ -213,14 +213,14 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engin
 }
 
 /// Refuses a fault family the protocol does not have: faults take `random` or a named family.
-fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
+fn check_fault_family<P: Protocol>(protocol: &P, name: &str, spec: String) -> Result<()> {
     let families = &protocol.info().families;
     if name != "random" && !families.iter().any(|f| f.name == name) {
         let mut known = vec!["random"];
         known.extend(families.iter().map(|f| f.name).filter(|&f| f != "random"));
         return Err(Error::Option {
             option: "--fault",
-            value: format!("...:{name}"),
+            value: spec,
             reason: format!(
                 "a fault's new states are drawn uniformly (random) or taken from a named family of {}; use one of {}",
                 protocol.info().name,
@@ -228,7 +228,12 @@ fn check_fault_family<P: Protocol>(protocol: &P, name: &str) -> Result<()> {
             ),
         });
     }
-    check_family(protocol, name)
+    // The family exists but may not be available for this n: the refusal names --fault, not the
+    // initial configuration.
+    check_family(protocol, name).map_err(|e| match e {
+        Error::Init(reason) => Error::Option { option: "--fault", value: spec, reason },
+        e => e,
+    })
 }
 
 /// Runs trial `index` of `settings` (validated first; [`run_trials`] validates once for all).
@@ -252,12 +257,19 @@ pub(crate) fn trial<P: Protocol>(
 ) -> Result<TrialRecord> {
     let seed = trial_seed(settings.seed, index);
     let TrialStreams { schedule, init: mut init_rng, mut faults, .. } = TrialStreams::new(seed);
-    let (pause, resume, deposit) = match checkpoint {
-        Some(c) => (c.pause, c.resume, Some(c.deposit)),
-        None => (Default::default(), None, None),
+    let (pause, resume, deposit, damaged) = match checkpoint {
+        Some(c) => (c.pause, c.resume, Some(c.deposit), Some(c.damaged)),
+        None => (Default::default(), None, None, None),
+    };
+    // A snapshot that cannot be restored is a damaged checkpoint (the checkpoint's error names
+    // the file).
+    let restored = |e: Error| match (e, damaged) {
+        (Error::Snapshot { reason }, Some(damaged)) => damaged(format!("trial {index}: {reason}")),
+        (e, _) => e,
     };
     let mut fault_observers = settings.faults.clone();
     if let Some(saved) = &resume {
+        check_resumed(saved, settings.max_steps).map_err(restored)?;
         // The faults at or before the snapshot's step have acted (see `drive_pausing`).
         faults = saved.faults_rng.clone();
         let step = saved.run.step();
@@ -298,7 +310,7 @@ pub(crate) fn trial<P: Protocol>(
     let (Ending { outcome, steps }, census) = if engine == Engine::Agents {
         let scheduler = settings.graph.scheduler(protocol.n())?;
         drive.run(resume, &mut observers, &mut on_pause, |saved| match saved {
-            Some(saved) => AgentRun::restore(protocol, &settings.graph, scheduler, saved),
+            Some(saved) => AgentRun::restore(protocol, &settings.graph, scheduler, saved).map_err(restored),
             None => {
                 let agents = settings.init.build(protocol, &mut init_rng)?;
                 Ok(AgentRun::new(protocol, &settings.graph, agents, scheduler, schedule))
@@ -322,7 +334,7 @@ pub(crate) fn trial<P: Protocol>(
                 }
                 return Ok(run);
             };
-            CountRun::restore(protocol, saved)
+            CountRun::restore(protocol, saved).map_err(restored)
         })?
     };
     drop(observers);
@@ -339,6 +351,16 @@ pub(crate) fn trial<P: Protocol>(
         trace: Vec::new(),
         events: Vec::new(),
     })
+}
+
+/// Refuses a trial's snapshot that no run of these settings could have taken: paused beyond the
+/// horizon `max_steps`, or with a faults' stream that is stuck at zero.
+fn check_resumed(saved: &TrialSnapshot, max_steps: u128) -> Result<()> {
+    let step = saved.run.step();
+    if step > max_steps {
+        return Err(Error::Snapshot { reason: format!("paused at step {step}, beyond the horizon {max_steps}") });
+    }
+    crate::rng::check_stream(&saved.faults_rng, "the faults' stream")
 }
 
 /// What a trial hands the snapshot of its paused run to, with the faults' stream and the observers.

@@ -254,7 +254,10 @@ struct PartSink<'a> {
     out: std::io::BufWriter<std::fs::File>,
     /// Bytes pushed so far, the part's length once flushed.
     written: u64,
+    /// The first failed write: no row is written after it, and the trial's pause is raised so
+    /// that it stops at its next safe point (where [`TraceSink::position`] reports the failure).
     failure: Option<std::io::Error>,
+    pause: crate::engine::Pause,
     /// The buffer rows are written into, kept from one row to the next.
     row: String,
 }
@@ -264,7 +267,10 @@ impl PartSink<'_> {
         if self.failure.is_none() {
             match self.out.write_all(row.as_bytes()) {
                 Ok(()) => self.written += row.len() as u64,
-                Err(e) => self.failure = Some(e),
+                Err(e) => {
+                    self.failure = Some(e);
+                    self.pause.raise();
+                }
             }
         }
     }
@@ -284,8 +290,8 @@ impl crate::engine::TraceSink for PartSink<'_> {
     }
 
     fn position(&mut self) -> std::io::Result<u64> {
-        if let Some(e) = self.failure.take() {
-            return Err(e);
+        if let Some(e) = &self.failure {
+            return Err(std::io::Error::new(e.kind(), e.to_string()));
         }
         self.out.flush()?;
         Ok(self.written)
@@ -366,7 +372,9 @@ impl TraceFile {
     }
 
     /// Runs trial `index` of `spec`, streaming its rows into its part file, under `checkpoint` if
-    /// given.
+    /// given. A failed write stops the trial at its next safe point (without checkpoints, through
+    /// a pause of its own whose snapshots go nowhere), so a run never goes on to its end only to
+    /// throw its time series away.
     pub(crate) fn trial(
         &self,
         spec: &RunSpec,
@@ -374,21 +382,27 @@ impl TraceFile {
         checkpoint: Option<TrialCheckpoint<'_>>,
     ) -> Result<TrialRecord> {
         let (file, written) = self.open_part(index, checkpoint.as_ref())?;
+        let (ignore, unused) = (|_| Ok(()), Error::Io);
+        let checkpoint = checkpoint.unwrap_or_else(|| TrialCheckpoint {
+            pause: crate::engine::Pause::new(Default::default()),
+            resume: None,
+            deposit: &ignore,
+            damaged: &unused,
+        });
         let mut sink = PartSink {
             spec,
             trial: index,
             out: std::io::BufWriter::new(file),
             written,
             failure: None,
+            pause: checkpoint.pause.clone(),
             row: String::new(),
         };
-        let record = match checkpoint {
-            Some(checkpoint) => spec.trial_checkpointed(index, &mut sink, checkpoint)?,
-            None => spec.trial(index, &mut sink)?,
-        };
+        let record = spec.trial_checkpointed(index, &mut sink, checkpoint);
         if let Some(e) = sink.failure.take() {
             return Err(self.fail(format!("cannot write ({e})")));
         }
+        let record = record?;
         sink.out.flush().map_err(|e| self.fail(format!("cannot write ({e})")))?;
         Ok(record)
     }

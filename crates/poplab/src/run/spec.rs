@@ -117,6 +117,15 @@ pub struct RawSpec {
 }
 
 impl RawSpec {
+    /// The files this spec reads (`@FILE` for the protocol, `--init` and `--graph`), each with
+    /// the option that names it.
+    pub fn input_files(&self) -> Vec<(&'static str, &Path)> {
+        [("PROTOCOL", Some(&self.protocol)), ("--init", self.init.as_ref()), ("--graph", self.graph.as_ref())]
+            .into_iter()
+            .filter_map(|(option, text)| Some((option, Path::new(text?.strip_prefix('@')?))))
+            .collect()
+    }
+
     /// `protocol` for `n` agents with every other setting at its default.
     pub fn new(protocol: &str, n: u64) -> Self {
         Self { protocol: protocol.to_string(), n, ..Self::default() }
@@ -508,9 +517,12 @@ impl RunSpec {
     /// Refuses an exploration whose cap could not fit in memory: every configuration takes about
     /// [`EXPLORATION_BYTES_PER_AGENT`] bytes per agent (its state indices, kept in the index, the
     /// queue and the solver's rows; measured: angluin at n = 7,000 used 137 kB per configuration)
-    /// and [`EXPLORATION_BYTES_PER_CONFIG`] of bookkeeping.
+    /// and [`EXPLORATION_BYTES_PER_CONFIG`] of bookkeeping, up to [`EXPLORATION_GROWTH`] times
+    /// that while its tables grow. A suggested cap keeps a tenth of the memory spare, so that it
+    /// runs (rather than being refused again) when a little less is available the next time.
     fn check_exploration(&self, max_configs: usize) -> Result<()> {
-        let per_config = EXPLORATION_BYTES_PER_AGENT * self.n as u128 + EXPLORATION_BYTES_PER_CONFIG;
+        let per_config =
+            (EXPLORATION_BYTES_PER_AGENT * self.n as u128 + EXPLORATION_BYTES_PER_CONFIG) * EXPLORATION_GROWTH;
         let available = u128::from(files::available_memory());
         if per_config > available {
             return Err(Error::Memory(format!(
@@ -522,7 +534,7 @@ impl RunSpec {
             )));
         }
         if per_config * max_configs as u128 > available {
-            let fits = (available / per_config).max(1);
+            let fits = (available / 10 * 9 / per_config).max(1);
             if fits < 1000 {
                 return Err(Error::Memory(format!(
                     "exact analysis of n = {} agents: 1000 configurations alone would take {} of the {} of memory \
@@ -748,3 +760,7 @@ fn read_init(text: &str, n: usize) -> Result<InitSpec> {
 pub const EXPLORATION_BYTES_PER_AGENT: u128 = 20;
 /// Memory an exploration takes per configuration besides its agents, in bytes.
 pub const EXPLORATION_BYTES_PER_CONFIG: u128 = 256;
+/// How many times its measured size an exploration may take at its peak: its tables grow by
+/// doubling, and the solver adds its own (angluin at n = 10,000 under a 2.3 GB address-space
+/// limit aborted at 7,000 configurations, 1.6 times the measured size).
+pub const EXPLORATION_GROWTH: u128 = 2;

@@ -90,6 +90,7 @@ pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn 
         });
     }
     let cells = spec.resolve()?;
+    super::check_inputs_apart(&spec.template, dir)?;
     super::store::write_definition(dir, DEFINITION_FILE, &spec.definition(&cells), "holding sweep")?;
 
     let lines_path = dir.join(LINES_FILE);

@@ -50,6 +50,19 @@ use crate::spec::RawSpec;
 /// The checkpoint of the running trials ([`crate::checkpoint`]), removed when the sweep ends.
 pub const CHECKPOINT_FILE: &str = "running.ckpt";
 
+/// Refuses a sweep into `dir` one of whose input files (`@FILE` of `template`) is a file the
+/// sweep writes there (a sweep of trials or a holding curve): it would be overwritten.
+fn check_inputs_apart(template: &RawSpec, dir: &std::path::Path) -> crate::error::Result<()> {
+    let [csv, json, fits] = store::SUMMARY_FILES;
+    let written = [SPEC_FILE, TRIALS_FILE, CHECKSUM_FILE, CHECKPOINT_FILE, csv, json, fits, store::ESTIMATES_FILE]
+        .into_iter()
+        .chain([estimates::LINES_FILE, estimates::TABLE_FILE, estimates::FIT_FILE])
+        .map(|name| dir.join(name))
+        .collect::<Vec<_>>();
+    let outputs: Vec<(&str, &std::path::Path)> = written.iter().map(|path| ("--out", path.as_path())).collect();
+    crate::files::check_apart(&outputs, &template.input_files())
+}
+
 /// What to sweep: a [`RawSpec`] template, the population sizes and parameter lists whose cross
 /// product are the cells, and the part to run.
 ///

@@ -33,6 +33,7 @@ pub fn run_in_with(
     on_done: &(dyn Fn() + Sync),
 ) -> Result<SweepResults> {
     let cells = spec.resolve_with(resolve)?;
+    super::check_inputs_apart(&spec.template, dir)?;
     let definition = spec.definition(&cells);
     write_definition(dir, SPEC_FILE, &definition, "sweep")?;
 

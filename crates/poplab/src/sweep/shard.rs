@@ -82,6 +82,14 @@ impl Shard {
             });
         };
         if let Some(of) = read("POPLAB_SHARD_COUNT")? {
+            if id >= of {
+                return Err(Error::Sweep {
+                    reason: format!(
+                        "POPLAB_SHARD_COUNT={of} leaves out SLURM_ARRAY_TASK_ID={id}: set it to the number of shards, \
+                         more than every task id"
+                    ),
+                });
+            }
             return Self::new(id, of, pack);
         }
         let min = read("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);

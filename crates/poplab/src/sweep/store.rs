@@ -19,6 +19,8 @@ use std::path::Path;
 pub const SPEC_FILE: &str = "sweep.json";
 /// The file of a sweep's trials.
 pub const TRIALS_FILE: &str = "trials.csv";
+/// The summary of each cell, as CSV and as JSON, and the fits of the growth (a whole sweep's).
+pub(super) const SUMMARY_FILES: [&str; 3] = ["summary.csv", "summary.json", "fits.json"];
 /// The definition of a sweep of the splitting estimator ([`super::estimates`]), in place of
 /// [`SPEC_FILE`].
 pub const ESTIMATES_FILE: &str = "estimates.json";
@@ -437,9 +439,10 @@ pub(super) fn write_results(
     }
     let summaries = spec.summarise(&cells, &rows);
     if spec.shard.is_none() {
-        files::write_atomic(&dir.join("summary.csv"), &spec.summary_csv(&summaries))?;
-        files::write_atomic(&dir.join("summary.json"), &spec.summary_json(&cells, &summaries))?;
-        files::write_atomic(&dir.join("fits.json"), &fits_json(&summaries))?;
+        let [csv, json, fits] = SUMMARY_FILES;
+        files::write_atomic(&dir.join(csv), &spec.summary_csv(&summaries))?;
+        files::write_atomic(&dir.join(json), &spec.summary_json(&cells, &summaries))?;
+        files::write_atomic(&dir.join(fits), &fits_json(&summaries))?;
     }
     Ok(SweepResults { cells, summaries, rows, cpu_seconds: 0.0 })
 }

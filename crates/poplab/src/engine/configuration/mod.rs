@@ -147,9 +147,7 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
     /// states in their slot order, the skip table rebuilt if it was kept; the monitor from the
     /// counts. The memo and the laws are caches and start empty.
     pub(super) fn restore(protocol: R, states: Vec<P::State>, saved: CountSnapshot) -> Result<Self> {
-        let damaged = || Error::Snapshot {
-            reason: "a checkpointed configuration whose present states do not match its counts".into(),
-        };
+        let damaged = || Error::Snapshot { reason: "its present states do not match its counts".into() };
         let mut slot = vec![ABSENT; states.len()];
         for (r, &i) in saved.present.iter().enumerate() {
             let entry = slot.get_mut(i as usize).ok_or_else(damaged)?;

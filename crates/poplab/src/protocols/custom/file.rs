@@ -96,6 +96,7 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
     };
 
     let mut states = Vec::new();
+    let mut names = std::collections::HashSet::new();
     for (state, output) in section("states")? {
         let line = find("states", state);
         check_name(state).map_err(|e| fail(line, e))?;
@@ -105,7 +106,16 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
                 format!("state {state}: the output must be \"leader\", \"follower\", \"yes\", \"no\" or \"undecided\""),
             )
         })?;
-        states.push((state.trim().to_string(), output));
+        let name = state.trim();
+        if !names.insert(name) {
+            return Err(fail(
+                line.or_else(|| find("states", name)),
+                format!(
+                    "state {name} is listed twice in [states] (names are trimmed: \"{state}\" is {name}); keep one"
+                ),
+            ));
+        }
+        states.push((name.to_string(), output));
     }
     if states.is_empty() {
         return Err(fail(find("", "states"), "[states] lists no state; list every state with its output".into()));
