@@ -155,7 +155,7 @@ impl Findings {
                     "no number of trials decides on this range (the estimate sits on the margin): a wider range is needed"
                         .into(),
                 ),
-                (_, Some(factor)) if power.decide < crate::growth::TARGET_POWER || self.judgement.verdict == Verdict::Inconclusive => {
+                (_, Some(factor)) if power.decide < crate::judgement::TARGET_POWER || self.judgement.verdict == Verdict::Inconclusive => {
                     let per_cell: Vec<String> = claim
                         .sweeps
                         .iter()

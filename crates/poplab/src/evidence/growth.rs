@@ -45,18 +45,12 @@
 //! assert_eq!(growth(&estimates, Bound::AtLeast, &linear, "x").verdict, Verdict::Consistent);
 //! ```
 
+pub use crate::judgement::Bound;
+use crate::judgement::{Judgement, Verdict, critical, decide};
 use crate::stats;
-use crate::verdict::{Judgement, Power, Verdict};
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The share of the next faster form's slope the ratio `E / f` may grow by (see the module docs).
 pub const MARGIN: f64 = 0.5;
-
-/// The probability of each wrong decision of a rule, at most.
-pub const ALPHA: f64 = 0.001;
-
-/// The power a design should have: [`Power::trials_factor`] is the factor of trials that reaches it.
-pub const TARGET_POWER: f64 = 0.95;
 
 /// A mean measured at one `x`, with its standard error.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -114,53 +108,6 @@ impl Estimate {
             df: if df.is_finite() { df } else { df_a.min(df_b) },
         })
     }
-}
-
-/// The direction of a growth claim.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Bound {
-    /// `O(f)`: the mean grows at most like `f`.
-    AtMost,
-    /// `Omega(f)`: the mean grows at least like `f`.
-    AtLeast,
-}
-
-impl Bound {
-    /// `O` or `Omega`.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Bound::AtMost => "O",
-            Bound::AtLeast => "Omega",
-        }
-    }
-}
-
-/// The one-sided `1 - ALPHA` quantile with `df` degrees of freedom (normal for infinitely many).
-pub fn critical(df: f64) -> f64 {
-    if df.is_finite() {
-        StudentsT::new(0.0, 1.0, df.max(1.0)).map(|d| d.inverse_cdf(1.0 - ALPHA)).unwrap_or(f64::INFINITY)
-    } else {
-        Normal::standard().inverse_cdf(1.0 - ALPHA)
-    }
-}
-
-/// A one-sided decision of an estimate against a margin: `Consistent` when the estimate is below
-/// the margin by `critical` standard errors (above it for `bound = AtLeast`), `Inconsistent` when
-/// it is beyond it by as much, else `Inconclusive`; with the power of the design from the data.
-pub fn decide(estimate: f64, se: f64, margin: f64, critical: f64, bound: Bound) -> (Verdict, Power) {
-    // Signed so that below the margin is the claim's side.
-    let distance = match bound {
-        Bound::AtMost => margin - estimate,
-        Bound::AtLeast => estimate - margin,
-    };
-    let verdict = if distance > critical * se {
-        Verdict::Consistent
-    } else if -distance > critical * se {
-        Verdict::Inconsistent
-    } else {
-        Verdict::Inconclusive
-    };
-    (verdict, Power::of(distance.abs(), se, critical))
 }
 
 /// The growth rule (see the module docs): `estimates` against the claimed `O(f)` or `Omega(f)`,

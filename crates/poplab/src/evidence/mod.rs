@@ -4,6 +4,7 @@
 pub mod claim;
 pub mod fit;
 pub mod growth;
+pub mod judgement;
 pub mod stats;
 pub mod table;
 pub mod verdict;

@@ -52,83 +52,17 @@
 //! ```
 //!
 //! The rules' operating characteristics on synthetic data are in `docs/verdicts.md`
-//! ([`crate::characteristics`]).
+//! (`claims::characteristics`).
 
 use crate::fit::fit_weighted_line;
-use crate::growth::{Bound, Estimate, TARGET_POWER, critical, decide};
+use crate::growth::Estimate;
+use crate::judgement::{Bound, critical, decide, judgement};
+pub use crate::judgement::{Judgement, Power, Verdict};
 use crate::rng::{PopRng, below_u64};
 use crate::stats;
 use rand_core::SeedableRng;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
-
-/// A verdict on one claim.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// The data agree with the claim.
-    Consistent,
-    /// The data contradict the claim.
-    Inconsistent,
-    /// The data cannot decide.
-    Inconclusive,
-}
-
-impl Verdict {
-    /// The word a report prints.
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Consistent => "consistent",
-            Verdict::Inconsistent => "inconsistent",
-            Verdict::Inconclusive => "inconclusive",
-        }
-    }
-}
-
-/// A verdict with its evidence.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Judgement {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The figures that decided it, in words.
-    pub evidence: String,
-    /// The power of the design, estimated from the data (rules that compare an estimate with a
-    /// margin).
-    pub power: Option<Power>,
-}
-
-impl Judgement {
-    /// A verdict and its evidence, without a power.
-    pub fn new(verdict: Verdict, evidence: impl Into<String>) -> Self {
-        Judgement { verdict, evidence: evidence.into(), power: None }
-    }
-}
-
-fn judgement(verdict: Verdict, evidence: impl Into<String>) -> Judgement {
-    Judgement::new(verdict, evidence)
-}
-
-/// The power of a design, estimated by taking the measured estimate for the truth.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Power {
-    /// The probability that the same design (sizes and trials) reaches a decision.
-    pub decide: f64,
-    /// The factor by which the trials per point would have to grow to decide with probability
-    /// [`TARGET_POWER`] (below 1: the design has more than it needs); `None` when the estimate
-    /// sits on the margin, where no number of trials decides (a wider range is needed).
-    pub trials_factor: Option<f64>,
-}
-
-impl Power {
-    /// From the distance of an estimate to its margin, its standard error and the critical value.
-    pub fn of(distance: f64, se: f64, critical: f64) -> Self {
-        let normal = Normal::standard();
-        let decide = if se > 0.0 { normal.cdf(distance / se - critical) } else { 1.0 };
-        let target = normal.inverse_cdf(TARGET_POWER);
-        let trials_factor = (distance > 0.0).then(|| ((critical + target) * se / distance).powi(2));
-        Power { decide, trials_factor }
-    }
-}
 
 /// Measurements at one value of the swept variable.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -243,7 +177,7 @@ pub fn exact_mean(
     }
     let ratio = weighted / weights;
     let ratio_se = weights.sqrt().recip();
-    let t = crate::growth::critical(df);
+    let t = critical(df);
     let distance = EXACT_TOLERANCE - (ratio - 1.0).abs();
     let (verdict, power) = decide(-distance, ratio_se, 0.0, t, Bound::AtMost);
     let verdict = if verdict == Verdict::Consistent { Verdict::Consistent } else { Verdict::Inconclusive };
