@@ -262,7 +262,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "2-state election: expected steps to one leader",
             source: "000 (Sudo, tutorial) section 3",
             statement: "The expected number of steps until one leader remains is sum_{i=2..n} n(n-1)/(i(i-1)) = (n-1)^2, i.e. O(n) parallel time. Measured to n = 10^8 (10^9 in --full) on the batched engine.",
-            sizes: "Many trials up to n = 1000 on the direct engines; 10^6 to 10^8 (10^9 in --full) on the batched engine, where a trial of (n-1)^2 = 10^16 steps takes about a second, with fewer trials, which the per-point z-test accounts for.",
+            sizes: "800 trials per size up to n = 1000 on the direct engines (2000 in --full), which pin the pooled ratio of the means to (n-1)^2 within 5%; 25 trials (40 in --full) at 10^6 to 10^8 (10^9 in --full) on the batched engine, where a trial of (n-1)^2 = 10^16 steps takes about a second: each is tested against the claim with the law's exact variance and skewness (the steps are a sum of independent geometric variables), so few trials keep the test's level.",
             // Many trials where they are cheap; at 10^6 and beyond (10^12 to 10^18 steps, on the
             // batched engine) fewer, which the per-point z-test accounts for.
             sweeps: vec![
@@ -270,7 +270,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                     "angluin",
                     if quick { &[10, 30, 100, 300, 1000] } else { &[10, 30, 100, 300, 1000, 3000, 10_000] },
                     &[],
-                    pick(400, 1000),
+                    pick(800, 2000),
                     seed,
                 ),
                 with_template(
@@ -282,7 +282,7 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
                             &[1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
                         },
                         &[],
-                        pick(12, 40),
+                        pick(25, 40),
                         seed,
                     ),
                     |t| t.max_steps = 1 << 62,
@@ -433,9 +433,9 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             title: "P_PL: convergence time with the paper's constants",
             source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 23",
             statement: "From any configuration P_PL reaches the safe set within O(c log n log^2 N) expected parallel time. Measured with c = 1, N = n (so the bound is O(log^3 n)) from uniformly random configurations. The protocol's timers grow with ceil(ln N)^2 (t_max = 720 c ceil(ln N)^2), a step at each integer ln N, which the growth rule's margin absorbs as long as the steps fade.",
-            sizes: "n = 30, 100, 300 with 60 trials (--full: 100 to 3000, 50 trials). A run takes about 0.1, 0.7, 4 and 23 CPU-seconds at n = 100, 300, 1000 and 3000. Below n = 30 the timers' integer steps dominate; the mean over ln^3 n is flat from 30 to 300 (461 and 459 in a 40-trial pilot).",
+            sizes: "n = 30, 100, 300 with 90 trials (--full: 100 to 3000, 50 trials); 60 trials gave power 0.81. A run takes about 0.1, 0.7, 4 and 23 CPU-seconds at n = 100, 300, 1000 and 3000. Below n = 30 the timers' integer steps dominate; the mean over ln^3 n is flat from 30 to 300 (461 and 459 in a 40-trial pilot).",
             sweeps: vec![with(
-                spec("ppl", if quick { &[30, 100, 300] } else { &[100, 300, 1000, 3000] }, &[], pick(60, 50), seed),
+                spec("ppl", if quick { &[30, 100, 300] } else { &[100, 300, 1000, 3000] }, &[], pick(90, 50), seed),
                 "random",
                 Measure::Convergence,
                 1_000_000_000_000,
