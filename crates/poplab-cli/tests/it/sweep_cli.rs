@@ -148,3 +148,39 @@ fn a_sweep_killed_mid_trial_resumes_its_trials_from_their_checkpoints() {
     }
     assert!(in_progress >= 4, "only {in_progress} of 6 kills left a trial in progress in the checkpoint");
 }
+
+#[test]
+fn a_claim_is_judged_on_the_sweep_and_kept_in_claims_json() {
+    let dir = fresh_dir("claim");
+    let output = poplab()
+        .args(["sweep", "angluin", "--n", "100,1000,10000", "--trials", "200", "--seed", "3", "--claim-in", "steps"])
+        .args(["--claim", "O(n^2)", "--claim", "O(n)", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("claim O(n^2) (steps): consistent (power "), "{stdout}");
+    assert!(lines[1].starts_with("claim O(n) (steps): inconsistent (power "), "{stdout}");
+    let kept: serde_json::Value = serde_json::from_str(&read(&dir, "claims.json")).unwrap();
+    assert_eq!(kept[1]["claim"], "O(n)");
+    assert_eq!(kept[1]["judgement"]["verdict"], "inconsistent");
+}
+
+#[test]
+fn a_claim_that_cannot_be_judged_is_refused_before_anything_runs() {
+    for (args, says) in [
+        (vec!["--n", "10,20,40", "--claim", "O(N log n)"], "'N' has no value: the swept variable is n"),
+        (vec!["--n", "10,20", "--claim", "O(n)"], "needs three values of n or more"),
+        (vec!["--n", "10,20,40", "--claim", "Q(n)"], "'Q' is no bound"),
+        (vec!["--n", "10,20,40", "--claim", "Omega(e^(n^2))"], "linear"),
+    ] {
+        let dir = fresh_dir("bad-claim");
+        let output = poplab().args(["sweep", "angluin"]).args(&args).arg("--out").arg(&dir).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+        assert!(!dir.join("trials.csv").exists(), "{args:?}: a refused claim ran the sweep");
+    }
+}

@@ -196,14 +196,14 @@ impl ClaimText {
         Ok(ClaimText { text: trimmed.to_string(), claimed })
     }
 
-    /// The expression's variables other than `var` and `e`, for checking a claim against the data
-    /// before anything runs.
+    /// Checks a claim against the data before anything runs: every variable but `var` (and `e`)
+    /// has a value in `fixed`, and an exponential bound's exponent is linear in `var`.
     pub fn check_variables(&self, var: &str, fixed: &[(String, f64)]) -> Result<()> {
         let expr = match &self.claimed {
             Claimed::Growth(_, e) | Claimed::Theta(e) | Claimed::Exact(e) | Claimed::Exponential(e) => e,
         };
         // Evaluating at a test point finds every variable without a value.
-        expr.eval(var, 2.0, fixed).map(|_| ()).map_err(|name| {
+        expr.eval(var, 2.0, fixed).map_err(|name| {
             bad(
                 &self.text,
                 format!(
@@ -216,7 +216,26 @@ impl ClaimText {
                     }
                 ),
             )
-        })
+        })?;
+        if let Claimed::Exponential(e) = &self.claimed {
+            self.rate(e, var, fixed)?;
+        }
+        Ok(())
+    }
+
+    /// The rate `r` of an exponential claim's exponent `r x`; `Err` unless it is linear in `x`.
+    fn rate(&self, exponent: &Expr, var: &str, fixed: &[(String, f64)]) -> Result<f64> {
+        let g = |x: f64| exponent.eval(var, x, fixed).unwrap_or(f64::NAN);
+        let rate = g(1.0) - g(0.0);
+        let through_zero = g(0.0).abs() <= 1e-12;
+        if rate.is_finite() && through_zero && ((g(3.0) - g(1.0)) / 2.0 - rate).abs() <= 1e-9 * rate.abs().max(1.0) {
+            Ok(rate)
+        } else {
+            Err(bad(
+                &self.text,
+                format!("the exponent must be a rate times {var}: for example Omega(e^(0.5 {var})), linear in {var}"),
+            ))
+        }
     }
 
     /// Judges the claim on `points` (one per value of the swept variable `var`; `fixed` gives the
@@ -239,16 +258,7 @@ impl ClaimText {
             Claimed::Theta(e) => verdict::worst(&[growth_of(Bound::AtMost, e), growth_of(Bound::AtLeast, e)]),
             Claimed::Exact(e) => verdict::exact_mean(points, f(e), None),
             Claimed::Exponential(e) => {
-                let g = f(e);
-                let rate = g(1.0) - g(0.0);
-                if !rate.is_finite() || ((g(3.0) - g(1.0)) / 2.0 - rate).abs() > 1e-9 * rate.abs().max(1.0) {
-                    return Err(bad(
-                        &self.text,
-                        format!(
-                            "the exponent must be linear in {var}, rate times {var}: for example Omega(e^(0.5 {var}))"
-                        ),
-                    ));
-                }
+                let rate = self.rate(e, var, fixed)?;
                 match verdict::log_points(points) {
                     Some(log_points) => verdict::exponential_at_least(&log_points, rate),
                     None => Judgement::new(
