@@ -297,7 +297,8 @@ impl Claim {
             Rule::Growth { bound, form } => match self.estimates(&points, &strata) {
                 Ok(found) => {
                     estimates = found;
-                    growth(&estimates, *bound, &|x| form.eval(x), form.name())
+                    // The form named in the claim's own variable, as a user writes it: log n, N.
+                    growth(&estimates, *bound, &|x| form.eval(x), &form.name().replace('x', self.x.name()))
                 }
                 Err(judgement) => judgement,
             },
@@ -527,6 +528,19 @@ mod tests {
         };
         let text = error.to_string();
         assert!(text.starts_with("unknown claim 'pll'; use angluin-exact, threshold-correct, "), "{text}");
+    }
+
+    #[test]
+    fn a_users_claim_on_a_claims_sweep_gives_the_reports_judgement() {
+        let claim = claim("prl-big-n", Mode::Quick, 1).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let findings = claim.run(dir.path(), None).unwrap();
+        assert_eq!(findings.judgement.verdict, Verdict::Consistent, "{}", findings.judgement.evidence);
+        // The claim's sweep, read back from its directory, judged as `poplab sweep --claim 'O(N)'
+        // --claim-in steps` judges it.
+        let results = run_in(&claim.sweeps[0], &dir.path().join(claim.data_dir(0)), &|_| {}, &|| {}).unwrap();
+        let users = judge_sweep(&results, &crate::claim::ClaimText::parse("O(N)").unwrap(), YVar::Steps).unwrap();
+        assert_eq!(users, findings.judgement);
     }
 
     #[test]
