@@ -178,8 +178,9 @@ pub fn exact_mean(
     let ratio = weighted / weights;
     let ratio_se = weights.sqrt().recip();
     let t = critical(df);
-    let distance = EXACT_TOLERANCE - (ratio - 1.0).abs();
-    let (verdict, power) = decide(-distance, ratio_se, 0.0, t, Bound::AtMost);
+    let (verdict, power) = decide((ratio - 1.0).abs(), ratio_se, EXACT_TOLERANCE, t, Bound::AtMost);
+    // Only a point's test refutes an exact claim (above); a pooled ratio beyond the tolerance
+    // leaves it undecided.
     let verdict = if verdict == Verdict::Consistent { Verdict::Consistent } else { Verdict::Inconclusive };
     let figures = format!(
         "every mean within its acceptance interval at family-wise level 0.001 (errors from {how}; largest |z| = {:.2} \
