@@ -41,9 +41,12 @@ enum PyAmount {
 impl UserProtocol {
     /// `resolve(a, b)` returns `None` (null) or a list of `((c, d), probability)`; `output(s)` an
     /// output name; `states` are `(name, output name)` known up front; `init` the default
-    /// configuration as `(name, count or fraction)` (the last takes the agents left over).
+    /// configuration as `(name, count or fraction)` (the last takes the agents left over);
+    /// `closed` declares the stop rule's safe set closed under the rule (never left once
+    /// entered), so that the batched engine checks it once per batch.
     #[new]
-    #[pyo3(signature = (name, resolve, output, stop, randomized, states, init))]
+    #[pyo3(signature = (name, resolve, output, stop, randomized, states, init, closed))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         name: &str,
         resolve: Py<PyAny>,
@@ -52,6 +55,7 @@ impl UserProtocol {
         randomized: bool,
         states: Vec<(String, String)>,
         init: Vec<(String, PyAmount)>,
+        closed: bool,
     ) -> PyResult<Self> {
         let stop: StopRule = stop.parse().map_err(value_error)?;
         let failure: Arc<Mutex<Option<PyErr>>> = Arc::default();
@@ -91,6 +95,7 @@ impl UserProtocol {
             .collect();
         let custom = Custom::from_fn(name, &states, Box::new(rule), Box::new(output), &init, stop, randomized, 2)
             .map_err(|e| error(e, None))?;
+        let custom = if closed { custom.declared_closed() } else { custom };
         Ok(Self { custom, failure })
     }
 
@@ -109,6 +114,21 @@ impl UserProtocol {
     fn known_states(&self) -> usize {
         self.custom.known_states()
     }
+}
+
+/// Whether the stop rule `stop`'s safe set is closed under rules given by outputs: each rule as
+/// the outputs of its pair and of its possible results (see the library's `safe_set_is_closed`).
+#[pyfunction]
+pub fn safe_set_is_closed(stop: &str, rules: Vec<((String, String), Vec<(String, String)>)>) -> PyResult<bool> {
+    let stop: StopRule = stop.parse().map_err(value_error)?;
+    let pair = |(a, b): &(String, String)| -> PyResult<(Output, Output)> {
+        Ok((output_of(a).map_err(PyValueError::new_err)?, output_of(b).map_err(PyValueError::new_err)?))
+    };
+    let rules = rules
+        .iter()
+        .map(|(p, results)| Ok((pair(p)?, results.iter().map(pair).collect::<PyResult<Vec<_>>>()?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(poplab::protocols::custom::safe_set_is_closed(stop, rules))
 }
 
 fn output_of(name: &str) -> Result<Output, String> {

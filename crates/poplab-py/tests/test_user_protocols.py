@@ -6,7 +6,7 @@ import math
 import pytest
 
 import poplab
-from conftest import ks_two_sample, z_test
+from conftest import REPO, ks_two_sample, z_test
 
 ALPHA = 0.001
 
@@ -202,3 +202,40 @@ def test_verify_a_python_protocol_from_its_configuration():
     end = report["convergence"]["counterexample"]["end"]
     assert set(end) == {"F"}, "states come back as the protocol's objects"
     assert math.isinf(float("inf"))
+
+
+MAJORITY_RULES = {
+    ("A", "B"): ("a", "b"), ("B", "A"): ("b", "a"), ("A", "b"): ("A", "a"),
+    ("b", "A"): ("a", "A"), ("B", "a"): ("B", "b"), ("a", "B"): ("b", "B"),
+}
+MAJORITY_OUTPUT = {"A": "yes", "a": "yes", "B": "no", "b": "no"}
+
+
+def majority(rule, **options):
+    return poplab.Protocol(rule, output=MAJORITY_OUTPUT, stop="consensus", init={"A": 0.51, "B": 0.49}, **options)
+
+
+def test_a_dict_rule_batches_to_its_stop_as_the_protocol_file_does():
+    """The 4-state exact majority as a dict: its consensus is checked closed, so its runs batch up
+    to the stop as the file's do, and draw the same (the states are met in the file's order)."""
+    protocol = majority(MAJORITY_RULES)
+    assert protocol.safe_set_closed
+
+    steps = lambda p: [t["steps"] for t in poplab.run(p, 10**5, trials=3, seed=1).document["trials"]]
+    assert steps(protocol) == steps(f"@{REPO}/examples/protocols/exact-majority.toml")
+
+
+def test_closed_stops_for_rule_functions():
+    """A rule function is known closed only for silence; closed_stops=True declares it (and then
+    draws as the dict does); a dict whose stop set is left is found open."""
+    function = lambda a, b: MAJORITY_RULES.get((a, b))
+    assert not majority(function, deterministic=True).safe_set_closed
+    declared = majority(function, deterministic=True, closed_stops=True)
+    assert declared.safe_set_closed and declared.with_params().safe_set_closed
+    steps = lambda p: [t["steps"] for t in poplab.run(p, 10**5, trials=3, seed=1).document["trials"]]
+    assert steps(declared) == steps(majority(MAJORITY_RULES))
+    leaky = poplab.Protocol({("A", "A"): ("A", "b")}, output=MAJORITY_OUTPUT, stop="all-yes", init={"A": 1.0})
+    assert not leaky.safe_set_closed
+    assert poplab.Protocol(function, stop="silent", init={"A": 1.0}).safe_set_closed
+    with pytest.raises(TypeError, match="closed_stops"):
+        majority(MAJORITY_RULES, closed_stops="yes")

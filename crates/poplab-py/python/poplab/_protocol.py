@@ -177,6 +177,13 @@ class Protocol:
     arguments are the protocol's parameters, passed to a rule function as keyword arguments;
     ``run(..., params={...})`` and sweeps over parameters derive protocols with other values.
 
+    ``closed_stops`` says whether the stop rule's safe set is never left once entered, which lets
+    the batched engine check it once per batch instead of after every interaction (as for a
+    protocol file). By default (``None``) it is checked: on a dict rule's entries, as for a file;
+    a rule function is known closed only for ``stop="silent"``. ``closed_stops=True`` declares it
+    for a rule function (if the set is in fact left, a visit inside one batch can be missed);
+    ``False`` keeps single steps.
+
     A `Protocol` goes wherever a protocol name goes: `run`, `sweep`, `trace`, `exact`, `verify`.
     A rule or output that raises makes the run raise `RuleError`, with the Python exception as
     its ``__cause__``.
@@ -196,6 +203,17 @@ class Protocol:
     81.0
     >>> poplab.run(election, 1000, trials=20, seed=1).summary["converged"]
     20
+
+    The 4-state exact majority as a dict: its consensus is closed under the rule (checked), so
+    runs batch as the protocol file's do.
+
+    >>> majority = poplab.Protocol(
+    ...     {("A", "B"): ("a", "b"), ("B", "A"): ("b", "a"), ("A", "b"): ("A", "a"),
+    ...      ("b", "A"): ("a", "A"), ("B", "a"): ("B", "b"), ("a", "B"): ("b", "B")},
+    ...     output={"A": "yes", "a": "yes", "B": "no", "b": "no"}, stop="consensus",
+    ...     init={"A": 0.51, "B": 0.49})
+    >>> majority.safe_set_closed
+    True
 
     A function of two states (any hashable objects) and of the protocol's parameters: a leader
     counts the leaders it beat, up to ``cap``.
@@ -231,8 +249,10 @@ class Protocol:
         name: Optional[str] = None,
         init: Union[None, Mapping, list, tuple] = None,
         deterministic: Optional[bool] = None,
+        closed_stops: Optional[bool] = None,
         **params: Any,
     ):
+        self._table: Optional[Dict[Tuple[Any, Any], Any]] = None
         if isinstance(rule, Mapping):
             if params:
                 raise TypeError("parameters go with a rule function, not a dict rule")
@@ -249,6 +269,7 @@ class Protocol:
             if deterministic and randomized:
                 raise ValueError("deterministic=True, but the rule gives a law with probabilities")
             self._call = table.get
+            self._table = table
             self.randomized = randomized
             self.rule: Union[Mapping, Callable] = dict(rule)
             default_name = "protocol"
@@ -272,6 +293,9 @@ class Protocol:
             raise ValueError("init is empty: give each initial state's amount, such as init={'A': 1.0}, or leave init out")
         self.init = init
         self.deterministic = deterministic
+        if closed_stops is not None and not isinstance(closed_stops, bool):
+            raise TypeError(f"closed_stops must be True, False or None, not {closed_stops!r}")
+        self.closed_stops = closed_stops
         self.params: Dict[str, Any] = dict(params)
         self._handle: Optional[Any] = None
         self._registry: Optional[_Registry] = None
@@ -323,6 +347,7 @@ class Protocol:
                 name=self.name,
                 init=self.init,
                 deterministic=self.deterministic,
+                closed_stops=self.closed_stops,
                 **merged,
             )
             if key is not None:
@@ -371,11 +396,34 @@ class Protocol:
                 # An initial state's output fails as a run's would: RuleError, the cause kept.
                 raise _poplab.RuleError(f"rule of {self.name}: {e}") from e.__cause__
             self._handle = _poplab.UserProtocol(
-                self.name, registry.resolve, registry.output_of, self.stop, self.randomized, states, init
+                self.name, registry.resolve, registry.output_of, self.stop, self.randomized, states, init, self.safe_set_closed
             )
             self._registry = registry
         assert self._registry is not None
         return self._handle, self._registry
+
+    @property
+    def safe_set_closed(self) -> bool:
+        """Whether the stop rule's safe set is taken as closed under the rule (runs then check it
+        once per batch): as declared by
+        ``closed_stops``; else, for a dict rule, checked on its entries (the outputs of each pair
+        and of its results; a state whose output fails makes it unchecked, and so not closed);
+        else only silence is known to be (the library's own rule)."""
+        if self.closed_stops is not None:
+            return self.closed_stops
+        if self.stop == "silent":
+            return True
+        if self._table is None:
+            return False
+        try:
+            rules = []
+            for (a, b), result in self._table.items():
+                results = [] if result is None else list(result) if isinstance(result, Mapping) else [result]
+                pair = (self._output_of(a), self._output_of(b))
+                rules.append((pair, [(self._output_of(c), self._output_of(d)) for c, d in results]))
+        except Exception:
+            return False
+        return _poplab.safe_set_is_closed(self.stop, rules)
 
     def _declare(self, state: Any) -> str:
         """The library's name of `state`, known to the library (its output asked now if new)."""
@@ -433,6 +481,7 @@ class Protocol:
             "name": self.name,
             "init": self.init,
             "deterministic": self.deterministic,
+            "closed_stops": self.closed_stops,
             "params": self.params,
             "states": self.states,
         }
@@ -458,6 +507,7 @@ class Protocol:
             name=state["name"],
             init=state["init"],
             deterministic=state["deterministic"],
+            closed_stops=state.get("closed_stops"),
             **state["params"],
         )
         if state["states"]:

@@ -290,6 +290,9 @@ fn rule_failures_surface_with_the_pair() {
     assert!(mixed.contains(&failed_on(&err).0), "{err}");
     assert!(live.advance(1 << 41, true, &mut SampleSteps::none(), &mut |_, _| {}).is_err());
     assert!(protocol.failure().is_some() && protocol.with_n(10).unwrap().failure().is_none());
+    // A callback's safe set is closed only when declared, and stays declared for another n.
+    assert!(!protocol.hints().safe_set_is_closed);
+    assert!(protocol.clone().declared_closed().with_n(10).unwrap().hints().safe_set_is_closed);
     // Exact analysis of a deterministic callback that fails.
     let exact = Custom::from_fn(
         "fails",

@@ -289,15 +289,15 @@ impl Custom {
         Self::for_n(Arc::new(inner), n)
     }
 
-    /// This protocol for `n` agents (rules, states and memo shared; rule failures recorded afresh).
+    /// This protocol for `n` agents (rules, states, memo and stop rule shared, a declared closed
+    /// safe set too; rule failures recorded afresh).
     pub fn with_n(&self, n: usize) -> Result<Self> {
-        Self::for_n(self.inner.clone(), n)
+        check_population(n)?;
+        Ok(Self { n, failure: Arc::default(), ..self.clone() })
     }
 
     fn for_n(inner: Arc<Inner>, n: usize) -> Result<Self> {
-        if n < 2 {
-            return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents".into() });
-        }
+        check_population(n)?;
         let rule = inner.stop;
         let mut protocol =
             Self { inner, n, stop: Stop { rule, or_silent: false, closed: false }, failure: Arc::default() };
@@ -457,18 +457,50 @@ impl Custom {
     }
 }
 
-/// Whether no table rule leads from the stop rule's safe set out of it. Silent is always closed.
-/// For answers: no rule between two agents giving the safe answer (consensus: either answer)
-/// produces another output; one-leader: no rule between pairs other than two leaders changes the
-/// number of leaders.
+fn check_population(n: usize) -> Result<()> {
+    if n < 2 {
+        return Err(Error::PopulationSize { n: n as u64, reason: "a population needs at least 2 agents".into() });
+    }
+    Ok(())
+}
+
+/// Whether no table rule leads from the stop rule's safe set out of it.
 fn closed_under(stop: StopRule, rules: &HashMap<(CustomState, CustomState), Rule, StateHasher>) -> bool {
+    let outputs = |(a, b): (CustomState, CustomState)| (a.output(), b.output());
+    safe_set_is_closed(
+        stop,
+        rules.iter().map(|(&pair, rule)| (outputs(pair), rule.law().into_iter().map(|(r, _)| outputs(r)))),
+    )
+}
+
+/// Whether no rule leads from the stop rule's safe set out of it, given each rule by the outputs
+/// of its pair and of its possible results (a rule that may return the pair itself, or that is
+/// null, changes nothing). Silent is always closed; a fixed time never (it is no set). For
+/// answers: no rule between two agents giving the safe answer (consensus: either answer)
+/// produces another output; one-leader: no rule between pairs other than two leaders changes the
+/// number of leaders. States that no rule names are inert and change nothing.
+///
+/// ```
+/// use poplab::protocol::Output::{Follower, Leader, No, Yes};
+/// use poplab::protocols::custom::{StopRule, safe_set_is_closed};
+///
+/// // Exact majority's rules by outputs: strong A meets strong B (both weak now), and so on.
+/// let majority = [((Yes, No), vec![(Yes, No)]), ((Yes, No), vec![(Yes, Yes)]), ((No, Yes), vec![(No, No)])];
+/// assert!(safe_set_is_closed(StopRule::Consensus, majority.clone()));
+/// // A rule turning one of two yes agents to no leaves "all yes".
+/// let leaky = [((Yes, Yes), vec![(Yes, No)])];
+/// assert!(!safe_set_is_closed(StopRule::AllYes, leaky));
+/// // angluin: only two leaders change the number of leaders.
+/// assert!(safe_set_is_closed(StopRule::OneLeader, [((Leader, Leader), vec![(Leader, Follower)])]));
+/// ```
+pub fn safe_set_is_closed<R: IntoIterator<Item = (Output, Output)>>(
+    stop: StopRule,
+    rules: impl IntoIterator<Item = ((Output, Output), R)> + Clone,
+) -> bool {
     // Only pairs of agents that both give the safe answer `o` meet in a safe configuration.
     let keeps = |answers: &[Output]| {
-        rules.iter().all(|(&(a, b), rule)| {
-            let o = a.output();
-            o != b.output()
-                || !answers.contains(&o)
-                || rule.law().iter().all(|((c, d), _)| c.output() == o && d.output() == o)
+        rules.clone().into_iter().all(|((a, b), results)| {
+            a != b || !answers.contains(&a) || results.into_iter().all(|(c, d)| c == a && d == a)
         })
     };
     match stop {
@@ -476,11 +508,9 @@ fn closed_under(stop: StopRule, rules: &HashMap<(CustomState, CustomState), Rule
         StopRule::AllYes => keeps(&[Output::Yes]),
         StopRule::AllNo => keeps(&[Output::No]),
         StopRule::Consensus => keeps(&[Output::Yes, Output::No]),
-        StopRule::OneLeader => rules.iter().all(|(&(a, b), rule)| {
-            let leaders = |x: CustomState, y: CustomState| {
-                u8::from(x.output() == Output::Leader) + u8::from(y.output() == Output::Leader)
-            };
-            leaders(a, b) == 2 || rule.law().iter().all(|((c, d), _)| leaders(*c, *d) == leaders(a, b))
+        StopRule::OneLeader => rules.into_iter().all(|(pair, results)| {
+            let leaders = |(x, y): (Output, Output)| u8::from(x == Output::Leader) + u8::from(y == Output::Leader);
+            leaders(pair) == 2 || results.into_iter().all(|result| leaders(result) == leaders(pair))
         }),
         StopRule::Time(_) => false,
     }
