@@ -1118,6 +1118,16 @@ fn r9_to_r16_messages_name_the_input_and_the_fix() {
         stderr.contains("POPLAB_SHARD_COUNT=0 leaves out SLURM_ARRAY_TASK_ID=0") && !stderr.contains("--shard"),
         "{stderr}"
     );
+    refused(
+        &["run", "angluin", "--n", "100", "--fault", "100:10^20"],
+        &["K = 100000000000000000000 agents is more than any population holds", "from 1 to n agents"],
+    );
+    let plain = scratch("r9-plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    refused(
+        &["reproduce", "--merge", plain.to_str().unwrap(), "--out", scratch("r9-rep").to_str().unwrap()],
+        &["r9-plain: not a reproduction shard (it has no data/ directory)", "reproduce --shard I/K"],
+    );
     let protocol = scratch("r9-am.toml");
     std::fs::write(&protocol, "name = \"am\"\n[states]\nA = \"yes\"\n\" A\" = \"no\"\n[rules]\n\"A,A\" = \"A,A\"\n")
         .unwrap();
@@ -1187,4 +1197,20 @@ fn r2_a_sweep_over_its_own_input_is_refused() {
         &["summary.csv' is the same file as the input --init"],
     );
     assert_eq!(std::fs::read_to_string(&init).unwrap(), agents);
+    // merge into one of its own shards (also through another spelling of its path).
+    let parts: Vec<PathBuf> = (0..2).map(|i| scratch(&format!("r2-part-{i}"))).collect();
+    for (i, part) in parts.iter().enumerate() {
+        let _ = std::fs::remove_dir_all(part);
+        let shard = format!("{i}/2");
+        poplab().args(["sweep", "angluin", "--n", "10,20", "--shard", &shard, "--out"]).arg(part).assert().success();
+    }
+    let before = std::fs::read(parts[0].join("trials.csv")).unwrap();
+    let aliased = parts[0].join("..").join(parts[0].file_name().unwrap());
+    for out in [&parts[0], &aliased] {
+        let mut args = vec!["merge".to_string(), "--out".into(), out.display().to_string()];
+        args.extend(parts.iter().map(|p| p.display().to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, &["r2-part-0' is both a shard and the output; merge into a new directory"]);
+    }
+    assert_eq!(std::fs::read(parts[0].join("trials.csv")).unwrap(), before);
 }

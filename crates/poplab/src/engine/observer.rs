@@ -219,12 +219,15 @@ impl std::str::FromStr for Fault {
         };
         let mut parts = spec.splitn(3, ':');
         let step = crate::numbers::parse_u128(parts.next().unwrap_or("")).map_err(bad)?;
-        let count = crate::numbers::parse_u64(parts.next().ok_or_else(|| bad("K is missing".into()))?).map_err(bad)?;
+        let count = crate::numbers::parse_u128(parts.next().ok_or_else(|| bad("K is missing".into()))?).map_err(bad)?;
         let states = match parts.next() {
             None | Some("random") => FaultStates::Random,
             Some(family) => FaultStates::Family(family.to_string()),
         };
-        let count = usize::try_from(count).map_err(|_| bad("K is too large".into()))?;
+        // K is checked against n when the run is resolved; here only against any population.
+        let count = usize::try_from(count).ok().filter(|&k| k as u128 <= u128::from(super::MAX_AGENTS)).ok_or_else(|| {
+            bad(format!("K = {count} agents is more than any population holds (n is at most 2^62); a fault hits from 1 to n agents"))
+        })?;
         Ok(Fault::new(step, count, states))
     }
 }

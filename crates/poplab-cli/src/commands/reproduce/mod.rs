@@ -199,8 +199,21 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
     let mut dirs: Vec<&String> = claims.iter().filter(|c| c.estimator.is_none()).flat_map(|c| &c.data).collect();
     dirs.sort();
     dirs.dedup();
+    let not_a_shard = |part: &Path, what: String| {
+        crate::input::InputError(format!(
+            "--merge {}: {what}; give the --out directories of `poplab reproduce --shard I/K` runs with the same \
+             mode, --only and --seed",
+            part.display()
+        ))
+    };
+    if let Some(part) = parts.iter().find(|part| !part.join("data").is_dir()) {
+        return Err(not_a_shard(part, "not a reproduction shard (it has no data/ directory)".into()).into());
+    }
     let mut plans = Vec::new();
     for dir in dirs {
+        if let Some(part) = parts.iter().find(|part| !part.join(dir).is_dir()) {
+            return Err(not_a_shard(part, format!("has no shard of the sweep {dir}")).into());
+        }
         let shards: Vec<_> = parts.iter().map(|part| part.join(dir)).collect();
         plans.push(poplab::sweep::plan_merge(&out.join(dir), &shards)?);
     }
