@@ -272,7 +272,9 @@ pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u
         return x;
     }
     let unmarked = total - marked;
-    let mode = ((draws + 1) as f64 * (marked + 1) as f64 / (total + 2) as f64).floor() as u64;
+    // In integers: in floating point, (draws + 1) (marked + 1) / (total + 2) is off by up to 2^-53
+    // of itself, hundreds at n = 2^62.
+    let mode = (u128::from(draws + 1) * u128::from(marked + 1) / u128::from(total + 2)) as u64;
     if mode >= 10 {
         return ratio_of_uniforms(rng, total, marked, draws, mode);
     }
@@ -308,10 +310,17 @@ fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode
     let unmarked = total - marked;
     let (t, g, k) = (total as f64, marked as f64, draws as f64);
     let p = g / t;
-    let center = k * p + 0.5;
+    // Candidates are drawn as offsets from the integer part of the mean: beyond 2^53 a double
+    // cannot hold the candidate itself (at a mean of 2^60, only multiples of 256), so each would
+    // lose its last bits.
+    let product = u128::from(draws) * u128::from(marked);
+    let base = (product / u128::from(total)) as u64;
+    let center = (product % u128::from(total)) as f64 / t + 0.5;
     let spread = ((t - k) * k * p * (1.0 - p) / (t - 1.0) + 0.5).sqrt();
     let width = D1 * spread + D2;
-    let end = ((marked.min(draws) + 1) as f64).min((center + 16.0 * spread).floor());
+    // Candidates z = base + offset, offset in [-base, end).
+    let end = ((marked.min(draws) + 1 - base) as f64).min((center + 16.0 * spread).floor());
+    let below = -(base as f64);
     // ln f(z) - ln f(mode), f(z) = 1 / (z! (marked - z)! (draws - z)! (unmarked - draws + z)!):
     // with d = mode - z, the four factorials at the mode, x_i, shift by s_i d (s = +, -, -, +), so
     // ln f(z) - ln f(mode) = sum of ln(x_i! / (x_i - s_i d)!)
@@ -343,11 +352,11 @@ fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode
     loop {
         let x = unit_open0(rng);
         let y = unit_open0(rng);
-        let w = center + width * (y - 0.5) / x;
-        if !(0.0..end).contains(&w) {
+        let w = (center + width * (y - 0.5) / x).floor();
+        if !(below..end).contains(&w) {
             continue;
         }
-        let z = w as u64;
+        let z = base.wrapping_add_signed(w as i64);
         if z.abs_diff(mode) <= PRODUCT_MAX_DISTANCE {
             // The test itself, x^2 <= f(z) / f(mode), with the ratio as a product: no logarithm.
             if x * x <= pmf_ratio(marked, draws, unmarked, mode, z) {
@@ -630,5 +639,89 @@ mod tests {
         let mut each = Vec::new();
         multivariate_hypergeometric_each(&mut rng, [400u64, 300, 200, 100], 1000, 30, |i, x| each.push((i, x)));
         assert_eq!(each, [(0, 12), (1, 10), (2, 4), (3, 4)]);
+    }
+
+    /// The G statistic of `observed` counts against probabilities `p` (summing to 1), its cells
+    /// merged from the tails inwards until each expects at least 5; with the degrees of freedom.
+    fn g_statistic(observed: &[u64], p: &[f64]) -> (f64, usize) {
+        let total = observed.iter().sum::<u64>() as f64;
+        let mut cells: Vec<(f64, f64)> = Vec::new();
+        let mut pending = (0.0, 0.0);
+        for (&o, &q) in observed.iter().zip(p) {
+            pending = (pending.0 + o as f64, pending.1 + q * total);
+            if pending.1 >= 5.0 {
+                cells.push(pending);
+                pending = (0.0, 0.0);
+            }
+        }
+        if let Some(last) = cells.last_mut() {
+            *last = (last.0 + pending.0, last.1 + pending.1);
+        }
+        let g = 2.0 * cells.iter().filter(|c| c.0 > 0.0).map(|&(o, e)| o * (o / e).ln()).sum::<f64>();
+        (g, cells.len() - 1)
+    }
+
+    fn chi_square_critical(df: usize) -> f64 {
+        use statrs::distribution::{ChiSquared, ContinuousCDF};
+        ChiSquared::new(df as f64).unwrap().inverse_cdf(1.0 - 0.001)
+    }
+
+    /// Precision at scale (numpy's ratio-of-uniforms sampler, in doubles, was wrong above about
+    /// 2^38 items). G-tests at 0.001 against exact probabilities: (a) urns of 2^40, 2^50 and 2^62
+    /// items with spreads small enough to list the law (P(x) by the ratio recurrence, each factor
+    /// exact in 128-bit integers before one rounding); (b) means of 2^59 and 2^60, where a double
+    /// holds only every 64th or 256th integer: the residues modulo 64 and 3 must be uniform (the
+    /// law's spread, about 2^29, makes them uniform to far below any rounding). Before offsets
+    /// from the mean's integer part, (b) drew only multiples of 256.
+    #[test]
+    fn hypergeometric_is_exact_at_2_to_the_62() {
+        let listed: [(u64, u64, u64); 4] = [
+            (1 << 40, 1 << 39, 10_000),
+            (1 << 50, 1 << 20, 1 << 40),
+            (1 << 62, 1 << 61, 1_000_000),
+            (1 << 62, 1 << 30, 1 << 45),
+        ];
+        for (case, &(total, marked, draws)) in listed.iter().enumerate() {
+            let mut rng = PopRng::seed_from_u64(700 + case as u64);
+            let sample: Vec<u64> = (0..100_000).map(|_| hypergeometric(&mut rng, total, marked, draws)).collect();
+            let mean = (u128::from(draws) * u128::from(marked) / u128::from(total)) as u64;
+            let spread = (draws as f64 * marked as f64 / total as f64).sqrt();
+            let (low, high) = (mean.saturating_sub((20.0 * spread) as u64), mean + (20.0 * spread) as u64);
+            // ln P(x) - ln P(low), by the ratio recurrence.
+            let unmarked_less_draws = total - marked - draws;
+            let mut ln_p = vec![0.0f64];
+            for x in low..high {
+                let up = u128::from(marked - x) * u128::from(draws - x);
+                let down = u128::from(x + 1) * u128::from(unmarked_less_draws + x + 1);
+                ln_p.push(ln_p.last().unwrap() + (up as f64).ln() - (down as f64).ln());
+            }
+            let top = ln_p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let weights: Vec<f64> = ln_p.iter().map(|l| (l - top).exp()).collect();
+            let norm: f64 = weights.iter().sum();
+            let p: Vec<f64> = weights.iter().map(|w| w / norm).collect();
+            let mut observed = vec![0u64; p.len()];
+            for &x in &sample {
+                assert!((low..=high).contains(&x), "case {case}: {x} is 20 spreads from the mean {mean}");
+                observed[(x - low) as usize] += 1;
+            }
+            let (g, df) = g_statistic(&observed, &p);
+            assert!(g < chi_square_critical(df), "case {case}: G = {g} on {df} df");
+        }
+        for (case, &(total, marked, draws)) in
+            [(1u64 << 62, 1u64 << 61, 1u64 << 61), (1 << 62, 1 << 61, 1 << 60)].iter().enumerate()
+        {
+            let mut rng = PopRng::seed_from_u64(800 + case as u64);
+            let (mut by_64, mut by_3) = (vec![0u64; 64], vec![0u64; 3]);
+            for _ in 0..64_000 {
+                let x = hypergeometric(&mut rng, total, marked, draws);
+                by_64[(x % 64) as usize] += 1;
+                by_3[(x % 3) as usize] += 1;
+            }
+            for observed in [by_64, by_3] {
+                let p = vec![1.0 / observed.len() as f64; observed.len()];
+                let (g, df) = g_statistic(&observed, &p);
+                assert!(g < chi_square_critical(df), "residues, case {case}: G = {g} on {df} df");
+            }
+        }
     }
 }
