@@ -9,7 +9,7 @@
 //! same whether a run stops mid-block, is split by observer events, or is observed at all.
 
 use super::snapshot::{AgentSnapshot, EngineSnapshot, RunSnapshot, StateWriter, read_states, state_at, static_cause};
-use super::{CensusReport, Drivable, Event, EventLog, Observer, Pause, steps_to};
+use super::{CensusReport, Drivable, Event, EventLog, Observer, Pause, Watch, steps_to};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Scheduler};
 use crate::protocol::{Monitor, Protocol, StateHasher, tally};
@@ -363,19 +363,6 @@ impl<P: Protocol, S: Scheduler, R: Deref<Target = P>> AgentRun<P, S, R> {
         }
         false
     }
-}
-
-/// What ends [`AgentRun::advance`] before its step limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Watch {
-    /// Nothing: run to the limit.
-    Nothing,
-    /// The first step inside the safe set.
-    SafeSet,
-    /// The first interaction that changes some agent's output. From a safe configuration of an
-    /// election this is exactly when the specification breaks: the leader count leaves 1, or the
-    /// leadership moves to another agent.
-    OutputChange,
 }
 
 /// Agent arrays larger than this (bytes) are moved to memory that asks for huge pages.

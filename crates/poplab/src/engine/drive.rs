@@ -10,10 +10,24 @@
 //! the same result with any time series, or none.
 
 use super::snapshot::RunSnapshot;
-use super::{Ending, Observer, Outcome, Pause, Steps, Watch};
+use super::{Ending, Observer, Outcome, Pause, Steps};
 use crate::error::{Error, Result};
 use crate::protocol::{Monitor, Protocol, check_rules};
 use crate::rng::PopRng;
+
+/// What ends an engine's advance before its step limit ([`AgentRun::advance`](super::AgentRun::advance),
+/// [`CountRun::advance`](super::CountRun::advance)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Watch {
+    /// Nothing: run to the limit.
+    Nothing,
+    /// The first step inside the safe set.
+    SafeSet,
+    /// The first interaction that changes some agent's output. From a safe configuration of an
+    /// election this is exactly when the specification breaks: the leader count leaves 1, or the
+    /// leadership moves to another agent.
+    OutputChange,
+}
 
 /// What a run measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -38,10 +38,10 @@ mod sampling;
 pub mod snapshot;
 mod snapshots;
 
-pub use agents::{AgentRun, Watch, on_huge_pages, prefetch};
+pub use agents::{AgentRun, on_huge_pages, prefetch};
 pub use configuration::{SKIP_MAX_STATES, geometric_skip};
 pub use counts::{CountRun, MAX_AGENTS};
-pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, advance_stopping, drive, drive_pausing};
+pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, Watch, advance_stopping, drive, drive_pausing};
 pub use events::{Event, EventLog, EventPoint, EventTrace, Series, TraceEvery};
 pub use live::{LiveRun, SampleSteps};
 pub use observer::{Fault, FaultStates, Observer, SeriesPosition, TimeSeries, TracePoint, TraceSink};
