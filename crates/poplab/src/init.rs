@@ -21,7 +21,38 @@ pub enum InitSpec {
     Counts(Vec<(String, u64)>),
 }
 
+/// A trial's initial configuration as built: (state, count) pairs, for which the count engines
+/// need no agent array, or an agent array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Start<S> {
+    /// (state, count) pairs.
+    Counts(Vec<(S, u64)>),
+    /// One state per agent.
+    Agents(Vec<S>),
+}
+
 impl InitSpec {
+    /// Whether a count-engine trial of `protocol` starts without an agent array: from the default
+    /// configuration or one given as counts, of a protocol that sets its start up as counts
+    /// ([`Protocol::counts`]). The agent engine always builds the array.
+    pub fn starts_as_counts<P: Protocol>(&self, protocol: &P) -> bool {
+        matches!(self, InitSpec::Default | InitSpec::Counts(_)) && protocol.counts().is_some()
+    }
+
+    /// The initial configuration of a count-engine trial: as counts where
+    /// [`InitSpec::starts_as_counts`], else the agent array of [`InitSpec::build`].
+    pub fn start<P: Protocol>(&self, protocol: &P, rng: &mut PopRng) -> Result<Start<P::State>> {
+        match self {
+            InitSpec::Counts(counts) if self.starts_as_counts(protocol) => {
+                states_of_counts(protocol, counts).map(Start::Counts)
+            }
+            InitSpec::Default if self.starts_as_counts(protocol) => {
+                Ok(Start::Counts(crate::protocol::initial_counts(protocol)))
+            }
+            _ => self.build(protocol, rng).map(Start::Agents),
+        }
+    }
+
     /// `default`, `random`, or a family name (`counts:` and `@FILE` are parsed by
     /// [`str::parse`] and the caller, see [`InitSpec::from_json`]).
     pub fn from_name(name: &str) -> Self {

@@ -31,9 +31,10 @@
 use super::batched::Batcher;
 use super::configuration::{Configuration, geometric_skip};
 use super::snapshot::{EngineSnapshot, RunSnapshot, StateWriter, read_states};
-use super::{CensusReport, Drivable, Lookers, Observer, Pause, Watch};
+use super::{CensusReport, Drivable, Engine, Lookers, Observer, Pause, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
+use crate::init::Start;
 use crate::protocol::{Protocol, tally};
 use crate::rng::PopRng;
 use std::ops::Deref;
@@ -80,6 +81,21 @@ impl<P: Protocol, R: Deref<Target = P>> CountRun<P, R> {
     /// pairs, without ever building an agent array (populations up to `MAX_AGENTS`).
     pub fn from_counts(protocol: R, counts: &[(P::State, u64)], rng: PopRng) -> Result<Self> {
         Self::start(protocol, counts, |protocol| crate::protocol::monitor_of_counts(protocol, counts), rng)
+    }
+
+    /// A run of `protocol` from `start` on the count engine `engine`: [`Engine::Batched`] batches
+    /// ([`CountRun::batch`]), [`Engine::Counts`] does not. Where both trials and live runs start a
+    /// count engine.
+    pub fn on_engine(engine: Engine, protocol: R, start: &Start<P::State>, rng: PopRng) -> Result<Self> {
+        debug_assert!(matches!(engine, Engine::Counts | Engine::Batched), "{engine:?} is no count engine");
+        let mut run = match start {
+            Start::Counts(counts) => Self::from_counts(protocol, counts, rng)?,
+            Start::Agents(agents) => Self::new(protocol, agents, rng)?,
+        };
+        if engine == Engine::Batched {
+            run.batch();
+        }
+        Ok(run)
     }
 
     fn start(

@@ -11,6 +11,7 @@ use super::snapshot::{EngineSnapshot, RunSnapshot};
 use super::{AgentRun, CountRun, Drivable, Engine, Lookers, Observer, Watch};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, RandomScheduler};
+use crate::init::Start;
 use crate::protocol::{Monitor, Protocol, check_rules, tally};
 use crate::rng::{PopRng, TrialStreams};
 
@@ -135,11 +136,8 @@ impl<P: Protocol> LiveRun<P> {
             let scheduler = graph.scheduler(protocol.n())?;
             Run::Agents(Box::new(AgentRun::new(Box::new(protocol), &graph, agents, scheduler, schedule)))
         } else {
-            let mut run = CountRun::from_counts(Box::new(protocol), counts, schedule)?;
-            if engine == Engine::Batched {
-                run.batch();
-            }
-            Run::Counts(Box::new(run))
+            let start = Start::Counts(counts.to_vec());
+            Run::Counts(Box::new(CountRun::on_engine(engine, Box::new(protocol), &start, schedule)?))
         };
         let live = Self { run, looks: faults, failed: false };
         // Building the monitor may call a user rule, which may fail.

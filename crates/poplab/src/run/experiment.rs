@@ -163,11 +163,9 @@ const RECORD_BYTES: u128 = 512;
 
 /// Refuses a run whose agent arrays (one per trial running at once) cannot fit in memory.
 fn check_memory<P: Protocol>(protocol: &P, settings: &RunSettings, engine: Engine) -> Result<()> {
-    // The count engines start from counts only from the default configuration (or one given as
-    // counts) without faults, for protocols that set it up as counts; every other start is built
-    // as an agent array first.
-    let as_counts = matches!(settings.init, InitSpec::Default | InitSpec::Counts(_));
-    let array = engine == Engine::Agents || !as_counts || !settings.faults.is_empty() || protocol.counts().is_none();
+    // The count engines start without an agent array where `InitSpec::start` gives counts; faults
+    // overwrite agents of an array.
+    let array = engine == Engine::Agents || !settings.init.starts_as_counts(protocol) || !settings.faults.is_empty();
     let threads = settings.threads.unwrap_or_else(rayon::current_num_threads) as u64;
     let at_once = settings.trials.min(threads).max(1);
     // Every trial's record, and its line of output, stay until the end of the run.
@@ -317,24 +315,9 @@ pub(crate) fn trial<P: Protocol>(
             }
         })?
     } else {
-        drive.run(resume, &mut observers, &mut on_pause, |saved| {
-            let Some(saved) = saved else {
-                // The default start as counts: no agent array, whatever n.
-                let mut run = match &settings.init {
-                    InitSpec::Default => {
-                        CountRun::from_counts(protocol, &crate::protocol::initial_counts(protocol), schedule)?
-                    }
-                    InitSpec::Counts(counts) if protocol.counts().is_some() => {
-                        CountRun::from_counts(protocol, &crate::init::states_of_counts(protocol, counts)?, schedule)?
-                    }
-                    init => CountRun::new(protocol, &init.build(protocol, &mut init_rng)?, schedule)?,
-                };
-                if engine == Engine::Batched {
-                    run.batch();
-                }
-                return Ok(run);
-            };
-            CountRun::restore(protocol, saved).map_err(restored)
+        drive.run(resume, &mut observers, &mut on_pause, |saved| match saved {
+            Some(saved) => CountRun::restore(protocol, saved).map_err(restored),
+            None => CountRun::on_engine(engine, protocol, &settings.init.start(protocol, &mut init_rng)?, schedule),
         })?
     };
     drop(observers);
