@@ -1,0 +1,152 @@
+"""ppsim's own notebooks (tests/notebooks: its README, rps_oscillator and majority, as published by
+UC-Davis-molecular-computing/ppsim, MIT license) run on poplab with only the import changed:
+``from ppsim import`` -> ``from poplab import`` (and the README's ``pip install ppsim`` ->
+``pip install poplab``, which would otherwise install ppsim into the kernel's environment).
+
+Each notebook runs in a Jupyter kernel (nbclient), at its own sizes, with matplotlib's Agg backend.
+A cell fails when it raises or shows an error (an ipywidgets callback's). The cells that fail are
+listed exactly, each with its reason:
+
+- README: the two CRN cells (poplab does not take CRNs: `CRNNotSupported`, then the NameError of
+  the ``crn`` that was never made), and the leader-election cells hit by ppsim's own ``u`` bug (the
+  README's ``u`` is the string 'U' from its first example, so ``Ulogn = u * int(np.log2(n))`` is a
+  string and the rule's ``v.counter <= Ulogn`` raises TypeError) with the cells after them that use
+  that simulation's history.
+- majority: the cells that load ppsim's pickled simulations (majority_simulations/*.p, pickles of
+  ``ppsim.simulation.Simulation`` written with pandas 1, which neither poplab nor pandas >= 2 can
+  read; kept aside), and the cells after them that plot those simulations. The one data file that
+  is plain data (clock_times.p) is here and its cell runs.
+- rps_oscillator: none.
+
+Beyond running, the cells that print ``state_list``, ``reactions`` or ``enabled_reactions`` print
+what ppsim printed (the notebooks keep ppsim's outputs).
+"""
+
+import json
+import pathlib
+import re
+import time
+
+import pytest
+
+NOTEBOOKS = pathlib.Path(__file__).parent / "notebooks"
+
+
+def run_notebook(name, monkeypatch):
+    """Runs the notebook in a kernel; returns its cells as run, ppsim's cells (as stored), and the
+    seconds taken."""
+    for module in ("nbclient", "nbformat", "ipykernel", "matplotlib", "seaborn", "ipywidgets", "ipympl"):
+        pytest.importorskip(module)
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    path = NOTEBOOKS / name
+    stored = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    notebook = nbformat.read(str(path), as_version=4)
+    client = NotebookClient(
+        notebook, timeout=3600, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    print(f"{name}: {seconds:.0f} s")
+    return notebook.cells, stored, seconds
+
+
+def failures(cells):
+    """{cell index: (exception name, message)} of the cells that raised or showed an error."""
+    failed = {}
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if errors:
+            failed[i] = (errors[0].ename, errors[0].evalue)
+    return failed
+
+
+def stdout(cell):
+    """What a cell (as run, or as ppsim stored it) printed on stdout."""
+    outputs = cell.get("outputs", [])
+    return "".join(
+        "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+        for o in outputs
+        if o["output_type"] == "stream" and o["name"] == "stdout"
+    )
+
+
+def reaction_lines(text):
+    return [line for line in text.splitlines() if "-->" in line]
+
+
+def assert_failures(cells, expected):
+    """The cells that failed are exactly those of ``expected`` {index: (name, message regex)}."""
+    failed = failures(cells)
+    assert sorted(failed) == sorted(expected), {i: failed[i] for i in set(failed) ^ set(expected) if i in failed}
+    for i, (name, pattern) in expected.items():
+        assert failed[i][0] == name and re.search(pattern, failed[i][1]), (i, failed[i])
+
+
+def test_ppsim_readme_notebook(monkeypatch):
+    cells, stored, _ = run_notebook("ppsim_README.ipynb", monkeypatch)
+    assert "".join(cells[73].source).startswith("from poplab import species")
+    u_bug = (
+        "RuleError",
+        r"reachable states were enumerated: TypeError: '<=' not supported between instances of 'int' and 'str'",
+    )
+    not_that_simulation = ("KeyError", "role")  # sim is still the discrete averaging one
+    assert_failures(
+        cells,
+        {
+            53: u_bug,
+            55: u_bug,
+            61: not_that_simulation,
+            63: not_that_simulation,
+            64: not_that_simulation,
+            66: not_that_simulation,
+            # df is still time_trials' frame (n, time), which has no level to unstack.
+            68: ("ValueError", "MultiIndex"),
+            69: ("ValueError", "MultiIndex"),
+            71: ("ValueError", "MultiIndex"),
+            73: ("CRNNotSupported", "poplab does not simulate chemical reaction networks"),
+            75: ("NameError", "name 'crn' is not defined"),
+        },
+    )
+    # What ppsim printed: the asymmetric majority's reactions, discrete averaging's 51 states and,
+    # once it has converged to three consecutive values, its one enabled reaction.
+    for i in (18, 41):
+        assert reaction_lines(stdout(cells[i])) == reaction_lines(stdout(stored[i])) != []
+    assert stdout(cells[26]) == stdout(stored[26]) == str(list(range(51))) + "\n"
+
+
+def test_rps_oscillator_notebook(monkeypatch):
+    cells, stored, _ = run_notebook("rps_oscillator.ipynb", monkeypatch)
+    assert_failures(cells, {})
+    printed = stdout(cells[19]).splitlines()
+    assert printed[0] == stdout(stored[19]).splitlines()[0] == "['0+', '0++', '1+', '1++', '2+', '2++', 'x']"
+    assert sorted(reaction_lines(stdout(cells[19]))) == sorted(reaction_lines(stdout(stored[19])))
+    assert stdout(cells[24]).split() == ["removing", "x", "adding", "x"]
+
+
+def test_majority_notebook(monkeypatch):
+    cells, stored, _ = run_notebook("majority.ipynb", monkeypatch)
+    missing = ("FileNotFoundError", r"majority_simulations/\w+\.p")
+    assert_failures(
+        cells,
+        {
+            20: missing,
+            21: ("KeyError", "1"),  # plots sim, which is still the approximate majority's
+            26: missing,
+            29: missing,
+            36: missing,
+            45: missing,
+            46: ("KeyError", "opinion|finished|Level"),
+            48: missing,
+            49: ("KeyError", "opinion|Level"),
+            51: missing,
+        },
+    )
+    # ppsim's printed reactions: the 6-state majority, cancel/split and bias averaging with L = 4.
+    for i in (7, 18, 24):
+        assert reaction_lines(stdout(cells[i])) == reaction_lines(stdout(stored[i])) != []
