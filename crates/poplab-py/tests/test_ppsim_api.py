@@ -332,3 +332,17 @@ def test_crns_are_refused_with_what_to_do():
         Simulation({"A": 5}, [("A", "B")])
     with pytest.raises(poplab.CRNNotSupported, match="volume"):
         Simulation({"A": 5}, MAJORITY, volume=10)
+
+
+def test_reset_to_another_number_of_agents_makes_it_n():
+    # ppsim's majority notebook resets 5 * 10^8 agents to 10^9; here at a small scale.
+    sim = Simulation({"A": 300, "B": 200}, MAJORITY, seed=1)
+    sim.run(2)
+    sim.reset({"A": 501, "B": 499})
+    assert sim.n == sim.population == 1000 and sim.time == 0.0
+    sim.run(4, 0.5)
+    assert sim.steps == 4000 and sim.times[-1] == 4.0 and (sim.history.sum(axis=1) == 1000).all()
+    sim.reset()  # back to the constructor's configuration
+    assert sim.n == 500 and sim.config_dict == {"A": 300, "B": 200}
+    with pytest.raises(ValueError, match="has 1 agents"):
+        sim.reset({"A": 1})

@@ -358,10 +358,14 @@ class Simulation(PpsimViews):
 
     def reset(self, init_config: Optional[Mapping] = None) -> None:
         """Starts a new trial (the next one of this seed) from ``init_config`` (default: the
-        initial configuration), at time 0, with an empty history.
+        initial configuration given to the constructor), at time 0, with an empty history.
+
+        ``init_config`` may have another number of agents (as in ppsim, whose majority notebook
+        resets 5 * 10^8 agents to 10^9): ``n``, and with it the time unit, become its number of
+        agents for this trial (ppsim keeps the old time unit, which its own TODO calls a bug).
 
         Raises:
-            ValueError: an ``init_config`` with another number of agents.
+            ValueError: an ``init_config`` of fewer than 2 agents (or more than 2**62).
 
         >>> from poplab import Simulation
         >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
@@ -371,13 +375,19 @@ class Simulation(PpsimViews):
         >>> sim.reset({"L": 10, "F": 90})
         >>> sim.config_dict, sim.time, len(sim.history)
         ({'L': 10, 'F': 90}, 0.0, 1)
+        >>> sim.reset({"L": 200})
+        >>> sim.run(1)
+        >>> sim.n, sim.steps, sim.time
+        (200, 200, 1.0)
         """
         config = self.init_config
         if init_config is not None:
             config = {state: _count(state, amount) for state, amount in init_config.items()}
-            if sum(config.values()) != self.n:
-                raise ValueError(f"reset: init_config has {sum(config.values())} agents, the simulation has n = {self.n}")
+        agents = sum(config.values())
+        if not 2 <= agents <= _MAX_AGENTS:
+            raise ValueError(f"reset: init_config has {agents} agents; give from 2 to 2**62")
         self._trial += 1
+        self.n = self.steps_per_time_unit = agents
         self._start(config)
 
     # Running.
