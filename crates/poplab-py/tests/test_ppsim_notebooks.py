@@ -33,9 +33,16 @@ import pytest
 NOTEBOOKS = pathlib.Path(__file__).parent / "notebooks"
 
 
+class Run:
+    """A notebook as run: its cells, ppsim's cells (as stored, with ppsim's outputs), the state of
+    the widgets it showed, and the seconds it took."""
+
+    def __init__(self, cells, stored, widgets, seconds):
+        self.cells, self.stored, self.widgets, self.seconds = cells, stored, widgets, seconds
+
+
 def run_notebook(name, monkeypatch):
-    """Runs the notebook in a kernel; returns its cells as run, ppsim's cells (as stored), and the
-    seconds taken."""
+    """Runs the notebook in a kernel (`Run`)."""
     for module in ("nbclient", "nbformat", "ipykernel", "matplotlib", "seaborn", "ipywidgets", "ipympl"):
         pytest.importorskip(module)
     import nbformat
@@ -52,18 +59,39 @@ def run_notebook(name, monkeypatch):
     client.execute()
     seconds = time.perf_counter() - start
     print(f"{name}: {seconds:.0f} s")
-    return notebook.cells, stored, seconds
+    widgets = notebook.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    return Run(notebook.cells, stored, widgets.get("state", {}), seconds)
 
 
-def failures(cells):
-    """{cell index: (exception name, message)} of the cells that raised or showed an error."""
+def widget_outputs(model_id, state, seen=None):
+    """The outputs shown by the Output widgets in the widget ``model_id`` and its children (an
+    ipywidgets ``interact`` shows its function's outputs, and errors, in one)."""
+    seen = set() if seen is None else seen
+    if model_id in seen or model_id not in state:
+        return []
+    seen.add(model_id)
+    model = state[model_id]
+    outputs = list(model["state"].get("outputs", [])) if model["model_name"] == "OutputModel" else []
+    for child in model["state"].get("children", []):
+        outputs += widget_outputs(child.replace("IPY_MODEL_", ""), state, seen)
+    return outputs
+
+
+def failures(run):
+    """{cell index: (exception name, message)} of the cells that raised or showed an error, in
+    their outputs or in the widgets they show."""
     failed = {}
-    for i, cell in enumerate(cells):
+    for i, cell in enumerate(run.cells):
         if cell.cell_type != "code":
             continue
-        errors = [o for o in cell.outputs if o.output_type == "error"]
+        outputs = list(cell.outputs)
+        for o in cell.outputs:
+            view = o.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view:
+                outputs += widget_outputs(view["model_id"], run.widgets)
+        errors = [o for o in outputs if o["output_type"] == "error"]
         if errors:
-            failed[i] = (errors[0].ename, errors[0].evalue)
+            failed[i] = (errors[0]["ename"], errors[0]["evalue"])
     return failed
 
 
@@ -81,10 +109,10 @@ def reaction_lines(text):
     return [line for line in text.splitlines() if "-->" in line]
 
 
-def assert_failures(cells, expected):
+def assert_failures(run, expected):
     """The cells that failed are exactly those of ``expected`` {index: regex}, each with an error
     ``"name: message"`` that the regex matches (from its start)."""
-    failed = failures(cells)
+    failed = failures(run)
     assert sorted(failed) == sorted(expected), {i: failed[i] for i in set(failed) ^ set(expected) if i in failed}
     for i, pattern in expected.items():
         error = f"{failed[i][0]}: {failed[i][1]}"
@@ -92,7 +120,8 @@ def assert_failures(cells, expected):
 
 
 def test_ppsim_readme_notebook(monkeypatch):
-    cells, stored, _ = run_notebook("ppsim_README.ipynb", monkeypatch)
+    run = run_notebook("ppsim_README.ipynb", monkeypatch)
+    cells, stored = run.cells, run.stored
     assert "".join(cells[73].source).startswith("from poplab import species")
     u_bug = (
         r"RuleError: the rule failed while the reachable states were enumerated: "
@@ -102,7 +131,7 @@ def test_ppsim_readme_notebook(monkeypatch):
     # one) has no level 'role'.
     not_that_simulation = r"TypeError: .*unexpected keyword argument 'axis'|KeyError: .*role"
     assert_failures(
-        cells,
+        run,
         {
             53: u_bug,
             55: u_bug,
@@ -110,10 +139,11 @@ def test_ppsim_readme_notebook(monkeypatch):
             63: not_that_simulation,
             64: not_that_simulation,
             66: not_that_simulation,
-            # df is still time_trials' frame (n, time), which has no level to unstack. (Cell 71's
-            # interact shows the same error inside its widget, which is not the cell's output.)
+            # df is still time_trials' frame (n, time), which has no level to unstack (cell 71's
+            # interact shows the error in its widget).
             68: r"ValueError: index must be a MultiIndex to unstack",
             69: r"ValueError: index must be a MultiIndex to unstack",
+            71: r"ValueError: index must be a MultiIndex to unstack",
             73: r"CRNNotSupported: poplab does not simulate chemical reaction networks",
             75: r"NameError: name 'crn' is not defined",
         },
@@ -122,12 +152,16 @@ def test_ppsim_readme_notebook(monkeypatch):
     # once it has converged to three consecutive values, its one enabled reaction.
     for i in (18, 41):
         assert reaction_lines(stdout(cells[i])) == reaction_lines(stdout(stored[i])) != []
+    # The sliders over discrete averaging's history (cells 37 and 45) are widgets that ran.
+    for i in (37, 45):
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in cells[i].outputs)
     assert stdout(cells[26]) == stdout(stored[26]) == str(list(range(51))) + "\n"
 
 
 def test_rps_oscillator_notebook(monkeypatch):
-    cells, stored, _ = run_notebook("rps_oscillator.ipynb", monkeypatch)
-    assert_failures(cells, {})
+    run = run_notebook("rps_oscillator.ipynb", monkeypatch)
+    cells = run.cells
+    assert_failures(run, {})
     # ppsim kept no output of cell 19 (state_list and reactions of the 7-state oscillator).
     printed = stdout(cells[19]).splitlines()
     assert printed[0] == "['0+', '0++', '1+', '1++', '2+', '2++', 'x']"
@@ -143,14 +177,15 @@ def test_rps_oscillator_notebook(monkeypatch):
 
 
 def test_majority_notebook(monkeypatch):
-    cells, stored, _ = run_notebook("majority.ipynb", monkeypatch)
+    run = run_notebook("majority.ipynb", monkeypatch)
+    cells, stored = run.cells, run.stored
 
     def missing(name):
         return rf"FileNotFoundError: .*No such file or directory: 'majority_simulations/{name}\.p'"
 
     # After a missing pickle, sim is still the approximate majority's of cell 14 (columns A, B, U).
     assert_failures(
-        cells,
+        run,
         {
             20: missing("cancel_split"),
             21: r"KeyError: 1",  # its plot_config reads the columns of bias +1, -1
