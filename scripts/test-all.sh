@@ -4,7 +4,9 @@
 #   1. cargo test --workspace (this also builds the `poplab` command, whose JSON documents the
 #      Python tests compare with);
 #   2. a virtual environment (made once, reused: $POPLAB_VENV, default <target dir>/venv-py) with
-#      pytest, scipy and matplotlib (the example notebook's plots), and the `poplab` wheel
+#      pytest, scipy and matplotlib (the example notebook's plots), nbclient, ipykernel and nbformat
+#      (to run ppsim's notebooks, tests/test_ppsim_notebooks.py), seaborn, ipywidgets and ipympl
+#      (what those notebooks import) and tqdm (run(timer=True)'s bar), and the `poplab` wheel
 #      built from crates/poplab-py by pip and maturin (release mode; cargo rebuilds only what
 #      changed);
 #   3. pytest on crates/poplab-py/tests, then on the examples (doctests) of the installed package's
@@ -31,7 +33,8 @@ wheels=$target/wheels-py
 rm -rf "$wheels"
 "$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
 wheel=$(ls "$wheels"/poplab-*.whl)
-"$venv/bin/python" -m pip install --quiet "$wheel" pytest scipy matplotlib
+"$venv/bin/python" -m pip install --quiet "$wheel" pytest scipy matplotlib \
+    nbclient ipykernel nbformat seaborn ipywidgets ipympl tqdm
 "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
 
 cd crates/poplab-py

@@ -231,7 +231,7 @@ def test_configuration_views():
     assert sim.times == [0.0, 1.0, 2.0] and len(sim.configs) == 3
     sim.reset({a: 1, b: 999})
     assert sim.time == 0 and sim.config_dict == {a: 1, b: 999} and len(sim.history) == 1
-    with pytest.raises(ValueError, match="n = 1000"):
+    with pytest.raises(ValueError, match="has 1 agents"):  # another n is taken (ppsim's), one agent is not
         sim.reset({a: 1})
 
 

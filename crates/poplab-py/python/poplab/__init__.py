@@ -10,7 +10,10 @@ come back as pandas DataFrames and dicts with the fields of the ``poplab`` comma
   `run` returns with the splitting estimator).
 - `Protocol`: a protocol written in Python (a dict or a function of two states); `OUTPUTS`
   lists the outputs a state can give; a failing rule raises `RuleError`.
-- `Simulation`, `time_trials`: ppsim's API on poplab's engines.
+- `Simulation`, `time_trials`: ppsim's API on poplab's engines; `Snapshot`, `TimeUpdate`,
+  `Plotter`, `StatePlotter`, `HistoryPlotter`: ppsim's snapshots (``sim.add_snapshot``).
+  ppsim's chemical reaction networks (`species`, `Specie`, `Reaction`, `poplab.crn`) are not
+  taken: their use raises `CRNNotSupported`, saying what to write instead.
 - `claim`: one claim of the four papers reproduced, its points and verdict (`ClaimResult`), as
   ``poplab reproduce`` reports it.
 - `judge`: a claim written as in the papers (``O(log n)``, ``= (n-1)^2``) judged on measured
@@ -34,6 +37,8 @@ from ._claims import ClaimResult, claim
 from ._judge import Judgement, judge
 from ._protocol import OUTPUTS, Protocol
 from ._simulation import Simulation, time_trials
+from ._snapshot import HistoryPlotter, Plotter, Snapshot, StatePlotter, TimeUpdate
+from .crn import CRNNotSupported, Reaction, Specie, species
 
 try:
     from importlib.metadata import version as _version
@@ -43,7 +48,16 @@ except Exception:  # pragma: no cover - not installed as a distribution
     __version__ = "0+unknown"
 
 __all__ = [
+    "CRNNotSupported",
     "EstimateResult",
+    "HistoryPlotter",
+    "Plotter",
+    "Reaction",
+    "Snapshot",
+    "Specie",
+    "StatePlotter",
+    "TimeUpdate",
+    "species",
     "OUTPUTS",
     "RNG",
     "ClaimResult",

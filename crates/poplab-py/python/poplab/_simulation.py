@@ -13,21 +13,29 @@ import math
 import re
 import secrets
 import time as _time
+import warnings
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
-from . import _poplab
+from . import _poplab, _reachable
 from ._api import _MAX_AGENTS, _graph, _whole
 from ._protocol import Protocol, _copy
+from ._snapshot import Snapshot, TimeUpdate
+from ._views import PpsimViews
+from .crn import CRNNotSupported
 
 #: What ``transition_order`` takes.
 TRANSITION_ORDERS = ("asymmetric", "symmetric", "symmetric_enforced")
 
 #: ppsim's ``simulator_method`` names and the engines that play their part.
 SIMULATOR_METHODS = {"multibatch": "batched", "gillespie": "counts", "sequential": "agents"}
+
+#: The most reachable states whose rule results are kept from the enumeration for ``reactions``
+#: (more are asked of the rule again).
+_KEEP_RESULTS = 300
 
 #: The exact stop rules ``run`` takes by name (silence always stops a run too).
 STOP_RULES = ("silent", "one-leader", "consensus", "all-yes", "all-no")
@@ -76,6 +84,8 @@ class _PpsimRule:
 
             self.call = call
         else:
+            if isinstance(rule, (list, tuple, set)):
+                raise CRNNotSupported(f"a rule given as a {type(rule).__name__}, as ppsim's list of reactions")
             raise TypeError(
                 f"rule must be a dict {{(a, b): (c, d)}} or a function rule(a, b), not {type(rule).__name__}"
             )
@@ -112,6 +122,19 @@ class _PpsimRule:
             raise TypeError(f"expected a pair of states, None or a dict {{(c, d): probability}}, got {result!r}")
         c, d = result
         return None if _is_null((c, d), a, b, self.swaps) else (c, d)
+
+    def raw(self, a: Any, b: Any) -> Any:
+        """ppsim's ``Simulation.rule(a, b)``: what the user's rule gives for the ordered pair, as
+        it gives it (a dict rule's missing pair: None; a function returning None: its arguments)."""
+        return self.call(_copy(a), _copy(b))
+
+    def applied(self, a: Any, b: Any, one_way: Callable[[Any, Any], Any]) -> Any:
+        """The result of ``(a, b)`` once the transition order is applied, from the results of single
+        orders ``one_way`` (without the check of ``'symmetric_enforced'``)."""
+        result = one_way(a, b)
+        if self.order == "asymmetric" or a == b or result is not None:
+            return result
+        return _swapped(one_way(b, a))
 
     def __call__(self, a: Any, b: Any) -> Any:
         result = self.one_way(a, b)
@@ -165,7 +188,7 @@ def _count(state: Any, amount: Any) -> int:
     return count
 
 
-class Simulation:
+class Simulation(PpsimViews):
     """A population protocol simulated one trial at a time, with ppsim's API on poplab's engines.
 
     ``init_config`` maps states to counts (``n`` is their sum); ``rule`` is a dict
@@ -193,8 +216,16 @@ class Simulation:
             dict nor a function.
         ValueError: counts that are not whole numbers, fewer than 2 agents, an unknown
             ``transition_order``, ``simulator_method`` or ``engine``.
-        NotImplementedError: ppsim's chemical reaction network options (``volume``,
-            ``continuous_time``, ``time_units``).
+        CRNNotSupported: (a ``NotImplementedError``) ppsim's chemical reaction networks: a list of
+            reactions as the rule, ``volume``, ``continuous_time``, ``time_units``.
+        RuleError: the rule failed while the reachable states were enumerated.
+
+    ``state_list`` is ppsim's: every state reachable from the initial states, enumerated at
+    construction by breadth-first search (each new state meets every state found, in both orders;
+    a dict rule's states are all included, as in ppsim). When more than
+    ``MAX_ENUMERATED_STATES`` states are reachable (or the set is unbounded), the search stops
+    there with a ``UserWarning`` and ``state_list`` falls back to ``states_met``: the states met
+    so far (initial ones and results of the rule), which grows as the simulation runs.
 
     Approximate majority among 10^5 agents, 60% in A:
 
@@ -227,6 +258,11 @@ class Simulation:
     (True, True)
     """
 
+    #: The most states ``state_list`` enumerates at construction (see above); a class attribute, set
+    #: it (``Simulation.MAX_ENUMERATED_STATES = 5000``) for larger protocols: the search calls the
+    #: rule about this many squared times.
+    MAX_ENUMERATED_STATES = 1000
+
     def __init__(
         self,
         init_config: Mapping,
@@ -246,10 +282,7 @@ class Simulation:
         **rule_kwargs: Any,
     ):
         if volume is not None or continuous_time or time_units is not None:
-            raise NotImplementedError(
-                "poplab simulates population protocols in discrete parallel time: volume, continuous_time "
-                "and time_units (ppsim's chemical reaction networks) are not supported"
-            )
+            raise CRNNotSupported("volume, continuous_time and time_units")
         if not isinstance(init_config, Mapping) or not init_config:
             raise TypeError("init_config must be a non-empty dict {state: count}")
         self.engine = _engine(engine, simulator_method)
@@ -257,11 +290,8 @@ class Simulation:
         self.seed = secrets.randbits(63) if seed is None else _whole("seed", seed, 0, 2**64 - 1, "2**64 - 1")
         self.transition_order = transition_order
         self.closed_stops = bool(closed_stops)
-        self.protocol = Protocol(
-            _PpsimRule(rule, rule_kwargs, transition_order, swaps_are_null=graph in (None, "complete")),
-            output=output,
-            name=name or getattr(rule, "__name__", "protocol"),
-        )
+        self._ppsim_rule = _PpsimRule(rule, rule_kwargs, transition_order, swaps_are_null=graph in (None, "complete"))
+        self.protocol = Protocol(self._ppsim_rule, output=output, name=name or getattr(rule, "__name__", "protocol"))
         self.init_config = {state: _count(state, amount) for state, amount in init_config.items()}
         self.n = sum(self.init_config.values())
         if self.n < 2:
@@ -269,26 +299,73 @@ class Simulation:
         if self.n > _MAX_AGENTS:
             raise ValueError(f"init_config has {self.n} agents, more than the 2**62 a simulation takes; give fewer")
         self.steps_per_time_unit = self.n
+        self.snapshots: List[Snapshot] = []
+        self._enumerate(rule)
         self._trial = 0
         self._start(self.init_config)
 
     # Starting, resetting.
 
     def _start(self, config: Mapping) -> None:
-        names = [(self.protocol._declare(state), count) for state, count in config.items()]
-        handle, _ = self.protocol._ensure()
-        seed = _poplab.trial_seed(self.seed, self._trial)
-        self._live = _poplab.LiveSimulation(handle, names, _graph(self.graph), self.engine, seed)
+        self._offset = 0
+        self._live = self._new_live(config, _poplab.trial_seed(self.seed, self._trial))
+        self._population = sum(config.values())
         self._rows: List[Tuple[int, List[Tuple[str, int]]]] = []
         self._history: Optional[pd.DataFrame] = None
-        self._record(self._live.step(), self._live.counts())
+        self._record(self._step(), self._live.counts())
+
+    def _new_live(self, config: Mapping, seed: int) -> Any:
+        """A run of the protocol from ``config`` (any number of agents >= 2) with trial seed
+        ``seed``, at its step 0."""
+        names = [(self.protocol._declare(state), count) for state, count in config.items() if count]
+        population = sum(count for _, count in names)
+        if population < 2:
+            raise ValueError(f"the configuration has {population} agents; a population needs at least 2")
+        if population > _MAX_AGENTS:
+            raise ValueError(f"the configuration has {population} agents, more than the 2**62 a simulation takes")
+        handle, _ = self.protocol._ensure()
+        return _poplab.LiveSimulation(handle, names, _graph(self.graph), self.engine, seed)
+
+    def _step(self) -> int:
+        """Interactions so far in this trial: those before the last ``set_config`` and since."""
+        return self._offset + self._live.step()
+
+    def _enumerate(self, rule: Any) -> None:
+        """ppsim's ``state_list``: the reachable states, or None past ``MAX_ENUMERATED_STATES``."""
+        initial = list(self.init_config)
+        if isinstance(rule, Mapping):
+            for (a, b), result in rule.items():
+                initial += [a, b] + [s for pair, _ in _reachable.outcomes(result) for s in pair]
+        try:
+            found = _reachable.reachable_states(initial, self._ppsim_rule.one_way, self.MAX_ENUMERATED_STATES)
+        except Exception as e:
+            raise _poplab.RuleError(f"the rule failed while the reachable states were enumerated: {type(e).__name__}: {e}") from e
+        self._reactions: Optional[Tuple[int, List[_reachable.Reaction]]] = None
+        self._results_complete = False
+        if found is None:
+            warnings.warn(
+                f"more than {self.MAX_ENUMERATED_STATES} states are reachable (Simulation.MAX_ENUMERATED_STATES): "
+                "state_list lists the states met so far (states_met), and grows as the simulation runs",
+                stacklevel=3,
+            )
+            self._reachable: Optional[List[Any]] = None
+            self._results: Dict[Tuple[Any, Any], Any] = {}
+            return
+        self._reachable, self._results = found
+        self._results_complete = len(self._reachable) <= _KEEP_RESULTS
+        if not self._results_complete:
+            self._results = {}
 
     def reset(self, init_config: Optional[Mapping] = None) -> None:
         """Starts a new trial (the next one of this seed) from ``init_config`` (default: the
-        initial configuration), at time 0, with an empty history.
+        initial configuration given to the constructor), at time 0, with an empty history.
+
+        ``init_config`` may have another number of agents (as in ppsim, whose majority notebook
+        resets 5 * 10^8 agents to 10^9): ``n``, and with it the time unit, become its number of
+        agents for this trial (ppsim keeps the old time unit, which its own TODO calls a bug).
 
         Raises:
-            ValueError: an ``init_config`` with another number of agents.
+            ValueError: an ``init_config`` of fewer than 2 agents (or more than 2**62).
 
         >>> from poplab import Simulation
         >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
@@ -298,13 +375,19 @@ class Simulation:
         >>> sim.reset({"L": 10, "F": 90})
         >>> sim.config_dict, sim.time, len(sim.history)
         ({'L': 10, 'F': 90}, 0.0, 1)
+        >>> sim.reset({"L": 200})
+        >>> sim.run(1)
+        >>> sim.n, sim.steps, sim.time
+        (200, 200, 1.0)
         """
         config = self.init_config
         if init_config is not None:
             config = {state: _count(state, amount) for state, amount in init_config.items()}
-            if sum(config.values()) != self.n:
-                raise ValueError(f"reset: init_config has {sum(config.values())} agents, the simulation has n = {self.n}")
+        agents = sum(config.values())
+        if not 2 <= agents <= _MAX_AGENTS:
+            raise ValueError(f"reset: init_config has {agents} agents; give from 2 to 2**62")
         self._trial += 1
+        self.n = self.steps_per_time_unit = agents
         self._start(config)
 
     # Running.
@@ -331,7 +414,10 @@ class Simulation:
         One run records at most ``MAX_HISTORY_ROWS`` rows, fewer if they would not fit in memory:
         more is refused up front when the end is known, and otherwise stops the run with
         ``ValueError`` (the configuration stays where it stopped).
-        ``timer`` is accepted for ppsim's sake; poplab shows no progress bar here.
+        ``timer=True`` shows a progress bar of the time simulated (tqdm when installed, else a
+        plain bar on stderr; `TimeUpdate`) when the simulation has no snapshot; the default is
+        False (ppsim's is True). Snapshots (``add_snapshot``) are updated every ``update_time``
+        seconds while it runs, between pieces of the run, and at the end.
 
         Raises:
             ValueError: an unknown stop rule, a stop rule on outputs without ``output=``, a
@@ -363,26 +449,45 @@ class Simulation:
         _check_history(history_interval, self.time, end_step, self.n)
         if condition is not None and condition(self.config_dict):
             return
-        limit = _history_limit(len(self.protocol.states))
-        self._live.sample_at(_history_steps(self.time, history_interval, self.n, limit))
+        limit = _history_limit(len(self.state_list))
+        offset = self._offset
+        self._live.sample_at(step - offset for step in _history_steps(self.time, history_interval, self.n, limit))
         piece = max(1, math.floor(stopping_interval * self.n))
+        timer_added = timer and not self.snapshots
+        if timer_added:
+            number = isinstance(run_until, (int, float)) and not isinstance(run_until, bool)
+            self.add_snapshot(TimeUpdate(time_bound=run_until if number and math.isfinite(run_until) else None))
+        for snapshot in self.snapshots:
+            snapshot.next_snapshot_time = _time.perf_counter() + snapshot.update_time
         try:
             while True:
-                step = self._live.step()
+                step = self._step()
                 if end_step is not None and step >= end_step:
                     break
                 piece_end = (step // piece + 1) * piece
                 if end_step is not None:
                     piece_end = min(piece_end, end_step)
-                met, samples = self._live.advance(piece_end, stop, self.closed_stops)
+                met, samples = self._live.advance(piece_end - offset, stop, self.closed_stops)
                 for sample_step, counts in samples:
-                    self._record(sample_step, counts)
+                    self._record(sample_step + offset, counts)
+                self._update_snapshots(force=False)
                 if met or (condition is not None and condition(self.config_dict)):
                     break
         finally:
             # The end (or the interruption: Ctrl-C lands between pieces) is recorded too.
-            if self._live.step() > self._rows[-1][0]:
-                self._record(self._live.step(), self._live.counts())
+            if self._step() > self._rows[-1][0]:
+                self._record(self._step(), self._live.counts())
+            self._update_snapshots(force=True)
+            if timer_added:
+                self.snapshots.pop().pbar.close()
+
+    def _update_snapshots(self, force: bool) -> None:
+        """Updates the snapshots whose time has come (all of them when ``force``)."""
+        now = _time.perf_counter()
+        for snapshot in self.snapshots:
+            if force or now >= snapshot.next_snapshot_time:
+                snapshot.update()
+                snapshot.next_snapshot_time = _time.perf_counter() + snapshot.update_time
 
     def _stop_of(self, run_until: RunUntil) -> Tuple[str, Optional[int], Optional[Callable[[Config], bool]]]:
         """The exact stop rule, the last step, and the condition checked between pieces."""
@@ -449,12 +554,18 @@ class Simulation:
         >>> sim.steps, sim.time
         (300, 3.0)
         """
-        return self._live.step()
+        return self._step()
 
     @property
     def time(self) -> float:
-        """Parallel time so far: interactions / n."""
-        return self._live.step() / self.n
+        """Parallel time so far: interactions / n (the n of the initial configuration, also after
+        ``set_config`` changed the number of agents, as in ppsim)."""
+        return self._step() / self.n
+
+    @property
+    def population(self) -> int:
+        """The number of agents now: ``n``, unless ``set_config`` changed it."""
+        return self._population
 
     @property
     def times(self) -> List[float]:
@@ -470,9 +581,39 @@ class Simulation:
 
     @property
     def state_list(self) -> List[Any]:
-        """The states met so far (initial ones, and every result of a rule called so far), in
-        ppsim's order (natural order of their ``repr``)."""
-        return sorted(self.protocol.states, key=_natural_key)
+        """ppsim's ``state_list``: every state reachable from the initial configuration (enumerated
+        at construction, see the class), in ppsim's order (natural order of their ``repr``). The
+        order of the columns of ``history`` and of ``config_array``.
+
+        When the enumeration stopped at ``MAX_ENUMERATED_STATES``, the states met so far instead
+        (``states_met``), which grows as the simulation runs.
+
+        >>> import math
+        >>> from poplab import Simulation
+        >>> average = lambda a, b: (math.floor((a + b) / 2), math.ceil((a + b) / 2))
+        >>> sim = Simulation({0: 50, 50: 50}, average, seed=1)
+        >>> len(sim.state_list), sim.state_list[:3]
+        (51, [0, 1, 2])
+        >>> len(sim.states_met) < 51                # before any run: the states met so far
+        True
+        """
+        met = self.protocol.states
+        key = (len(met), self._reachable is None)
+        if getattr(self, "_sorted_key", None) != key:
+            states = met if self._reachable is None else list(self._reachable)
+            if self._reachable is not None and len(met) > 0:
+                known = set(states)
+                states = states + [s for s in met if s not in known]
+            self._sorted_states = sorted(states, key=_natural_key)
+            self._sorted_key = key
+        return list(self._sorted_states)
+
+    @property
+    def states_met(self) -> List[Any]:
+        """The states met so far: the initial ones and every result of the rule the engine has
+        asked for so far, in order of appearance (poplab learns a protocol's states lazily; this
+        is what ``state_list`` was before it enumerated reachable states as ppsim does)."""
+        return list(self.protocol.states)
 
     @property
     def state_dict(self) -> Dict[Any, int]:
@@ -540,13 +681,19 @@ class Simulation:
         return pd.DataFrame(data, index=index, columns=_columns(states))
 
     def __repr__(self) -> str:
-        return f"Simulation(n={self.n}, time={self.time:.3f}, states={len(self.protocol.states)}, seed={self.seed})"
+        return f"Simulation(n={self.n}, time={self.time:.3f}, states={len(self.state_list)}, seed={self.seed})"
 
     # Pickling and copying: the settings, the history and the run's snapshot (the library's, as
     # `poplab run --checkpoint` writes them).
 
+    #: What a pickle leaves out: the run (saved as its snapshot), caches, the snapshots (figures), and
+    #: the rule (the protocol's, which explains a rule that does not pickle).
+    _UNPICKLED = (
+        "_live", "_history", "snapshots", "_ppsim_rule", "_results", "_results_complete", "_reactions", "_sorted_key", "_sorted_states"
+    )
+
     def _fields(self) -> Dict[str, Any]:
-        fields = {k: v for k, v in self.__dict__.items() if k not in ("_live", "_history")}
+        fields = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
         fields["_snapshot"] = self._live.snapshot()
         return fields
 
@@ -556,10 +703,14 @@ class Simulation:
     def __setstate__(self, state: Dict[str, Any]) -> None:
         state = dict(state)
         snapshot = state.pop("_snapshot")
+        # Pickles of earlier versions lack the fields of ppsim's state enumeration and set_config.
+        self.__dict__.update({"_offset": 0, "_population": state["n"], "_reachable": None})
         self.__dict__.update(state)
-        self._history = None
+        self._ppsim_rule = self.protocol.rule
+        self._history, self._results, self._results_complete, self._reactions = None, {}, False, None
+        self.snapshots = []
         handle, _ = self.protocol._ensure()
-        self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph), self.n)
+        self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph), self._population)
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "Simulation":
         twin = Simulation.__new__(Simulation)

@@ -1,0 +1,205 @@
+"""ppsim's own notebooks (tests/notebooks: its README, rps_oscillator and majority, as published by
+UC-Davis-molecular-computing/ppsim, MIT license) run on poplab with only the import changed:
+``from ppsim import`` -> ``from poplab import`` (and the README's ``pip install ppsim`` ->
+``pip install poplab``, which would otherwise install ppsim into the kernel's environment).
+
+Each notebook runs in a Jupyter kernel (nbclient), at its own sizes, with matplotlib's Agg backend.
+A cell fails when it raises or shows an error (an ipywidgets callback's). The cells that fail are
+listed exactly, each with its reason:
+
+- README: the two CRN cells (poplab does not take CRNs: `CRNNotSupported`, then the NameError of
+  the ``crn`` that was never made), and the leader-election cells hit by ppsim's own ``u`` bug (the
+  README's ``u`` is the string 'U' from its first example, so ``Ulogn = u * int(np.log2(n))`` is a
+  string and the rule's ``v.counter <= Ulogn`` raises TypeError, from the state enumeration as a
+  RuleError), and the cells after them that use that simulation's history (they get the earlier
+  ``sim`` and ``df``; their ``groupby(..., axis=1)`` is also gone from pandas 3).
+- majority: the cells that load ppsim's pickled simulations (majority_simulations/*.p, pickles of
+  ``ppsim.simulation.Simulation`` written with pandas 1, which neither poplab nor pandas >= 2 can
+  read; kept aside), and the cells after them that plot those simulations. The one data file that
+  is plain data (clock_times.p) is here and its cell runs.
+- rps_oscillator: none.
+
+Beyond running, the cells that print ``state_list``, ``reactions`` or ``enabled_reactions`` print
+what ppsim printed (the notebooks keep ppsim's outputs).
+"""
+
+import json
+import pathlib
+import re
+import time
+
+import pytest
+
+NOTEBOOKS = pathlib.Path(__file__).parent / "notebooks"
+
+
+class Run:
+    """A notebook as run: its cells, ppsim's cells (as stored, with ppsim's outputs), the state of
+    the widgets it showed, and the seconds it took."""
+
+    def __init__(self, cells, stored, widgets, seconds):
+        self.cells, self.stored, self.widgets, self.seconds = cells, stored, widgets, seconds
+
+
+def run_notebook(name, monkeypatch):
+    """Runs the notebook in a kernel (`Run`)."""
+    for module in ("nbclient", "nbformat", "ipykernel", "matplotlib", "seaborn", "ipywidgets", "ipympl"):
+        pytest.importorskip(module)
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    path = NOTEBOOKS / name
+    stored = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    notebook = nbformat.read(str(path), as_version=4)
+    client = NotebookClient(
+        notebook, timeout=3600, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    print(f"{name}: {seconds:.0f} s")
+    widgets = notebook.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    return Run(notebook.cells, stored, widgets.get("state", {}), seconds)
+
+
+def widget_outputs(model_id, state, seen=None):
+    """The outputs shown by the Output widgets in the widget ``model_id`` and its children (an
+    ipywidgets ``interact`` shows its function's outputs, and errors, in one)."""
+    seen = set() if seen is None else seen
+    if model_id in seen or model_id not in state:
+        return []
+    seen.add(model_id)
+    model = state[model_id]
+    outputs = list(model["state"].get("outputs", [])) if model["model_name"] == "OutputModel" else []
+    for child in model["state"].get("children", []):
+        outputs += widget_outputs(child.replace("IPY_MODEL_", ""), state, seen)
+    return outputs
+
+
+def failures(run):
+    """{cell index: (exception name, message)} of the cells that raised or showed an error, in
+    their outputs or in the widgets they show."""
+    failed = {}
+    for i, cell in enumerate(run.cells):
+        if cell.cell_type != "code":
+            continue
+        outputs = list(cell.outputs)
+        for o in cell.outputs:
+            view = o.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view:
+                outputs += widget_outputs(view["model_id"], run.widgets)
+        errors = [o for o in outputs if o["output_type"] == "error"]
+        if errors:
+            failed[i] = (errors[0]["ename"], errors[0]["evalue"])
+    return failed
+
+
+def stdout(cell):
+    """What a cell (as run, or as ppsim stored it) printed on stdout."""
+    outputs = cell.get("outputs", [])
+    return "".join(
+        "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+        for o in outputs
+        if o["output_type"] == "stream" and o["name"] == "stdout"
+    )
+
+
+def reaction_lines(text):
+    return [line for line in text.splitlines() if "-->" in line]
+
+
+def assert_failures(run, expected):
+    """The cells that failed are exactly those of ``expected`` {index: regex}, each with an error
+    ``"name: message"`` that the regex matches (from its start)."""
+    failed = failures(run)
+    assert sorted(failed) == sorted(expected), {i: failed[i] for i in set(failed) ^ set(expected) if i in failed}
+    for i, pattern in expected.items():
+        error = f"{failed[i][0]}: {failed[i][1]}"
+        assert re.match(pattern, error), (i, error)
+
+
+def test_ppsim_readme_notebook(monkeypatch):
+    run = run_notebook("ppsim_README.ipynb", monkeypatch)
+    cells, stored = run.cells, run.stored
+    assert "".join(cells[73].source).startswith("from poplab import species")
+    u_bug = (
+        r"RuleError: the rule failed while the reachable states were enumerated: "
+        r"TypeError: '<=' not supported between instances of 'int' and 'str'"
+    )
+    # groupby(..., axis=1) is gone from pandas 3; with pandas 2, sim (still the discrete averaging
+    # one) has no level 'role'.
+    not_that_simulation = r"TypeError: .*unexpected keyword argument 'axis'|KeyError: .*role"
+    assert_failures(
+        run,
+        {
+            53: u_bug,
+            55: u_bug,
+            61: not_that_simulation,
+            63: not_that_simulation,
+            64: not_that_simulation,
+            66: not_that_simulation,
+            # df is still time_trials' frame (n, time), which has no level to unstack (cell 71's
+            # interact shows the error in its widget).
+            68: r"ValueError: index must be a MultiIndex to unstack",
+            69: r"ValueError: index must be a MultiIndex to unstack",
+            71: r"ValueError: index must be a MultiIndex to unstack",
+            73: r"CRNNotSupported: poplab does not simulate chemical reaction networks",
+            75: r"NameError: name 'crn' is not defined",
+        },
+    )
+    # What ppsim printed: the asymmetric majority's reactions, discrete averaging's 51 states and,
+    # once it has converged to three consecutive values, its one enabled reaction.
+    for i in (18, 41):
+        assert reaction_lines(stdout(cells[i])) == reaction_lines(stdout(stored[i])) != []
+    # The sliders over discrete averaging's history (cells 37 and 45) are widgets that ran.
+    for i in (37, 45):
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in cells[i].outputs)
+    assert stdout(cells[26]) == stdout(stored[26]) == str(list(range(51))) + "\n"
+
+
+def test_rps_oscillator_notebook(monkeypatch):
+    run = run_notebook("rps_oscillator.ipynb", monkeypatch)
+    cells = run.cells
+    assert_failures(run, {})
+    # ppsim kept no output of cell 19 (state_list and reactions of the 7-state oscillator).
+    printed = stdout(cells[19]).splitlines()
+    assert printed[0] == "['0+', '0++', '1+', '1++', '2+', '2++', 'x']"
+    reactions = reaction_lines(stdout(cells[19]))
+    # x turns any other state into a lazy one of each species (1/3 each unless it is that one).
+    assert " 0+,   x  -->   1+,   x      with probability 0.3333333333333333" in reactions
+    assert " 0+,  0+  -->   0+, 0++" in reactions and len(reactions) == len(set(reactions))
+    # 1+ attacks its prey 0++ with p = 0.1 (else makes it lazy); 0++ meeting 1+ is null, so the
+    # symmetric rule takes 1+'s side: one reaction each, at full probability.
+    assert "0++,  1+  -->   1+,  1+      with probability 0.1" in reactions
+    assert "0++,  1+  -->   0+,  1+      with probability 0.9" in reactions
+    assert stdout(cells[24]).split() == ["removing", "x", "adding", "x"]
+
+
+def test_majority_notebook(monkeypatch):
+    run = run_notebook("majority.ipynb", monkeypatch)
+    cells, stored = run.cells, run.stored
+
+    def missing(name):
+        return rf"FileNotFoundError: .*No such file or directory: 'majority_simulations/{name}\.p'"
+
+    # After a missing pickle, sim is still the approximate majority's of cell 14 (columns A, B, U).
+    assert_failures(
+        run,
+        {
+            20: missing("cancel_split"),
+            21: r"KeyError: 1",  # its plot_config reads the columns of bias +1, -1
+            26: missing("bias_average"),
+            29: missing("bias_average2"),
+            36: missing("clock_p_1"),
+            45: missing("full_sync"),
+            46: r"IndexError: single positional indexer is out-of-bounds",  # row 1242 of 401
+            48: missing("main_averaging"),
+            49: r"TypeError: Index must be a MultiIndex",  # it reads the levels of MajorityAgent
+            51: missing("main_averaging_tie"),
+        },
+    )
+    # clock_times.p is plain data: its plot (cell 39) runs.
+    # ppsim's printed reactions: the 6-state majority, cancel/split and bias averaging with L = 4.
+    for i in (7, 18, 24):
+        assert reaction_lines(stdout(cells[i])) == reaction_lines(stdout(stored[i])) != []
