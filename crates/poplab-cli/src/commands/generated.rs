@@ -27,9 +27,10 @@ pub fn completions(args: &CompletionsArgs) -> Result<()> {
 const PROTOCOL_COMMANDS: &[(&str, Option<&[&str]>)] =
     &[("list", None), ("run", None), ("sweep", None), ("exact", None), ("verify", None), ("spacetime", Some(&["prl"]))];
 
-/// A bash function that completes protocol names (and `@FILE`) at the protocol's place after
-/// `poplab run`, `sweep`, ... and hands everything else to clap's `_poplab`; registered in its
-/// place. Options that take a value skip that value, so `poplab run --n 10 an<TAB>` completes.
+/// A bash function that completes protocol names at the protocol's place after `poplab run`,
+/// `sweep`, ..., claim names after `--only`, and files after `@` (protocol files, `--init @FILE`,
+/// `--graph @FILE`), and hands everything else to clap's `_poplab` (which completes files for
+/// path options); registered in its place. Options that take a value skip that value, so `poplab run --n 10 an<TAB>` completes.
 fn bash_protocols(command: &clap::Command) -> String {
     let mut cases = String::new();
     for (name, only) in PROTOCOL_COMMANDS {
@@ -49,12 +50,27 @@ fn bash_protocols(command: &clap::Command) -> String {
         let _ =
             writeln!(cases, "        {name}) flags=' {} '; protocols='{}' ;;", flags.join(" "), protocols.join(" "));
     }
+    let claims: Vec<&str> =
+        poplab::claims::claims(poplab::claims::Mode::Full, 1).iter().map(|claim| claim.id).collect();
+    let claims = claims.join(" ");
     format!(
         r#"
 # Protocol names (and @FILE) at the protocol's place after a subcommand that takes one; the rest
 # is clap's _poplab above. Appended by `poplab completions bash`.
 _poplab_protocol() {{
     local cur=${{COMP_WORDS[COMP_CWORD]}} flags protocols word i=2
+    # The claims `reproduce --only` takes; a file after `@` wherever a value may be one (a protocol,
+    # --init, --graph).
+    if [[ ${{COMP_WORDS[COMP_CWORD-1]}} == --only ]]; then
+        COMPREPLY=( $(compgen -W "{claims}" -- "$cur") )
+        return 0
+    fi
+    if [[ $cur == @* ]]; then
+        local IFS=$'\n'
+        COMPREPLY=( $(compgen -f -- "${{cur#@}}") )
+        COMPREPLY=( "${{COMPREPLY[@]/#/@}}" )
+        return 0
+    fi
     case ${{COMP_WORDS[1]}} in
 {cases}        *) _poplab "$@"; return ;;
     esac
@@ -69,14 +85,7 @@ _poplab_protocol() {{
             i=$((i + 1))
         done
         if (( i == COMP_CWORD )); then
-            if [[ $cur == @* ]]; then
-                local IFS=$'
-'
-                COMPREPLY=( $(compgen -f -- "${{cur#@}}") )
-                COMPREPLY=( "${{COMPREPLY[@]/#/@}}" )
-            else
-                COMPREPLY=( $(compgen -W "$protocols" -- "$cur") )
-            fi
+            COMPREPLY=( $(compgen -W "$protocols" -- "$cur") )
             return 0
         fi
     fi

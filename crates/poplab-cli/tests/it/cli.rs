@@ -343,6 +343,9 @@ fn bash_completion_offers_protocol_names() {
         return;
     }
     let script = scratch("poplab.bash");
+    let files = scratch("completion-files");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("cmpl-p.toml"), "").unwrap();
     std::fs::write(&script, stdout_of(&["completions", "bash"])).unwrap();
     // Each case: the words typed (the last is being completed), then what COMPREPLY holds.
     let program = format!(
@@ -357,8 +360,13 @@ try poplab verify --max-configs 10 pr
 try poplab spacetime ''
 try poplab run angluin --tr
 try poplab r
+try poplab reproduce --quick --only pll-s
+try poplab run @{dir}/cmpl-
+try poplab run angluin --init @{dir}/cmpl-
+try poplab run angluin --out {dir}/cmpl-
 "#,
-        script.display()
+        script.display(),
+        dir = files.display()
     );
     let output = std::process::Command::new("bash").arg("-c").arg(program).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -375,6 +383,12 @@ try poplab r
     assert_eq!(words(5), ["prl"]);
     assert!(words(6).contains(&"--trials") && words(6).iter().all(|w| w.starts_with("--tr")), "{}", lines[6]);
     assert!(words(7).contains(&"run") && words(7).contains(&"reproduce"), "{}", lines[7]);
+    // Claim names after --only; files after @ (a protocol file, --init @FILE) and for path options.
+    assert_eq!(words(8), ["pll-stabilisation", "pll-states", "pll-sym"]);
+    let file = files.join("cmpl-p.toml").display().to_string();
+    assert_eq!(words(9), [format!("@{file}")]);
+    assert_eq!(words(10), [format!("@{file}")]);
+    assert!(words(11).iter().any(|w| *w == file), "{}", lines[11]);
 }
 
 /// The kill points of the checkpoint tests: a fixed-seed linear congruential sequence of delays
