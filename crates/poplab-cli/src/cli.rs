@@ -1,9 +1,8 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::input::{parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
+use crate::parse::{parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use poplab::engine::TraceEvery;
-use poplab::spec::{Estimator, SplittingOptions};
 use std::path::PathBuf;
 
 /// poplab: run population protocols, measure what the papers claim.
@@ -304,58 +303,6 @@ pub struct SplittingArgs {
     /// least 1% of a pilot run of 1000 parallel time; 0 makes the renewal exact for ls-timer].
     #[arg(long, value_name = "L", value_parser = parse_count, allow_hyphen_values = true)]
     pub base_level: Option<u64>,
-}
-
-impl SplittingArgs {
-    /// Whether the splitting estimator was asked for.
-    pub fn splitting(&self) -> bool {
-        self.estimator == Some(EstimatorArg::Splitting)
-    }
-
-    /// Refuses the splitting estimator's settings without it, and an engine it does not run on:
-    /// it reads the score after every interaction, on the agent array, so `--engine counts` or
-    /// `batched` would be ignored.
-    pub fn check(&self, engine: Option<EngineArg>) -> Result<(), crate::input::InputError> {
-        let given: Vec<&str> = [
-            ("--replicas", self.replicas.is_some()),
-            ("--cycles", self.cycles.is_some()),
-            ("--score", self.score.is_some()),
-            ("--base-level", self.base_level.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(name, given)| given.then_some(name))
-        .collect();
-        if !self.splitting() && !given.is_empty() {
-            return Err(crate::input::InputError(format!(
-                "{} set the splitting estimator: give --estimator splitting with them, or drop them",
-                given.join(", ")
-            )));
-        }
-        match engine {
-            Some(engine @ (EngineArg::Counts | EngineArg::Batched)) if self.splitting() => {
-                Err(crate::input::InputError(format!(
-                    "--estimator splitting runs on the agent array (it reads the holding score after every \
-                     interaction), not on --engine {}; drop --engine or give --engine agents",
-                    if engine == EngineArg::Counts { "counts" } else { "batched" }
-                )))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The estimator asked for.
-    pub fn estimator(&self) -> Estimator {
-        if !self.splitting() {
-            return Estimator::Direct;
-        }
-        let defaults = SplittingOptions::default();
-        Estimator::Splitting(SplittingOptions {
-            replicas: self.replicas.unwrap_or(defaults.replicas),
-            cycles: self.cycles.unwrap_or(defaults.cycles),
-            score: self.score.clone(),
-            base_level: self.base_level,
-        })
-    }
 }
 
 /// How a holding time is measured.

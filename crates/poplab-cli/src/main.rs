@@ -7,6 +7,7 @@ mod commands;
 mod input;
 mod manual;
 mod output;
+mod parse;
 mod plot;
 mod progress;
 
