@@ -8,6 +8,7 @@ mod input;
 mod manual;
 mod output;
 mod parse;
+#[cfg(feature = "pictures")]
 mod plot;
 mod progress;
 

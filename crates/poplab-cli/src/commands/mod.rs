@@ -3,13 +3,20 @@
 mod exact;
 mod generated;
 mod list;
+#[cfg(feature = "pictures")]
 mod plot;
 mod reproduce;
 mod run;
-pub mod spacetime;
+#[cfg(feature = "pictures")]
+mod spacetime;
 mod sweep;
 
 use crate::cli::{Cli, Command};
+
+/// What a command that draws says when poplab was built without its `pictures` feature.
+#[cfg(not(feature = "pictures"))]
+pub const NO_PICTURES: &str = "pictures were not built in: this poplab was built without its `pictures` feature (the default); build it \
+     with `cargo build -p poplab-cli --features pictures`";
 
 /// Runs the chosen subcommand.
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
@@ -19,8 +26,12 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Merge(args) => sweep::merge(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),
+        #[cfg(feature = "pictures")]
         Command::Plot(args) => plot::plot(&args),
+        #[cfg(feature = "pictures")]
         Command::Spacetime(args) => spacetime::spacetime(&args),
+        #[cfg(not(feature = "pictures"))]
+        Command::Plot(_) | Command::Spacetime(_) => Err(crate::input::InputError(NO_PICTURES.into()).into()),
         Command::Exact(args) => exact::exact(&args),
         Command::Verify(args) => exact::verify(&args),
         Command::Completions(args) => generated::completions(&args),
