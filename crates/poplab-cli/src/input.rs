@@ -1,8 +1,9 @@
 //! From arguments to a raw experiment spec, and telling input errors (exit code 2) from failures
 //! of the machine (exit code 1).
 
-use crate::cli::{EngineArg, EstimatorArg, ShardArgs, SplittingArgs, TargetArgs, TrialArgs};
+use crate::cli::{ShardArgs, SplittingArgs, TargetArgs, TrialArgs};
 use crate::parse::parse_n;
+use poplab::engine::Engine;
 use poplab::spec::{Estimator, RawSpec, SplittingOptions};
 use poplab::sweep::Shard;
 
@@ -84,7 +85,7 @@ impl TrialArgs {
             given.push("--init");
         }
         if let Some(measure) = self.measure {
-            raw.measure = measure.into();
+            raw.measure = measure;
             given.push("--measure");
         }
         raw.trials = self.trials.unwrap_or(raw.estimator.default_trials(raw.trials));
@@ -98,7 +99,7 @@ impl TrialArgs {
             given.push("--max-steps");
         }
         if let Some(engine) = self.engine {
-            raw.engine = engine.into();
+            raw.engine = engine;
             given.push("--engine");
         }
         if self.census {
@@ -121,13 +122,13 @@ impl TrialArgs {
 impl SplittingArgs {
     /// Whether the splitting estimator was asked for.
     pub fn splitting(&self) -> bool {
-        self.estimator == Some(EstimatorArg::Splitting)
+        matches!(self.estimator, Some(Estimator::Splitting(_)))
     }
 
     /// Refuses the splitting estimator's settings without it, and an engine it does not run on:
     /// it reads the score after every interaction, on the agent array, so `--engine counts` or
     /// `batched` would be ignored.
-    pub fn check(&self, engine: Option<EngineArg>) -> Result<(), InputError> {
+    pub fn check(&self, engine: Option<Engine>) -> Result<(), InputError> {
         let given: Vec<&str> = [
             ("--replicas", self.replicas.is_some()),
             ("--cycles", self.cycles.is_some()),
@@ -144,10 +145,10 @@ impl SplittingArgs {
             )));
         }
         match engine {
-            Some(engine @ (EngineArg::Counts | EngineArg::Batched)) if self.splitting() => Err(InputError(format!(
+            Some(engine @ (Engine::Counts | Engine::Batched)) if self.splitting() => Err(InputError(format!(
                 "--estimator splitting runs on the agent array (it reads the holding score after every \
                      interaction), not on --engine {}; drop --engine or give --engine agents",
-                if engine == EngineArg::Counts { "counts" } else { "batched" }
+                engine.name()
             ))),
             _ => Ok(()),
         }
@@ -155,15 +156,14 @@ impl SplittingArgs {
 
     /// The estimator asked for.
     pub fn estimator(&self) -> Estimator {
-        if !self.splitting() {
-            return Estimator::Direct;
+        match &self.estimator {
+            Some(Estimator::Splitting(defaults)) => Estimator::Splitting(SplittingOptions {
+                replicas: self.replicas.unwrap_or(defaults.replicas),
+                cycles: self.cycles.unwrap_or(defaults.cycles),
+                score: self.score.clone(),
+                base_level: self.base_level,
+            }),
+            _ => Estimator::Direct,
         }
-        let defaults = SplittingOptions::default();
-        Estimator::Splitting(SplittingOptions {
-            replicas: self.replicas.unwrap_or(defaults.replicas),
-            cycles: self.cycles.unwrap_or(defaults.cycles),
-            score: self.score.clone(),
-            base_level: self.base_level,
-        })
     }
 }

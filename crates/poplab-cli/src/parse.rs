@@ -2,8 +2,10 @@
 //! against each option's own range. `cli.rs` names them in its `value_parser`s; clap reports a
 //! refusal as `--OPTION VALUE: reason` (see `main.rs`).
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use poplab::engine::TraceEvery;
 use poplab::numbers;
+use std::str::FromStr;
 
 /// A value an option refused, saying what is wrong with it and what to write instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,6 +25,21 @@ pub enum ValueError {
     /// `--trace-every`: neither a number of steps nor `event`.
     #[error("{0}, or `event` for a row per event")]
     TraceEvery(Box<ValueError>),
+}
+
+/// The values of a library enum as a parser of its names: which values there are, their order
+/// and their names are the library's (`values`, `name`, `FromStr`), each value's help the command
+/// line's (`help`).
+pub fn choices<T>(
+    values: impl IntoIterator<Item = T>,
+    name: fn(&T) -> &'static str,
+    help: fn(&T) -> &'static str,
+) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr<Err = poplab::Error> + Clone + Send + Sync + 'static,
+{
+    let values: Vec<PossibleValue> = values.into_iter().map(|v| PossibleValue::new(name(&v)).help(help(&v))).collect();
+    PossibleValuesParser::new(values).map(|name| T::from_str(&name).expect("the library parses the names it gives"))
 }
 
 /// Parses a count such as `1000`, `1_000`, `10^5` or `1e5`.

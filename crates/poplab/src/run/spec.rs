@@ -199,6 +199,29 @@ impl Default for SplittingOptions {
 }
 
 impl Estimator {
+    /// Every method with its default options, in the order the command line lists them.
+    pub fn methods() -> [Estimator; 2] {
+        [Estimator::Direct, Estimator::Splitting(SplittingOptions::default())]
+    }
+
+    /// Its method's name, as typed and stored: `direct` or `splitting`.
+    ///
+    /// ```
+    /// use poplab::spec::Estimator;
+    ///
+    /// for estimator in Estimator::methods() {
+    ///     assert_eq!(estimator.method().parse::<Estimator>()?, estimator);
+    /// }
+    /// assert!("gams".parse::<Estimator>().unwrap_err().to_string().contains("direct or splitting"));
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
+    pub fn method(&self) -> &'static str {
+        match self {
+            Estimator::Direct => "direct",
+            Estimator::Splitting(_) => "splitting",
+        }
+    }
+
     /// Whether this is direct simulation.
     pub fn is_direct(&self) -> bool {
         *self == Estimator::Direct
@@ -210,6 +233,19 @@ impl Estimator {
             Estimator::Direct => direct,
             Estimator::Splitting(_) => SplittingSettings::default().repetitions,
         }
+    }
+}
+
+impl std::str::FromStr for Estimator {
+    type Err = Error;
+
+    /// A method by its name (`direct` or `splitting`), with its default options.
+    fn from_str(method: &str) -> Result<Self> {
+        Self::methods().into_iter().find(|e| e.method() == method).ok_or_else(|| Error::UnknownName {
+            kind: "estimator",
+            name: method.into(),
+            choices: "direct or splitting".into(),
+        })
     }
 }
 
@@ -229,12 +265,11 @@ struct EstimatorFields {
 
 impl From<Estimator> for EstimatorFields {
     fn from(estimator: Estimator) -> Self {
+        let method = estimator.method().into();
         match estimator {
-            Estimator::Direct => {
-                Self { method: "direct".into(), replicas: None, cycles: None, score: None, base_level: None }
-            }
+            Estimator::Direct => Self { method, replicas: None, cycles: None, score: None, base_level: None },
             Estimator::Splitting(o) => Self {
-                method: "splitting".into(),
+                method,
                 replicas: Some(o.replicas),
                 cycles: Some(o.cycles),
                 score: Some(o.score),
@@ -248,19 +283,15 @@ impl TryFrom<EstimatorFields> for Estimator {
     type Error = Error;
 
     fn try_from(fields: EstimatorFields) -> Result<Self> {
-        let defaults = SplittingOptions::default();
-        match fields.method.as_str() {
-            "direct" => Ok(Estimator::Direct),
-            "splitting" => Ok(Estimator::Splitting(SplittingOptions {
+        Ok(match fields.method.parse()? {
+            Estimator::Direct => Estimator::Direct,
+            Estimator::Splitting(defaults) => Estimator::Splitting(SplittingOptions {
                 replicas: fields.replicas.unwrap_or(defaults.replicas),
                 cycles: fields.cycles.unwrap_or(defaults.cycles),
                 score: fields.score.flatten(),
                 base_level: fields.base_level.flatten(),
-            })),
-            other => {
-                Err(Error::UnknownName { kind: "estimator", name: other.into(), choices: "direct or splitting".into() })
-            }
-        }
+            }),
+        })
     }
 }
 
