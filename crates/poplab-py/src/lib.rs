@@ -78,6 +78,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::trial_seed, m)?)?;
     m.add_function(wrap_pyfunction!(api::check_stop, m)?)?;
     m.add_function(wrap_pyfunction!(api::available_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(api::spec_fields, m)?)?;
     m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge, m)?)?;
     m.add_function(wrap_pyfunction!(claims::sweep_axes, m)?)?;

@@ -130,6 +130,59 @@ impl RawSpec {
     pub fn new(protocol: &str, n: u64) -> Self {
         Self { protocol: protocol.to_string(), n, ..Self::default() }
     }
+
+    /// The names of its fields as a file or Python gives them: the list its `Deserialize` reads
+    /// (serde's own, so a new field is in it).
+    ///
+    /// ```
+    /// use poplab::spec::RawSpec;
+    ///
+    /// let fields = RawSpec::field_names();
+    /// assert_eq!(fields[..3], ["protocol", "n", "params"]);
+    /// assert!(fields.contains(&"estimator"));
+    /// ```
+    pub fn field_names() -> &'static [&'static str] {
+        fields::of::<RawSpec>()
+    }
+}
+
+/// The field names of a struct, as its derived `Deserialize` asks for them.
+mod fields {
+    use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+    /// A deserializer that records the fields it is asked for and gives nothing.
+    struct Spy<'a>(&'a mut &'static [&'static str]);
+
+    impl<'de> Deserializer<'de> for Spy<'_> {
+        type Error = de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(de::Error::custom("only its fields are read"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+            unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+
+    /// The fields `T`'s `Deserialize` reads (none if it is not a struct).
+    pub fn of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+        let mut fields: &'static [&'static str] = &[];
+        // The spy always refuses: what counts is what it recorded.
+        let _ = T::deserialize(Spy(&mut fields));
+        fields
+    }
 }
 
 /// Serde of the enums a spec names by their names (`name()` and `FromStr`), so a file and the
