@@ -38,3 +38,30 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Man(args) => generated::man(&args),
     }
 }
+
+#[cfg(all(test, not(feature = "pictures")))]
+mod tests {
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    #[test]
+    fn without_pictures_plot_and_spacetime_refuse_and_reproduce_writes_no_plots() {
+        let drawing = [
+            vec!["poplab", "plot", "trace.csv", "--out", "leaders.svg"],
+            vec!["poplab", "spacetime", "prl", "--n", "10", "--out", "prl.svg"],
+        ];
+        for args in drawing {
+            let error = super::dispatch(Cli::parse_from(args)).unwrap_err();
+            assert!(crate::input::is_input_error(&error), "exit code 2");
+            assert_eq!(error.to_string(), super::NO_PICTURES);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("report");
+        let args = ["poplab", "reproduce", "--tiny", "--only", "angluin-exact", "--out", out.to_str().unwrap()];
+        super::dispatch(Cli::parse_from(args)).unwrap();
+        let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(report.contains(&format!("No pictures: {}.", super::NO_PICTURES)));
+        assert!(!report.contains("!["), "no image in the report");
+        assert!(!out.join("plots").exists());
+    }
+}
