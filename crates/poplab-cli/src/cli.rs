@@ -1,9 +1,10 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::input::{parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use poplab::engine::TraceEvery;
-use poplab::spec::{Estimator, SplittingOptions};
+use crate::parse::{choices, parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
+use clap::builder::TypedValueParser;
+use clap::{Args, Parser, Subcommand};
+use poplab::engine::{Engine, Measure, TraceEvery};
+use poplab::spec::Estimator;
 use std::path::PathBuf;
 
 /// poplab: run population protocols, measure what the papers claim.
@@ -120,45 +121,46 @@ pub struct ListArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MeasureArg {
-    /// Steps until the safe set is first entered (after the last fault, if any).
-    Convergence,
-    /// Steps from a safe configuration until the first interaction that changes an output (for an
-    /// election: the leader changes or the leader count leaves 1).
-    Holding,
+/// `--measure`: the library's measures.
+fn measures() -> impl TypedValueParser<Value = Measure> {
+    choices(
+        Measure::ALL,
+        |m| m.name(),
+        |m| match m {
+            Measure::Convergence => "Steps until the safe set is first entered (after the last fault, if any)",
+            Measure::Holding => {
+                "Steps from a safe configuration until the first interaction that changes an output (for an election: the \
+             leader changes or the leader count leaves 1)"
+            }
+        },
+    )
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EngineArg {
-    /// batched on the complete graph without faults where few states are present (protocols with at most 64 states; pll, pll-sym from n = 10^5), agents otherwise.
-    Auto,
-    /// One state per agent: any graph.
-    Agents,
-    /// Counts over the states present, skipping null interactions exactly: complete graph only.
-    Counts,
-    /// Counts, taking collision-free runs of interactions in bulk (exact): complete graph only.
-    Batched,
+/// `--engine`: the library's engines.
+fn engines() -> impl TypedValueParser<Value = Engine> {
+    choices(
+        Engine::ALL,
+        |e| e.name(),
+        |e| match e {
+            Engine::Auto => {
+                "batched on the complete graph without faults where few states are present (protocols with at most 64 \
+             states; pll, pll-sym from n = 10^5), agents otherwise"
+            }
+            Engine::Agents => "One state per agent: any graph",
+            Engine::Counts => "Counts over the states present, skipping null interactions exactly: complete graph only",
+            Engine::Batched => {
+                "Counts, taking collision-free runs of interactions in bulk (exact): complete graph only"
+            }
+        },
+    )
 }
 
-impl From<EngineArg> for poplab::engine::Engine {
-    fn from(arg: EngineArg) -> Self {
-        match arg {
-            EngineArg::Auto => Self::Auto,
-            EngineArg::Agents => Self::Agents,
-            EngineArg::Counts => Self::Counts,
-            EngineArg::Batched => Self::Batched,
-        }
-    }
-}
-
-impl From<MeasureArg> for poplab::engine::Measure {
-    fn from(arg: MeasureArg) -> Self {
-        match arg {
-            MeasureArg::Convergence => Self::Convergence,
-            MeasureArg::Holding => Self::Holding,
-        }
-    }
+/// `--estimator`: the library's estimators (with their default options).
+fn estimators() -> impl TypedValueParser<Value = Estimator> {
+    choices(Estimator::methods(), Estimator::method, |e| match e {
+        Estimator::Direct => "Independent trials, each until the break",
+        Estimator::Splitting(_) => "Renewal decomposition with generalized adaptive multilevel splitting",
+    })
 }
 
 /// What to run: shared by `run`, `sweep`, `exact` and `verify`.
@@ -193,8 +195,8 @@ pub struct TrialArgs {
     pub init: Option<String>,
 
     /// What to measure [default: convergence].
-    #[arg(long, value_enum)]
-    pub measure: Option<MeasureArg>,
+    #[arg(long, value_parser = measures())]
+    pub measure: Option<Measure>,
 
     /// Independent trials (per cell for sweep) [default: 1 for run, 20 for sweep].
     #[arg(long, value_parser = parse_trials, allow_hyphen_values = true)]
@@ -213,8 +215,8 @@ pub struct TrialArgs {
     pub threads: Option<usize>,
 
     /// Simulation engine (see the values below) [default: auto]. The output's "engine" says which one ran.
-    #[arg(long, value_enum)]
-    pub engine: Option<EngineArg>,
+    #[arg(long, value_parser = engines())]
+    pub engine: Option<Engine>,
 
     /// Count per trial the distinct states visited and what demoted the last leader (slower).
     #[arg(long)]
@@ -283,8 +285,8 @@ pub struct SplittingArgs {
     /// How the holding time is measured: direct simulation (trials until a break), or the
     /// splitting estimator (renewal decomposition + gAMS, with a 95% interval; --measure holding
     /// only; --trials are then its independent repetitions [default: 100]) [default: direct].
-    #[arg(long, value_enum)]
-    pub estimator: Option<EstimatorArg>,
+    #[arg(long, value_parser = estimators())]
+    pub estimator: Option<Estimator>,
 
     /// Splitting: gAMS replicas per repetition [default: 200].
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -304,67 +306,6 @@ pub struct SplittingArgs {
     /// least 1% of a pilot run of 1000 parallel time; 0 makes the renewal exact for ls-timer].
     #[arg(long, value_name = "L", value_parser = parse_count, allow_hyphen_values = true)]
     pub base_level: Option<u64>,
-}
-
-impl SplittingArgs {
-    /// Whether the splitting estimator was asked for.
-    pub fn splitting(&self) -> bool {
-        self.estimator == Some(EstimatorArg::Splitting)
-    }
-
-    /// Refuses the splitting estimator's settings without it, and an engine it does not run on:
-    /// it reads the score after every interaction, on the agent array, so `--engine counts` or
-    /// `batched` would be ignored.
-    pub fn check(&self, engine: Option<EngineArg>) -> Result<(), crate::input::InputError> {
-        let given: Vec<&str> = [
-            ("--replicas", self.replicas.is_some()),
-            ("--cycles", self.cycles.is_some()),
-            ("--score", self.score.is_some()),
-            ("--base-level", self.base_level.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(name, given)| given.then_some(name))
-        .collect();
-        if !self.splitting() && !given.is_empty() {
-            return Err(crate::input::InputError(format!(
-                "{} set the splitting estimator: give --estimator splitting with them, or drop them",
-                given.join(", ")
-            )));
-        }
-        match engine {
-            Some(engine @ (EngineArg::Counts | EngineArg::Batched)) if self.splitting() => {
-                Err(crate::input::InputError(format!(
-                    "--estimator splitting runs on the agent array (it reads the holding score after every \
-                     interaction), not on --engine {}; drop --engine or give --engine agents",
-                    if engine == EngineArg::Counts { "counts" } else { "batched" }
-                )))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// The estimator asked for.
-    pub fn estimator(&self) -> Estimator {
-        if !self.splitting() {
-            return Estimator::Direct;
-        }
-        let defaults = SplittingOptions::default();
-        Estimator::Splitting(SplittingOptions {
-            replicas: self.replicas.unwrap_or(defaults.replicas),
-            cycles: self.cycles.unwrap_or(defaults.cycles),
-            score: self.score.clone(),
-            base_level: self.base_level,
-        })
-    }
-}
-
-/// How a holding time is measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EstimatorArg {
-    /// Independent trials, each until the break.
-    Direct,
-    /// Renewal decomposition with generalized adaptive multilevel splitting.
-    Splitting,
 }
 
 #[derive(Debug, Args)]
@@ -455,8 +396,8 @@ pub struct ExactArgs {
 
     /// What to compute: the expected steps to the safe set (convergence), or from a safe start
     /// until the first interaction that changes an output (holding).
-    #[arg(long, value_enum, default_value = "convergence")]
-    pub measure: MeasureArg,
+    #[arg(long, value_parser = measures(), default_value = "convergence")]
+    pub measure: Measure,
 
     #[command(flatten)]
     pub output: ExploreArgs,

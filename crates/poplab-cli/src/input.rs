@@ -1,10 +1,10 @@
 //! From arguments to a raw experiment spec, and telling input errors (exit code 2) from failures
 //! of the machine (exit code 1).
 
-use crate::cli::{ShardArgs, TargetArgs, TrialArgs};
-use poplab::engine::TraceEvery;
-use poplab::numbers;
-use poplab::spec::RawSpec;
+use crate::cli::{ShardArgs, SplittingArgs, TargetArgs, TrialArgs};
+use crate::parse::parse_n;
+use poplab::engine::Engine;
+use poplab::spec::{Estimator, RawSpec, SplittingOptions};
 use poplab::sweep::Shard;
 
 /// An error in what the user typed or gave us: the fix is on their side.
@@ -26,50 +26,6 @@ pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error
         .chain()
         .any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
-}
-
-/// Parses a count such as `1000`, `1_000`, `10^5` or `1e5`.
-pub fn parse_count(text: &str) -> Result<u64, String> {
-    numbers::parse_u64(text)
-}
-
-/// Parses a population size, written as for [`parse_count`], up to the engines' limit (2^62).
-pub fn parse_n(text: &str) -> Result<u64, String> {
-    numbers::parse_at_most(text, u128::from(poplab::engine::MAX_AGENTS)).map(|n| n as u64)
-}
-
-/// Parses a number of steps, written as for [`parse_count`], up to `2^128 - 1`.
-pub fn parse_steps(text: &str) -> Result<u128, String> {
-    numbers::parse_u128(text)
-}
-
-/// Parses `--trace-every`: `event`, or a number of steps written as for [`parse_steps`].
-pub fn parse_trace_every(text: &str) -> Result<TraceEvery, String> {
-    if text == TraceEvery::EVENT {
-        return Ok(TraceEvery::Event);
-    }
-    parse_steps(text).map(TraceEvery::Steps).map_err(|e| format!("{e}, or `event` for a row per event"))
-}
-
-/// Parses a thread count, written as for [`parse_count`], up to `MAX_THREADS`.
-pub fn parse_threads(text: &str) -> Result<usize, String> {
-    parse_up_to(text, poplab::experiment::MAX_THREADS as u128, "worker threads").map(|v| v as usize)
-}
-
-/// Parses `--trials`, written as for [`parse_count`], up to `MAX_TRIALS`.
-pub fn parse_trials(text: &str) -> Result<u64, String> {
-    parse_up_to(text, u128::from(poplab::experiment::MAX_TRIALS), "trials").map(|v| v as u64)
-}
-
-/// A count up to `max` (of `what`): a larger one, even beyond 128 bits, is refused with the
-/// option's own range, not the type's.
-fn parse_up_to(text: &str, max: u128, what: &str) -> Result<u128, String> {
-    let range = || format!("give from 1 to {max} {what}");
-    let value = numbers::parse_u128(text).map_err(|e| if e.contains("too large") { range() } else { e })?;
-    if value > max {
-        return Err(range());
-    }
-    Ok(value)
 }
 
 impl TargetArgs {
@@ -129,7 +85,7 @@ impl TrialArgs {
             given.push("--init");
         }
         if let Some(measure) = self.measure {
-            raw.measure = measure.into();
+            raw.measure = measure;
             given.push("--measure");
         }
         raw.trials = self.trials.unwrap_or(raw.estimator.default_trials(raw.trials));
@@ -143,7 +99,7 @@ impl TrialArgs {
             given.push("--max-steps");
         }
         if let Some(engine) = self.engine {
-            raw.engine = engine.into();
+            raw.engine = engine;
             given.push("--engine");
         }
         if self.census {
@@ -163,15 +119,51 @@ impl TrialArgs {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+impl SplittingArgs {
+    /// Whether the splitting estimator was asked for.
+    pub fn splitting(&self) -> bool {
+        matches!(self.estimator, Some(Estimator::Splitting(_)))
+    }
 
-    #[test]
-    fn numbers_in_every_notation() {
-        assert_eq!(parse_count("10^5"), Ok(100_000));
-        assert_eq!(parse_threads("10^2"), Ok(100));
-        assert!(parse_steps("2^128").unwrap_err().contains("at most 2^128 - 1"));
-        assert_eq!(parse_steps("2^127"), Ok(1 << 127));
+    /// Refuses the splitting estimator's settings without it, and an engine it does not run on:
+    /// it reads the score after every interaction, on the agent array, so `--engine counts` or
+    /// `batched` would be ignored.
+    pub fn check(&self, engine: Option<Engine>) -> Result<(), InputError> {
+        let given: Vec<&str> = [
+            ("--replicas", self.replicas.is_some()),
+            ("--cycles", self.cycles.is_some()),
+            ("--score", self.score.is_some()),
+            ("--base-level", self.base_level.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect();
+        if !self.splitting() && !given.is_empty() {
+            return Err(InputError(format!(
+                "{} set the splitting estimator: give --estimator splitting with them, or drop them",
+                given.join(", ")
+            )));
+        }
+        match engine {
+            Some(engine @ (Engine::Counts | Engine::Batched)) if self.splitting() => Err(InputError(format!(
+                "--estimator splitting runs on the agent array (it reads the holding score after every \
+                     interaction), not on --engine {}; drop --engine or give --engine agents",
+                engine.name()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The estimator asked for.
+    pub fn estimator(&self) -> Estimator {
+        match &self.estimator {
+            Some(Estimator::Splitting(defaults)) => Estimator::Splitting(SplittingOptions {
+                replicas: self.replicas.unwrap_or(defaults.replicas),
+                cycles: self.cycles.unwrap_or(defaults.cycles),
+                score: self.score.clone(),
+                base_level: self.base_level,
+            }),
+            _ => Estimator::Direct,
+        }
     }
 }

@@ -7,6 +7,8 @@ mod commands;
 mod input;
 mod manual;
 mod output;
+mod parse;
+#[cfg(feature = "pictures")]
 mod plot;
 mod progress;
 

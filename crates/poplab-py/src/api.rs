@@ -72,13 +72,24 @@ pub fn protocols() -> String {
     format!("{:#}\n", poplab::protocols::list_json(poplab::protocols::PROTOCOLS))
 }
 
-/// Runs the trials, or the splitting estimator; returns the document of `poplab run --json`.
+/// Runs the trials, or the splitting estimator; returns the estimator's method (`direct`: the
+/// document holds trials, `splitting`: an estimate) and the document of `poplab run --json`.
 #[pyfunction]
-pub fn run(py: Python<'_>, protocol: Target, n: u64, settings: &str) -> PyResult<String> {
-    with_spec(py, &protocol, n, settings, None, |spec| match spec.estimator {
-        Estimator::Direct => Json.export(&spec.run(&|| {})?),
-        Estimator::Splitting(_) => Json.export(&spec.estimate(&|| {})?),
+pub fn run(py: Python<'_>, protocol: Target, n: u64, settings: &str) -> PyResult<(&'static str, String)> {
+    with_spec(py, &protocol, n, settings, None, |spec| {
+        let document = match spec.estimator {
+            Estimator::Direct => Json.export(&spec.run(&|| {})?),
+            Estimator::Splitting(_) => Json.export(&spec.estimate(&|| {})?),
+        }?;
+        Ok((spec.estimator.method(), document))
     })
+}
+
+/// The fields of the library's `RawSpec`, which the Python layer's options set (a test checks
+/// that none is forgotten).
+#[pyfunction]
+pub fn spec_fields() -> Vec<&'static str> {
+    RawSpec::field_names().to_vec()
 }
 
 /// Trial `trial` with a time series every `every` steps: its record (JSON), the protocol's

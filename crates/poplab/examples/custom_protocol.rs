@@ -35,7 +35,7 @@ use poplab::fit::{Form, fit_form, fit_power, local_exponent};
 use poplab::graph::Graph;
 use poplab::protocol::{
     Configurations, CountStart, EngineHints, FamilyInfo, Monitor, Observables, Output, ParamInfo, Protocol,
-    ProtocolInfo, StateJson, json_bool, json_expect_keys,
+    ProtocolInfo, StateError, StateJson, json_bool, json_expect_keys,
 };
 use poplab::protocols::custom::{Amount, Custom, file};
 use poplab::rng::{PopRng, below_u64};
@@ -229,7 +229,7 @@ impl StateJson<Agent> for ExactMajority {
         ])
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> std::result::Result<Agent, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> std::result::Result<Agent, StateError> {
         json_expect_keys(object, &["opinion", "strong"])?;
         let strong = json_bool(object, "strong")?;
         match (object.get("opinion").and_then(Value::as_str), strong) {
@@ -237,7 +237,7 @@ impl StateJson<Agent> for ExactMajority {
             (Some("B"), true) => Ok(Agent::B),
             (Some("A"), false) => Ok(Agent::WeakA),
             (Some("B"), false) => Ok(Agent::WeakB),
-            _ => Err(format!("\"opinion\" must be \"A\" or \"B\", found {:?}", object.get("opinion"))),
+            _ => Err(StateError::value("opinion", "\"A\" or \"B\"", format!("{:?}", object.get("opinion")))),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Initial configurations: the protocol's own, uniformly random, a named family, or explicit.
 
 use crate::error::{Error, Result};
-use crate::protocol::Protocol;
+use crate::protocol::{Protocol, StateError};
 use crate::rng::PopRng;
 use serde_json::{Map, Value};
 
@@ -184,9 +184,11 @@ pub fn states_of_counts<P: Protocol>(protocol: &P, counts: &[(String, u64)]) -> 
         .filter(|(_, count)| *count > 0)
         .map(|(name, count)| {
             let state = crate::protocol::state_from_json(protocol, &named_state(name.clone())).map_err(|e| {
-                if e.contains("unknown key \"state\"") {
+                if let StateError::UnknownKey { key, keys } = &e
+                    && key == "state"
+                {
                     // The protocol's states are objects, not names.
-                    let keys = e.split_once("; ").map_or(String::new(), |(_, keys)| format!(" ({keys})"));
+                    let keys = format!(" (a state has the keys {keys})");
                     Error::Init(format!(
                         "counts:{name}=...: {} has no named states{keys}; counts:STATE=COUNT is for protocol files \
                          and Python protocols: give a named family, random, or @FILE.json with one state object \

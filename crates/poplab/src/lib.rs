@@ -110,7 +110,7 @@
 //! ```
 //! use poplab::experiment::{RunSettings, Summary, run_trials};
 //! use poplab::graph::Graph;
-//! use poplab::protocol::{EngineHints, Monitor, Output, Protocol, ProtocolInfo, StateJson, json_bool};
+//! use poplab::protocol::{EngineHints, Monitor, Output, Protocol, ProtocolInfo, StateError, StateJson, json_bool};
 //! use poplab::rng::{PopRng, coin};
 //! use serde_json::{Map, Value};
 //!
@@ -157,7 +157,7 @@
 //!     fn state_to_json(&self, x: bool) -> Map<String, Value> {
 //!         Map::from_iter([("infected".to_string(), Value::Bool(x))])
 //!     }
-//!     fn state_from_json(&self, object: &Map<String, Value>) -> Result<bool, String> {
+//!     fn state_from_json(&self, object: &Map<String, Value>) -> Result<bool, StateError> {
 //!         json_bool(object, "infected")
 //!     }
 //! }

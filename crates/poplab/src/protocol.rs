@@ -383,7 +383,65 @@ pub trait StateJson<S> {
     fn state_to_json(&self, state: S) -> Map<String, Value>;
 
     /// Reads a state from a JSON object keyed by the paper's variable names.
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<S, String>;
+    fn state_from_json(&self, object: &Map<String, Value>) -> std::result::Result<S, StateError>;
+}
+
+/// Why a JSON object is not a state of a protocol: each message names the key at fault and what
+/// it takes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// A key every such state has is absent.
+    #[error("missing key \"{0}\"")]
+    Missing(String),
+    /// A key no state of the protocol has.
+    #[error("unknown key \"{key}\"; a state has the keys {keys}")]
+    UnknownKey {
+        /// The key given.
+        key: String,
+        /// The keys a state has, listed.
+        keys: String,
+    },
+    /// A variable of the protocol that this kind of agent does not have.
+    #[error("\"{key}\" is not a variable of {agent}; its {variables}")]
+    NotItsVariable {
+        /// The key given.
+        key: String,
+        /// The kind of agent (`a follower of status B in epoch 3`).
+        agent: String,
+        /// The variables it has, with what they are (`variables: leader, tick, ...`).
+        variables: String,
+    },
+    /// A value of the wrong kind or out of its range.
+    #[error("\"{key}\" must be {expected}, found {found}")]
+    Value {
+        /// The key.
+        key: String,
+        /// What it takes (`a whole number from 0 to 3`).
+        expected: String,
+        /// The value given, as JSON.
+        found: String,
+    },
+    /// A combination of values that no state has (a leader with a follower's variable).
+    #[error("{0}")]
+    NoSuchState(&'static str),
+    /// A user protocol's state name that the protocol does not have.
+    #[error("unknown state '{name}'; the protocol's states include {known}")]
+    UnknownState {
+        /// The name given.
+        name: String,
+        /// Some of the protocol's states, listed.
+        known: String,
+    },
+    /// The protocol has no JSON form of its states.
+    #[error("{0} has no JSON form of its states")]
+    NoJsonForm(String),
+}
+
+impl StateError {
+    /// `key` must be `expected`, and `found` is not.
+    pub fn value(key: &str, expected: impl Into<String>, found: impl std::fmt::Display) -> Self {
+        StateError::Value { key: key.into(), expected: expected.into(), found: found.to_string() }
+    }
 }
 
 /// The JSON object of `state`: the protocol's form ([`StateJson`]), or `{"state": "<Debug>"}`
@@ -396,10 +454,13 @@ pub fn state_to_json<P: Protocol>(protocol: &P, state: P::State) -> Map<String, 
 }
 
 /// Reads a state of `protocol` from a JSON object; refused for a protocol without a JSON form.
-pub fn state_from_json<P: Protocol>(protocol: &P, object: &Map<String, Value>) -> Result<P::State, String> {
+pub fn state_from_json<P: Protocol>(
+    protocol: &P,
+    object: &Map<String, Value>,
+) -> std::result::Result<P::State, StateError> {
     match protocol.json() {
         Some(json) => json.state_from_json(object),
-        None => Err(format!("{} has no JSON form of its states", protocol.info().name)),
+        None => Err(StateError::NoJsonForm(protocol.info().name.to_string())),
     }
 }
 
@@ -592,30 +653,30 @@ impl Params {
 }
 
 /// Reads a boolean field of a JSON state object.
-pub fn json_bool(object: &Map<String, Value>, key: &str) -> Result<bool, String> {
+pub fn json_bool(object: &Map<String, Value>, key: &str) -> std::result::Result<bool, StateError> {
     match object.get(key) {
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(format!("\"{key}\" must be true or false, found {other}")),
-        None => Err(format!("missing key \"{key}\"")),
+        Some(other) => Err(StateError::value(key, "true or false", other)),
+        None => Err(StateError::Missing(key.into())),
     }
 }
 
 /// Reads an integer field of a JSON state object, in `0..=max`.
-pub fn json_uint(object: &Map<String, Value>, key: &str, max: u64) -> Result<u64, String> {
+pub fn json_uint(object: &Map<String, Value>, key: &str, max: u64) -> std::result::Result<u64, StateError> {
     match object.get(key) {
         Some(value) => value
             .as_u64()
             .filter(|&v| v <= max)
-            .ok_or_else(|| format!("\"{key}\" must be a whole number from 0 to {max}, found {value}")),
-        None => Err(format!("missing key \"{key}\"")),
+            .ok_or_else(|| StateError::value(key, format!("a whole number from 0 to {max}"), value)),
+        None => Err(StateError::Missing(key.into())),
     }
 }
 
 /// Refuses keys of a JSON state object that the protocol does not have.
-pub fn json_expect_keys(object: &Map<String, Value>, keys: &[&str]) -> Result<(), String> {
+pub fn json_expect_keys(object: &Map<String, Value>, keys: &[&str]) -> std::result::Result<(), StateError> {
     match object.keys().find(|k| !keys.contains(&k.as_str())) {
         None => Ok(()),
-        Some(extra) => Err(format!("unknown key \"{extra}\"; a state has the keys {}", keys.join(", "))),
+        Some(extra) => Err(StateError::UnknownKey { key: extra.clone(), keys: keys.join(", ") }),
     }
 }
 
@@ -680,7 +741,10 @@ mod tests {
         assert!(json_bool(&object, "b").is_err());
         assert_eq!(json_uint(&object, "b", 3).unwrap(), 3);
         assert!(json_uint(&object, "b", 2).is_err());
-        assert!(json_uint(&object, "c", 2).unwrap_err().contains("missing"));
-        assert!(json_expect_keys(&object, &["a"]).unwrap_err().contains("unknown key \"b\""));
+        assert_eq!(json_uint(&object, "c", 2).unwrap_err().to_string(), "missing key \"c\"");
+        assert_eq!(
+            json_expect_keys(&object, &["a"]).unwrap_err().to_string(),
+            "unknown key \"b\"; a state has the keys a"
+        );
     }
 }

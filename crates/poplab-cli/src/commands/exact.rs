@@ -21,7 +21,7 @@ struct Printed {
 
 pub fn exact(args: &ExactArgs) -> Result<()> {
     let mut raw = args.target.raw("exact")?;
-    raw.measure = args.measure.into();
+    raw.measure = args.measure;
     if let Some(init) = &args.init {
         raw.init = Some(init.clone());
     }

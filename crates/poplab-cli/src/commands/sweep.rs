@@ -153,7 +153,7 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
     let target = &args.target;
     let ns = parse_list(target.n_text("sweep")?)?
         .iter()
-        .map(|v| crate::input::parse_n(v).map_err(|e| InputError(format!("--n: {e}"))))
+        .map(|v| crate::parse::parse_n(v).map_err(|e| InputError(format!("--n: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
     let mut params = Vec::new();
     for item in &target.set {

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Union
 import pandas as pd
 
 from . import _poplab
-from ._api import _U64_MAX, _flag, _threads, _whole
+from ._options import _U64_MAX, _flag, _threads, _whole
 
 
 class ClaimResult:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
-import numbers
 from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _poplab
+from ._options import _number, _sequence
 
 #: A point as the extension takes it: x, the ended trials' values, the censored trials, their horizon.
 _Point = Tuple[float, List[float], int, float]
@@ -52,22 +51,6 @@ class Judgement:
     def __repr__(self) -> str:
         power = "" if self.power is None else f" (power {self.power['decide']:.2f})"
         return f"<Judgement {self.claim}: {self.verdict}{power}>"
-
-
-def _number(name: str, value: Any) -> float:
-    """`value` as a finite float; `name` says which argument it is in the error."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} is {value}: give finite numbers")
-    return value
-
-
-def _sequence(name: str, value: Any) -> List[Any]:
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a sequence, not {type(value).__name__}")
-    return list(value)
 
 
 def _judge(claim: Any, variable: Any, fixed: Any, points: List[_Point]) -> Judgement:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _poplab
+from ._options import _U64_MAX
 
 #: The outputs a state can give.
 OUTPUTS = ("leader", "follower", "yes", "no", "undecided")
@@ -139,7 +140,7 @@ def _amount(state: Any, amount: Any) -> Union[int, float]:
             f"init: the amount of state {state!r} is {amount}; a float is a fraction of n from 0 to 1 (give a "
             "count as an int)"
         )
-    if isinstance(amount, int) and amount > 2**64 - 1:
+    if isinstance(amount, int) and amount > _U64_MAX:
         raise ValueError(f"init: the count of state {state!r} is {amount}, more than 2**64 - 1")
     return amount
 

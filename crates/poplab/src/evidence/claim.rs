@@ -99,17 +99,22 @@ impl Function {
     }
 }
 
+/// A variable of an expression that has no value: neither the swept one nor a fixed one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' has no value")]
+pub struct NoValue(pub String);
+
 impl Expr {
     /// The value with `x` for the variable `var` and `fixed` for the others; `Err` names a
     /// variable with no value.
-    pub fn eval(&self, var: &str, x: f64, fixed: &[(String, f64)]) -> std::result::Result<f64, String> {
+    pub fn eval(&self, var: &str, x: f64, fixed: &[(String, f64)]) -> std::result::Result<f64, NoValue> {
         Ok(match self {
             Expr::Number(v) => *v,
             Expr::Variable(name) if name == var => x,
             Expr::Variable(name) if name == "e" => std::f64::consts::E,
             Expr::Variable(name) => match fixed.iter().find(|(k, _)| k == name) {
                 Some((_, v)) => *v,
-                None => return Err(name.clone()),
+                None => return Err(NoValue(name.clone())),
             },
             Expr::Negate(a) => -a.eval(var, x, fixed)?,
             Expr::Binary(op, a, b) => {
@@ -203,7 +208,7 @@ impl ClaimText {
             Claimed::Growth(_, e) | Claimed::Theta(e) | Claimed::Exact(e) | Claimed::Exponential(e) => e,
         };
         // Evaluating at a test point finds every variable without a value.
-        expr.eval(var, 2.0, fixed).map_err(|name| {
+        expr.eval(var, 2.0, fixed).map_err(|NoValue(name)| {
             bad(
                 &self.text,
                 format!(

@@ -13,8 +13,8 @@ use super::leader_count::LeaderCount;
 use crate::error::Result;
 use crate::graph::Graph;
 use crate::protocol::{
-    Configurations, CountStart, EngineHints, FamilyInfo, Output, Params, Protocol, ProtocolInfo, StateJson, json_bool,
-    json_expect_keys,
+    Configurations, CountStart, EngineHints, FamilyInfo, Output, Params, Protocol, ProtocolInfo, StateError, StateJson,
+    json_bool, json_expect_keys,
 };
 use crate::rng::{PopRng, coin};
 use serde_json::{Map, Value};
@@ -156,7 +156,7 @@ impl StateJson<bool> for Angluin {
         Map::from_iter([("leader".to_string(), Value::Bool(state))])
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<bool, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<bool, StateError> {
         json_expect_keys(object, &["leader"])?;
         json_bool(object, "leader")
     }

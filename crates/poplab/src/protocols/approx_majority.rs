@@ -35,7 +35,7 @@ use crate::error::Result;
 use crate::graph::Graph;
 use crate::protocol::{
     Configurations, CountStart, EngineHints, FamilyInfo, Monitor, Observables, Output, ParamInfo, Params, Protocol,
-    ProtocolInfo, StateJson, json_expect_keys,
+    ProtocolInfo, StateError, StateJson, json_expect_keys,
 };
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
@@ -199,13 +199,13 @@ impl StateJson<Opinion> for ApproxMajority {
         Map::from_iter([("opinion".to_string(), Value::from(state.letter()))])
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<Opinion, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<Opinion, StateError> {
         json_expect_keys(object, &["opinion"])?;
-        let value = object.get("opinion").ok_or("missing key \"opinion\"")?;
+        let value = object.get("opinion").ok_or_else(|| StateError::Missing("opinion".into()))?;
         Opinion::ALL
             .into_iter()
             .find(|o| value.as_str() == Some(o.letter()))
-            .ok_or_else(|| format!("\"opinion\" must be \"A\", \"B\" or \"U\", found {value}"))
+            .ok_or_else(|| StateError::value("opinion", "\"A\", \"B\" or \"U\"", value))
     }
 }
 

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
     Configurations, FamilyInfo, HoldingScores, Monitor, Observables, Output, ParamInfo, Params, Protocol, ProtocolInfo,
-    STATE_SPACE_LIMIT, StateJson, json_bool, json_expect_keys, json_uint,
+    STATE_SPACE_LIMIT, StateError, StateJson, json_bool, json_expect_keys, json_uint,
 };
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
@@ -264,7 +264,7 @@ impl StateJson<LsState> for LsTimer {
         ])
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<LsState, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<LsState, StateError> {
         json_expect_keys(object, &["leader", "timer"])?;
         Ok(LsState {
             leader: json_bool(object, "leader")?,
@@ -514,10 +514,12 @@ mod tests {
             assert_eq!(p.state_from_json(&object), Ok(state));
         }
         let read = |text: &str| p.state_from_json(&serde_json::from_str(text).unwrap());
-        assert!(read(r#"{"leader": true, "timer": 9}"#).unwrap_err().contains("from 0 to 8"));
+        assert!(read(r#"{"leader": true, "timer": 9}"#).unwrap_err().to_string().contains("from 0 to 8"));
         assert!(read(r#"{"leader": 1, "timer": 0}"#).is_err());
-        assert!(read(r#"{"leader": true}"#).unwrap_err().contains("missing"));
-        assert!(read(r#"{"leader": true, "timer": 1, "shield": false}"#).unwrap_err().contains("unknown key"));
+        assert!(read(r#"{"leader": true}"#).unwrap_err().to_string().contains("missing"));
+        assert!(
+            read(r#"{"leader": true, "timer": 1, "shield": false}"#).unwrap_err().to_string().contains("unknown key")
+        );
     }
 
     #[test]

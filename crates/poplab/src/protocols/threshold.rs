@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
     AUTO_BATCHED_MAX_STATES, Configurations, CountStart, EngineHints, Monitor, Output, ParamInfo, Params, Protocol,
-    ProtocolInfo, StateJson, json_expect_keys, json_uint, tally,
+    ProtocolInfo, StateError, StateJson, json_expect_keys, json_uint, tally,
 };
 use crate::rng::{PopRng, below_u64};
 use serde_json::{Map, Value};
@@ -160,7 +160,7 @@ impl StateJson<u16> for Threshold {
         Map::from_iter([("value".to_string(), Value::from(state))])
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<u16, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<u16, StateError> {
         json_expect_keys(object, &["value"])?;
         Ok(json_uint(object, "value", u64::from(self.k))? as u16)
     }

@@ -130,6 +130,59 @@ impl RawSpec {
     pub fn new(protocol: &str, n: u64) -> Self {
         Self { protocol: protocol.to_string(), n, ..Self::default() }
     }
+
+    /// The names of its fields as a file or Python gives them: the list its `Deserialize` reads
+    /// (serde's own, so a new field is in it).
+    ///
+    /// ```
+    /// use poplab::spec::RawSpec;
+    ///
+    /// let fields = RawSpec::field_names();
+    /// assert_eq!(fields[..3], ["protocol", "n", "params"]);
+    /// assert!(fields.contains(&"estimator"));
+    /// ```
+    pub fn field_names() -> &'static [&'static str] {
+        fields::of::<RawSpec>()
+    }
+}
+
+/// The field names of a struct, as its derived `Deserialize` asks for them.
+mod fields {
+    use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+    /// A deserializer that records the fields it is asked for and gives nothing.
+    struct Spy<'a>(&'a mut &'static [&'static str]);
+
+    impl<'de> Deserializer<'de> for Spy<'_> {
+        type Error = de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(de::Error::custom("only its fields are read"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+            unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+
+    /// The fields `T`'s `Deserialize` reads (none if it is not a struct).
+    pub fn of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+        let mut fields: &'static [&'static str] = &[];
+        // The spy always refuses: what counts is what it recorded.
+        let _ = T::deserialize(Spy(&mut fields));
+        fields
+    }
 }
 
 /// Serde of the enums a spec names by their names (`name()` and `FromStr`), so a file and the
@@ -199,6 +252,29 @@ impl Default for SplittingOptions {
 }
 
 impl Estimator {
+    /// Every method with its default options, in the order the command line lists them.
+    pub fn methods() -> [Estimator; 2] {
+        [Estimator::Direct, Estimator::Splitting(SplittingOptions::default())]
+    }
+
+    /// Its method's name, as typed and stored: `direct` or `splitting`.
+    ///
+    /// ```
+    /// use poplab::spec::Estimator;
+    ///
+    /// for estimator in Estimator::methods() {
+    ///     assert_eq!(estimator.method().parse::<Estimator>()?, estimator);
+    /// }
+    /// assert!("gams".parse::<Estimator>().unwrap_err().to_string().contains("direct or splitting"));
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
+    pub fn method(&self) -> &'static str {
+        match self {
+            Estimator::Direct => "direct",
+            Estimator::Splitting(_) => "splitting",
+        }
+    }
+
     /// Whether this is direct simulation.
     pub fn is_direct(&self) -> bool {
         *self == Estimator::Direct
@@ -210,6 +286,19 @@ impl Estimator {
             Estimator::Direct => direct,
             Estimator::Splitting(_) => SplittingSettings::default().repetitions,
         }
+    }
+}
+
+impl std::str::FromStr for Estimator {
+    type Err = Error;
+
+    /// A method by its name (`direct` or `splitting`), with its default options.
+    fn from_str(method: &str) -> Result<Self> {
+        Self::methods().into_iter().find(|e| e.method() == method).ok_or_else(|| Error::UnknownName {
+            kind: "estimator",
+            name: method.into(),
+            choices: "direct or splitting".into(),
+        })
     }
 }
 
@@ -229,12 +318,11 @@ struct EstimatorFields {
 
 impl From<Estimator> for EstimatorFields {
     fn from(estimator: Estimator) -> Self {
+        let method = estimator.method().into();
         match estimator {
-            Estimator::Direct => {
-                Self { method: "direct".into(), replicas: None, cycles: None, score: None, base_level: None }
-            }
+            Estimator::Direct => Self { method, replicas: None, cycles: None, score: None, base_level: None },
             Estimator::Splitting(o) => Self {
-                method: "splitting".into(),
+                method,
                 replicas: Some(o.replicas),
                 cycles: Some(o.cycles),
                 score: Some(o.score),
@@ -248,19 +336,15 @@ impl TryFrom<EstimatorFields> for Estimator {
     type Error = Error;
 
     fn try_from(fields: EstimatorFields) -> Result<Self> {
-        let defaults = SplittingOptions::default();
-        match fields.method.as_str() {
-            "direct" => Ok(Estimator::Direct),
-            "splitting" => Ok(Estimator::Splitting(SplittingOptions {
+        Ok(match fields.method.parse()? {
+            Estimator::Direct => Estimator::Direct,
+            Estimator::Splitting(defaults) => Estimator::Splitting(SplittingOptions {
                 replicas: fields.replicas.unwrap_or(defaults.replicas),
                 cycles: fields.cycles.unwrap_or(defaults.cycles),
                 score: fields.score.flatten(),
                 base_level: fields.base_level.flatten(),
-            })),
-            other => {
-                Err(Error::UnknownName { kind: "estimator", name: other.into(), choices: "direct or splitting".into() })
-            }
-        }
+            }),
+        })
     }
 }
 

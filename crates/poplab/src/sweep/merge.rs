@@ -64,29 +64,38 @@ fn check_checksum(dir: &Path, path: &Path, text: &str) -> Result<()> {
 /// Checks one stored trial against its cell: its seed is the one the master seed gives it, and
 /// its outcome and steps agree with the cell's measure and horizon (a censored trial stops at the
 /// horizon; one that converged or broke, at most there).
-fn check_row(cell: &ResolvedCell, record: &TrialRecord) -> std::result::Result<(), String> {
+fn check_row(cell: &ResolvedCell, record: &TrialRecord) -> std::result::Result<(), RowMismatch> {
     let settings = &cell.spec.settings;
     let seed = trial_seed(settings.seed, record.index);
     if record.seed != seed {
-        return Err(format!("has trial seed {}, but the master seed gives this trial {seed}", record.seed));
+        return Err(RowMismatch::Seed { stored: record.seed, expected: seed });
     }
     let horizon = settings.max_steps;
     let steps = record.steps.0;
     match record.outcome {
-        Outcome::Censored if steps != horizon => {
-            Err(format!("is censored at {steps} steps, but trials are censored at the horizon, {horizon}"))
-        }
-        Outcome::Converged | Outcome::Broken if steps > horizon => {
-            Err(format!("ended at {steps} steps, beyond the horizon {horizon}"))
-        }
+        Outcome::Censored if steps != horizon => Err(RowMismatch::CensoredBeforeHorizon { steps, horizon }),
+        Outcome::Converged | Outcome::Broken if steps > horizon => Err(RowMismatch::BeyondHorizon { steps, horizon }),
         Outcome::Converged if settings.measure != Measure::Convergence => {
-            Err("is converged, but the sweep measures holding times (broken or censored)".into())
+            Err(RowMismatch::Outcome { outcome: Outcome::Converged, measured: "holding times (broken or censored)" })
         }
         Outcome::Broken if settings.measure != Measure::Holding => {
-            Err("is broken, but the sweep measures convergence (converged or censored)".into())
+            Err(RowMismatch::Outcome { outcome: Outcome::Broken, measured: "convergence (converged or censored)" })
         }
         _ => Ok(()),
     }
+}
+
+/// How a stored trial disagrees with its cell (said after "row L (cell C, trial T)").
+#[derive(Debug, thiserror::Error)]
+enum RowMismatch {
+    #[error("has trial seed {stored}, but the master seed gives this trial {expected}")]
+    Seed { stored: u64, expected: u64 },
+    #[error("is censored at {steps} steps, but trials are censored at the horizon, {horizon}")]
+    CensoredBeforeHorizon { steps: u128, horizon: u128 },
+    #[error("ended at {steps} steps, beyond the horizon {horizon}")]
+    BeyondHorizon { steps: u128, horizon: u128 },
+    #[error("is {}, but the sweep measures {measured}", outcome.name())]
+    Outcome { outcome: Outcome, measured: &'static str },
 }
 
 /// Every check of [`merge`], and the merged rows, without writing anything.
@@ -206,7 +215,7 @@ pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan>
             if !mine.contains(&key) {
                 return Err(bad(format!("is not a trial of {}", spec.shard.map(|s| s.describe()).unwrap_or_default())));
             }
-            check_row(cell, &row.record).map_err(bad)?;
+            check_row(cell, &row.record).map_err(|e| bad(e.to_string()))?;
             if stored.insert(key.clone(), row).is_some() {
                 return Err(bad("is given twice".into()));
             }

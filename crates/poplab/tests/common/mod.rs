@@ -182,7 +182,7 @@ pub fn checked_run<P>(
     p: &P,
     seed: u64,
     max_steps: u128,
-    mut check: impl FnMut(&CheckedStep<P::State>),
+    mut check: impl FnMut(&CheckedStep<'_, P::State>),
 ) -> (u128, Module)
 where
     P: Protocol,

@@ -6,6 +6,7 @@
 //! `DIR/plots/CLAIM.svg` and `.png` and the pictures, and writes `DIR/report.md` and
 //! `DIR/index.html` with the same content (the HTML embeds its plots and opens offline).
 
+#[cfg(feature = "pictures")]
 mod pictures;
 mod report;
 
@@ -61,7 +62,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         merge_shards(&selected, &args.merge, &args.out)?;
     }
     poplab::files::prepare_output_dir(&args.out)?;
+    #[cfg(feature = "pictures")]
     poplab::files::prepare_output_dir(&args.out.join("plots"))?;
+    #[cfg(not(feature = "pictures"))]
+    eprintln!("reproduce: the report will have no plots: {}", crate::commands::NO_PICTURES);
     let results = side_by_side(selected, args.threads, |claim| {
         eprintln!("reproduce: {} ...", claim.id);
         let result = run_claim(claim, &args.out, args.seed, args.threads)?;
@@ -69,8 +73,15 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         eprintln!("reproduce: {} -> {verdict} ({:.1} s)", result.claim.id, result.seconds);
         Ok(result)
     })?;
+    #[cfg(feature = "pictures")]
     let papers = pictures::paper_summaries(&results, &args.out.join("plots"))?;
-    let context = report::Context { mode, seed: args.seed, seconds: started.elapsed().as_secs_f64(), papers };
+    let context = report::Context {
+        mode,
+        seed: args.seed,
+        seconds: started.elapsed().as_secs_f64(),
+        #[cfg(feature = "pictures")]
+        papers,
+    };
     report::write(&args.out, &context, &results)?;
     eprintln!("report written to '{}' ({:.0} s)", args.out.join("report.md").display(), context.seconds);
     Ok(())
@@ -148,16 +159,22 @@ fn chains(claims: &[Claim]) -> Vec<Vec<usize>> {
 }
 
 /// Runs one claim ([`Claim::run`]), draws its plot and pictures into `out/plots`.
+#[cfg_attr(not(feature = "pictures"), allow(unused_variables))]
 fn run_claim(claim: Claim, out: &Path, seed: u64, threads: Option<usize>) -> Result<ClaimResult> {
     let started = Instant::now();
     let findings = claim.run(out, threads)?;
+    #[cfg(feature = "pictures")]
     let plots = out.join("plots");
+    #[cfg(not(feature = "pictures"))]
+    let diagrams = Vec::new();
+    #[cfg(feature = "pictures")]
     let diagrams = claim
         .pictures
         .iter()
         .map(|picture| pictures::draw(picture, claim.id, &findings.trials, &plots, seed, threads))
         .collect::<Result<_>>()?;
     let result = ClaimResult { claim, findings, diagrams, seconds: 0.0 };
+    #[cfg(feature = "pictures")]
     crate::plot::write(&report::figure(&result), &plots.join(result.claim.id))?;
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }

@@ -3,10 +3,14 @@
 
 use super::ClaimResult;
 use crate::output::write_text;
+#[cfg(feature = "pictures")]
 use crate::plot::{Curve, Figure, Ink, Mark, MarkLook, Marks};
 use anyhow::Result;
-use poplab::claims::{Mode, Row, Rule};
+#[cfg(feature = "pictures")]
+use poplab::claims::Rule;
+use poplab::claims::{Mode, Row};
 use poplab::rng::RNG_NAME;
+#[cfg(feature = "pictures")]
 use poplab::verdict::median_or_bound;
 use std::path::Path;
 
@@ -16,6 +20,7 @@ pub struct Context {
     pub seed: u64,
     pub seconds: f64,
     /// One summary figure per paper: (paper, SVG file).
+    #[cfg(feature = "pictures")]
     pub papers: Vec<(String, std::path::PathBuf)>,
 }
 
@@ -28,6 +33,7 @@ enum Block {
 }
 
 /// The plot of one claim.
+#[cfg(feature = "pictures")]
 pub fn figure(result: &ClaimResult) -> Figure {
     let claim = &result.claim;
     let estimates = claim.estimator.is_some();
@@ -93,6 +99,7 @@ pub fn figure(result: &ClaimResult) -> Figure {
 }
 
 /// 61 points evenly spaced in log from the smallest to the largest x of `rows`.
+#[cfg(feature = "pictures")]
 fn grid_of<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<f64> {
     let (x0, x1) = rows.map(|r| r.point.x).fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
     if x0 > x1 {
@@ -151,6 +158,9 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
         ),
         Block::Heading(2, "Summary by paper".into()),
     ];
+    #[cfg(not(feature = "pictures"))]
+    blocks.push(Block::Paragraph(format!("No pictures: {}.", crate::commands::NO_PICTURES)));
+    #[cfg(feature = "pictures")]
     for (paper, svg) in &context.papers {
         let claims: Vec<&str> =
             results.iter().filter(|r| super::pictures::paper(r.claim.source) == paper).map(|r| r.claim.id).collect();
@@ -188,6 +198,7 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
     blocks
 }
 
+#[cfg_attr(not(feature = "pictures"), allow(unused_variables))]
 fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     let claim = &result.claim;
     let mut blocks = vec![
@@ -227,7 +238,9 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             },
         )));
     }
+    #[cfg(feature = "pictures")]
     let svg_path = out.join("plots").join(format!("{}.svg", claim.id));
+    #[cfg(feature = "pictures")]
     blocks.push(Block::Image { alt: claim.id.into(), svg: svg_path.to_string_lossy().into() });
     for (what, svg) in &result.diagrams {
         blocks.push(Block::Paragraph(format!("{what}.")));
@@ -441,7 +454,7 @@ pub fn write(out: &Path, context: &Context, results: &[ClaimResult]) -> Result<(
     write_text(Some(&out.join("index.html")), &html(&blocks))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "pictures"))]
 mod tests {
     use super::*;
     use poplab::claims::{Findings, claims};

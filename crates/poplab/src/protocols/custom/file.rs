@@ -99,7 +99,9 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
     let mut names = std::collections::HashSet::new();
     for (state, output) in section("states")? {
         let line = find("states", state);
-        check_name(state).map_err(|e| fail(line, e))?;
+        if !is_state_name(state) {
+            return Err(fail(line, format!("state '{state}': a state name is non-empty text without commas")));
+        }
         let output = output.as_str().and_then(output_named).ok_or_else(|| {
             fail(
                 line,
@@ -217,11 +219,9 @@ fn how_to(section: &str) -> &'static str {
     }
 }
 
-fn check_name(name: &str) -> std::result::Result<(), String> {
-    if name.trim().is_empty() || name.contains(',') {
-        return Err(format!("state '{name}': a state name is non-empty text without commas"));
-    }
-    Ok(())
+/// Whether `name` can name a state: non-empty text without commas.
+fn is_state_name(name: &str) -> bool {
+    !name.trim().is_empty() && !name.contains(',')
 }
 
 /// `"A,B"` as `("A", "B")`.

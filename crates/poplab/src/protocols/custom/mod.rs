@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
     Configurations, CountStart, EngineHints, Law, Output, Protocol, ProtocolInfo, RandomizedRules, RuleFailure,
-    StateHasher, StateJson,
+    StateError, StateHasher, StateJson,
 };
 use crate::rng::{PopRng, below_u64};
 use rules::{Lazy, Rule, Rules, StateTable};
@@ -632,16 +632,16 @@ impl StateJson<CustomState> for Custom {
         object
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> std::result::Result<CustomState, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> std::result::Result<CustomState, StateError> {
         crate::protocol::json_expect_keys(object, &["state"])?;
         let name = match object.get("state") {
             Some(Value::String(name)) => name,
-            Some(other) => return Err(format!("\"state\" must be a state name, found {other}")),
-            None => return Err("missing key \"state\"".into()),
+            Some(other) => return Err(StateError::value("state", "a state name", other)),
+            None => return Err(StateError::Missing("state".into())),
         };
         self.state(name).ok_or_else(|| {
             let known: Vec<String> = self.inner.declared.iter().take(20).map(|&s| self.name(s)).collect();
-            format!("unknown state '{name}'; the protocol's states include {}", known.join(", "))
+            StateError::UnknownState { name: name.clone(), known: known.join(", ") }
         })
     }
 }

@@ -173,7 +173,7 @@ impl Lazy {
         };
         let fail = |reason: String| ((a.clone(), b.clone()), reason);
         let law = (self.rule)(&a, &b).map_err(fail)?.unwrap_or_default();
-        check_law(&law).map_err(fail)?;
+        check_law(&law).map_err(|e| fail(e.to_string()))?;
         let mut interned = Vec::with_capacity(law.len());
         for ((c, d), p) in law {
             let c = self.intern(&c, states).map_err(|e| fail(format!("its result state {c}: {e}")))?;
@@ -197,13 +197,24 @@ impl Lazy {
 }
 
 /// Refuses probabilities outside `[0, 1]` or summing above 1 (the rest of 1 is null).
-pub(crate) fn check_law<T>(law: &Law<T>) -> Result<(), String> {
-    if let Some((_, p)) = law.iter().find(|(_, p)| !p.is_finite() || *p < 0.0 || *p > 1.0) {
-        return Err(format!("probability {p} is not from 0 to 1"));
+pub(crate) fn check_law<T>(law: &Law<T>) -> Result<(), LawError> {
+    if let Some(&(_, p)) = law.iter().find(|(_, p)| !p.is_finite() || *p < 0.0 || *p > 1.0) {
+        return Err(LawError::NotAProbability(p));
     }
     let total: f64 = law.iter().map(|(_, p)| p).sum();
     if total > 1.0 + 1e-12 {
-        return Err(format!("the probabilities sum to {total}, above 1; the rest of 1 is null, so lower them"));
+        return Err(LawError::AboveOne(total));
     }
     Ok(())
+}
+
+/// Why a rule's results are not a law (its message follows the rule's name).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub(crate) enum LawError {
+    /// A probability outside `[0, 1]` (or not a number).
+    #[error("probability {0} is not from 0 to 1")]
+    NotAProbability(f64),
+    /// Probabilities summing above 1.
+    #[error("the probabilities sum to {0}, above 1; the rest of 1 is null, so lower them")]
+    AboveOne(f64),
 }

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
     Configurations, CountStart, EngineHints, Observables, Output, Params, Protocol, ProtocolInfo, STATE_SPACE_LIMIT,
-    StateJson, json_bool, json_uint,
+    StateError, StateJson, json_bool, json_uint,
 };
 use crate::protocols::LeaderCount;
 use crate::rng::{PopRng, below_u64};
@@ -182,7 +182,7 @@ impl Core {
     }
 
     /// Refuses an additional variable out of its range.
-    pub(crate) fn check_additional(&self, additional: Additional) -> Result<(), String> {
+    pub(crate) fn check_additional(&self, additional: Additional) -> Result<(), StateError> {
         let c = u64::from(self.c_max);
         match additional {
             Additional::None => Ok(()),
@@ -200,7 +200,7 @@ impl Core {
         object: &Map<String, Value>,
         status: super::Status,
         epoch: u8,
-    ) -> Result<Additional, String> {
+    ) -> Result<Additional, StateError> {
         use super::Status;
         let c = u64::from(self.c_max);
         Ok(match (status, epoch) {
@@ -212,7 +212,7 @@ impl Core {
             (Status::A, 2) => {
                 let rand = json_uint(object, "rand", self.rand_max().into())? as u16;
                 if rand == 0 {
-                    return Err(format!("\"rand\" must be a whole number from 1 to {}, found 0", self.rand_max()));
+                    return Err(StateError::value("rand", format!("a whole number from 1 to {}", self.rand_max()), 0));
                 }
                 Additional::Rand(rand)
             }
@@ -361,7 +361,7 @@ pub(crate) struct Common {
 
 impl Common {
     /// Refuses `init`, `color` or `epoch` out of range.
-    pub(crate) fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), StateError> {
         range("init", self.init.into(), 1, 4)?;
         range("color", self.color.into(), 0, 2)?;
         range("epoch", self.epoch.into(), 1, 3)
@@ -401,7 +401,7 @@ impl Common {
 pub(crate) const COMMON_KEYS: [&str; 6] = ["leader", "tick", "status", "epoch", "init", "color"];
 
 /// Reads `"status"`, one of `letters` (in the order the error message lists them).
-pub(crate) fn status_from_json<S: Copy>(object: &Map<String, Value>, letters: &[(&str, S)]) -> Result<S, String> {
+pub(crate) fn status_from_json<S: Copy>(object: &Map<String, Value>, letters: &[(&str, S)]) -> Result<S, StateError> {
     let found = match object.get("status") {
         Some(Value::String(s)) => letters.iter().find(|(l, _)| l == s),
         _ => None,
@@ -411,36 +411,36 @@ pub(crate) fn status_from_json<S: Copy>(object: &Map<String, Value>, letters: &[
         (Some(other), None) => {
             let quoted: Vec<String> = letters.iter().map(|(l, _)| format!("\"{l}\"")).collect();
             let (last, rest) = quoted.split_last().expect("statuses");
-            Err(format!("\"status\" must be {} or {last}, found {other}", rest.join(", ")))
+            Err(StateError::value("status", format!("{} or {last}", rest.join(", ")), other))
         }
-        (None, None) => Err("missing key \"status\"".into()),
+        (None, None) => Err(StateError::Missing("status".into())),
     }
 }
 
 /// Reads `"epoch"` in 1..=3.
-pub(crate) fn epoch_from_json(object: &Map<String, Value>) -> Result<u8, String> {
+pub(crate) fn epoch_from_json(object: &Map<String, Value>) -> Result<u8, StateError> {
     let epoch = json_uint(object, "epoch", 3)? as u8;
     if epoch == 0 {
-        return Err("\"epoch\" must be a whole number from 1 to 3, found 0".into());
+        return Err(StateError::value("epoch", "a whole number from 1 to 3", 0));
     }
     Ok(epoch)
 }
 
 /// Reads `"init"` in 1..=4.
-pub(crate) fn init_from_json(object: &Map<String, Value>) -> Result<u8, String> {
+pub(crate) fn init_from_json(object: &Map<String, Value>) -> Result<u8, StateError> {
     let init = json_uint(object, "init", 4)? as u8;
     if init == 0 {
-        return Err("\"init\" must be a whole number from 1 to 4, found 0".into());
+        return Err(StateError::value("init", "a whole number from 1 to 4", 0));
     }
     Ok(init)
 }
 
 /// `Ok` iff `min <= value <= max`, else the error message of a state check.
-pub(crate) fn range(name: &str, value: u64, min: u64, max: u64) -> Result<(), String> {
+pub(crate) fn range(name: &str, value: u64, min: u64, max: u64) -> Result<(), StateError> {
     if (min..=max).contains(&value) {
         Ok(())
     } else {
-        Err(format!("\"{name}\" must be a whole number from {min} to {max}, found {value}"))
+        Err(StateError::value(name, format!("a whole number from {min} to {max}"), value))
     }
 }
 
@@ -477,7 +477,7 @@ pub trait PllProtocol: Clone + Send + Sync + Sized + 'static {
     /// The state as a JSON object of the paper's names.
     fn write_json(&self, state: Self::Agent) -> Map<String, Value>;
     /// Reads a state from a JSON object of the paper's names.
-    fn read_json(&self, object: &Map<String, Value>) -> Result<Self::Agent, String>;
+    fn read_json(&self, object: &Map<String, Value>) -> Result<Self::Agent, StateError>;
     /// The values of [`PllProtocol::TRACE_COLUMNS`] for the states present.
     fn trace_counts(present: &[(Self::Agent, u64)]) -> Vec<f64>;
 
@@ -595,7 +595,7 @@ impl<P: PllProtocol> StateJson<P::Agent> for P {
         self.write_json(state)
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<P::Agent, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<P::Agent, StateError> {
         self.read_json(object)
     }
 }

@@ -3,13 +3,13 @@
 
 use super::core::{self, COMMON_KEYS};
 use super::{Group, Pll, State, Status};
-use crate::protocol::{json_bool, json_expect_keys, json_uint};
+use crate::protocol::{StateError, json_bool, json_expect_keys, json_uint};
 use serde_json::{Map, Value};
 
 impl Pll {
     /// [`crate::protocol::StateJson::state_from_json`]: the six common variables and exactly the
     /// additional variables of the agent's group.
-    pub(super) fn parse_json(&self, object: &Map<String, Value>) -> Result<State, String> {
+    pub(super) fn parse_json(&self, object: &Map<String, Value>) -> Result<State, StateError> {
         let status = core::status_from_json(object, &[("X", Status::X), ("A", Status::A), ("B", Status::B)])?;
         let epoch = core::epoch_from_json(object)?;
         let (extra, group_name): (&[&str], &str) = match (status, epoch) {
@@ -22,12 +22,14 @@ impl Pll {
         let keys: Vec<&str> = COMMON_KEYS.iter().chain(extra).copied().collect();
         if let Some(extra_key) = object.keys().find(|k| !keys.contains(&k.as_str())) {
             if ["count", "level_q", "done", "rand", "level_b"].contains(&extra_key.as_str()) {
-                return Err(format!(
-                    "\"{extra_key}\" is not a variable of group {group_name} (status {}, epoch {epoch}); its \
-                     additional variables: {}",
-                    status.letter(),
-                    if extra.is_empty() { "none".to_string() } else { extra.join(", ") }
-                ));
+                return Err(StateError::NotItsVariable {
+                    key: extra_key.clone(),
+                    agent: format!("group {group_name} (status {}, epoch {epoch})", status.letter()),
+                    variables: format!(
+                        "additional variables: {}",
+                        if extra.is_empty() { "none".to_string() } else { extra.join(", ") }
+                    ),
+                });
             }
             json_expect_keys(object, &keys)?;
         }
@@ -81,9 +83,9 @@ mod tests {
         let x = r#"{"leader":true,"tick":false,"status":"X","epoch":1,"init":1,"color":0}"#;
         assert_eq!(parse(x), Ok(State::INITIAL));
         let wrong_group = r#"{"leader":true,"tick":false,"status":"A","epoch":2,"init":2,"color":1,"level_q":7}"#;
-        assert!(parse(wrong_group).unwrap_err().contains("not a variable of group V_A ∩ V_2"));
+        assert!(parse(wrong_group).unwrap_err().to_string().contains("not a variable of group V_A ∩ V_2"));
         let missing = r#"{"leader":true,"tick":false,"status":"B","epoch":2,"init":2,"color":1}"#;
-        assert!(parse(missing).unwrap_err().contains("missing key \"count\""));
+        assert!(parse(missing).unwrap_err().to_string().contains("missing key \"count\""));
         let too_big = r#"{"leader":true,"tick":false,"status":"A","epoch":2,"init":2,"color":1,"rand":32}"#;
         assert!(parse(too_big).is_err());
         let zero = r#"{"leader":true,"tick":false,"status":"A","epoch":2,"init":2,"color":1,"rand":0}"#;
@@ -95,6 +97,6 @@ mod tests {
         let bad_epoch = r#"{"leader":false,"tick":false,"status":"X","epoch":0,"init":1,"color":1}"#;
         assert!(parse(bad_epoch).is_err());
         let unknown = r#"{"leader":false,"tick":false,"status":"X","epoch":1,"init":1,"color":1,"foo":1}"#;
-        assert!(parse(unknown).unwrap_err().contains("unknown key \"foo\""));
+        assert!(parse(unknown).unwrap_err().to_string().contains("unknown key \"foo\""));
     }
 }

@@ -84,7 +84,7 @@ pub use state::{Group, Module, State, Status, eliminations};
 
 use self::core::Core;
 use crate::error::Result;
-use crate::protocol::{FamilyInfo, ParamInfo, Params, ProtocolInfo};
+use crate::protocol::{FamilyInfo, ParamInfo, Params, ProtocolInfo, StateError};
 use serde_json::{Map, Value};
 
 /// `--engine auto` runs pll on the batched engine from this many agents on. Few of the state
@@ -217,7 +217,7 @@ impl PllProtocol for Pll {
     /// Reads the six common variables and exactly the additional variables of the agent's group
     /// (`count` for status B; `level_q` and `done` for status A in epoch 1; `rand` in epoch 2;
     /// `level_b` in epoch 3; none for status X). A variable of another group is refused.
-    fn read_json(&self, object: &Map<String, Value>) -> Result<State, String> {
+    fn read_json(&self, object: &Map<String, Value>) -> Result<State, StateError> {
         self.parse_json(object)
     }
 

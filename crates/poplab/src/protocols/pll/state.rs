@@ -4,6 +4,7 @@
 use super::Pll;
 use super::PllProtocol;
 use super::core::{self, Additional, Common, CoreStatus, Vars};
+use crate::protocol::StateError;
 
 /// `status` of Table 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -255,7 +256,7 @@ impl Pll {
     }
 
     /// Refuses states outside the state space (values out of range).
-    pub(crate) fn check_state(&self, s: State) -> Result<State, String> {
+    pub(crate) fn check_state(&self, s: State) -> Result<State, StateError> {
         let common = s.common();
         common.check()?;
         self.core.check_additional(common.additional)?;

@@ -1,9 +1,12 @@
 //! `pll-sym` states as JSON objects: P_LL's fields (from `core`) plus `ready`, `status_l`, `coin`.
 
 use super::{Coin, Group, PllSym, State, Status};
-use crate::protocol::{json_bool, json_expect_keys, json_uint};
+use crate::protocol::{StateError, json_bool, json_expect_keys, json_uint};
 use crate::protocols::pll::core::{self, Additional, COMMON_KEYS};
 use serde_json::{Map, Value};
+
+/// The values of `coin`, as its error says them.
+const COINS: &str = "\"J\", \"K\", \"F0\" or \"F1\"";
 
 impl PllSym {
     /// The paper's names: `leader`, `tick`, `status`, `epoch`, `init`, `color`, the group's
@@ -27,7 +30,7 @@ impl PllSym {
     }
 
     /// Reads exactly the keys [`PllSym::to_json`] writes for such an agent.
-    pub(super) fn parse_json(&self, object: &Map<String, Value>) -> Result<State, String> {
+    pub(super) fn parse_json(&self, object: &Map<String, Value>) -> Result<State, StateError> {
         let status =
             core::status_from_json(object, &[("X", Status::X), ("Y", Status::Y), ("A", Status::A), ("B", Status::B)])?;
         let epoch = core::epoch_from_json(object)?;
@@ -53,12 +56,15 @@ impl PllSym {
         if let Some(extra) = object.keys().find(|k| !keys.contains(&k.as_str()))
             && ["count", "level_q", "done", "rand", "level_b", "ready", "status_l", "coin"].contains(&extra.as_str())
         {
-            return Err(format!(
-                "\"{extra}\" is not a variable of a {} of status {} in epoch {epoch}; its variables: {}",
-                if leader { "leader" } else { "follower" },
-                status.letter(),
-                keys.join(", ")
-            ));
+            return Err(StateError::NotItsVariable {
+                key: extra.clone(),
+                agent: format!(
+                    "a {} of status {} in epoch {epoch}",
+                    if leader { "leader" } else { "follower" },
+                    status.letter()
+                ),
+                variables: format!("variables: {}", keys.join(", ")),
+            });
         }
         json_expect_keys(object, &keys)?;
         let additional = self.core.additional_from_json(object, status.as_pll(), epoch)?;
@@ -71,9 +77,9 @@ impl PllSym {
                 Some(Value::String(s)) => *Coin::ALL
                     .iter()
                     .find(|c| c.letter() == s)
-                    .ok_or_else(|| format!("\"coin\" must be \"J\", \"K\", \"F0\" or \"F1\", found \"{s}\""))?,
-                Some(other) => return Err(format!("\"coin\" must be \"J\", \"K\", \"F0\" or \"F1\", found {other}")),
-                None => return Err("missing key \"coin\"".into()),
+                    .ok_or_else(|| StateError::value("coin", COINS, format!("\"{s}\"")))?,
+                Some(other) => return Err(StateError::value("coin", COINS, other)),
+                None => return Err(StateError::Missing("coin".into())),
             }
         };
         let init = core::init_from_json(object)?;

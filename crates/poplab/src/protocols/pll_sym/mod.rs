@@ -123,7 +123,7 @@ pub use state::{Coin, Group, State, Status, eliminations};
 use super::pll::core::Core;
 use super::pll::{self, Module, PllProtocol};
 use crate::error::{Error, Result};
-use crate::protocol::{FamilyInfo, Params, ProtocolInfo};
+use crate::protocol::{FamilyInfo, Params, ProtocolInfo, StateError};
 use serde_json::{Map, Value};
 
 const FAMILIES: &[FamilyInfo] = &[];
@@ -211,7 +211,7 @@ impl PllProtocol for PllSym {
     }
 
     /// Reads exactly the keys [`PllProtocol::write_json`] writes for such an agent.
-    fn read_json(&self, object: &Map<String, Value>) -> Result<State, String> {
+    fn read_json(&self, object: &Map<String, Value>) -> Result<State, StateError> {
         self.parse_json(object)
     }
 
@@ -308,10 +308,10 @@ mod tests {
         let ok = r#"{"leader":false,"tick":false,"status":"A","epoch":3,"init":3,"color":1,"level_b":2,"status_l":1,"coin":"F0"}"#;
         assert_eq!(parse(ok), Ok(State { color: 1, ..a3(false, Coin::F0, 2, false, 1) }));
         let leader_coin = r#"{"leader":true,"tick":false,"status":"Y","epoch":1,"init":1,"color":0,"coin":"J"}"#;
-        assert!(parse(leader_coin).unwrap_err().contains("\"coin\" is not a variable"));
+        assert!(parse(leader_coin).unwrap_err().to_string().contains("\"coin\" is not a variable"));
         let no_ready =
             r#"{"leader":true,"tick":false,"status":"A","epoch":3,"init":3,"color":1,"level_b":2,"status_l":1}"#;
-        assert!(parse(no_ready).unwrap_err().contains("ready"));
+        assert!(parse(no_ready).unwrap_err().to_string().contains("ready"));
         let bad_coin =
             r#"{"leader":false,"tick":false,"status":"B","epoch":1,"init":1,"color":1,"count":3,"coin":"F2"}"#;
         assert!(parse(bad_coin).is_err());

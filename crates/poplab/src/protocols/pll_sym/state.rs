@@ -2,6 +2,7 @@
 //! with `coin` and `status_l`, their numbering `0..state_count()`, and [`eliminations`].
 
 use super::PllSym;
+use crate::protocol::StateError;
 use crate::protocols::pll::PllProtocol;
 use crate::protocols::pll::core::{self, Additional, Common, CoreStatus, Extra};
 use crate::protocols::pll::{self, Module};
@@ -390,18 +391,18 @@ impl PllSym {
 
     /// Refuses states outside the state space: values out of range, and dead variables away from
     /// their fixed values (a leader's coin, a follower's `ready`, `status_l` of an agent without it).
-    pub fn check_state(&self, s: State) -> Result<State, String> {
+    pub fn check_state(&self, s: State) -> Result<State, StateError> {
         let common = s.common();
         common.check()?;
         core::range("status_l", s.status_l.into(), 0, if s.has_status_l() { 1 } else { 0 })?;
         if s.leader && s.coin != Coin::J {
-            return Err("a leader has no coin status (stored as J)".into());
+            return Err(StateError::NoSuchState("a leader has no coin status (stored as J)"));
         }
         self.core.check_additional(common.additional)?;
         if let Group::A3 { ready: true, .. } = s.group
             && !s.leader
         {
-            return Err("a follower has no \"ready\" (stored as false)".into());
+            return Err(StateError::NoSuchState("a follower has no \"ready\" (stored as false)"));
         }
         Ok(s)
     }

@@ -64,7 +64,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
     Configurations, FamilyInfo, HoldingScores, Observables, Output, ParamInfo, Params, Protocol, ProtocolInfo,
-    STATE_SPACE_LIMIT, StateJson, json_bool, json_expect_keys, json_uint,
+    STATE_SPACE_LIMIT, StateError, StateJson, json_bool, json_expect_keys, json_uint,
 };
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
@@ -368,7 +368,7 @@ impl StateJson<PplState> for Ppl {
         ])
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PplState, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PplState, StateError> {
         json_expect_keys(object, &["leader", "shield", "timer_l", "virus", "timer_i"])?;
         Ok(PplState {
             leader: json_bool(object, "leader")?,

@@ -101,7 +101,7 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
     Configurations, EngineHints, FamilyInfo, Observables, OnlyGraph, Output, ParamInfo, Params, Protocol, ProtocolInfo,
-    STATE_SPACE_LIMIT, StateJson, json_expect_keys, json_uint,
+    STATE_SPACE_LIMIT, StateError, StateJson, json_expect_keys, json_uint,
 };
 use crate::rng::{PopRng, below_u64, coin};
 use serde_json::{Map, Value};
@@ -378,7 +378,7 @@ impl StateJson<PrlState> for Prl {
         ])
     }
 
-    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PrlState, String> {
+    fn state_from_json(&self, object: &Map<String, Value>) -> Result<PrlState, StateError> {
         json_expect_keys(object, &["leader", "bullet", "shield", "signal", "dist_l"])?;
         Ok(PrlState {
             leader: json_uint(object, "leader", 1)? == 1,
@@ -494,11 +494,26 @@ mod tests {
         );
         assert_eq!(p.state_from_json(&json), Ok(s));
         let read = |text: &str| p.state_from_json(&serde_json::from_str(text).unwrap());
-        assert!(read(r#"{"leader":2,"bullet":0,"shield":0,"signal":0,"dist_l":0}"#).unwrap_err().contains("leader"));
-        assert!(read(r#"{"leader":0,"bullet":3,"shield":0,"signal":0,"dist_l":0}"#).unwrap_err().contains("bullet"));
-        assert!(read(r#"{"leader":0,"bullet":0,"shield":0,"signal":0,"dist_l":6}"#).unwrap_err().contains("0 to 5"));
+        assert!(
+            read(r#"{"leader":2,"bullet":0,"shield":0,"signal":0,"dist_l":0}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("leader")
+        );
+        assert!(
+            read(r#"{"leader":0,"bullet":3,"shield":0,"signal":0,"dist_l":0}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("bullet")
+        );
+        assert!(
+            read(r#"{"leader":0,"bullet":0,"shield":0,"signal":0,"dist_l":6}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("0 to 5")
+        );
         assert!(read(r#"{"leader":true,"bullet":0,"shield":0,"signal":0,"dist_l":0}"#).is_err());
-        assert!(read(r#"{"leader":0,"bullet":0,"shield":0,"signal":0}"#).unwrap_err().contains("missing"));
+        assert!(read(r#"{"leader":0,"bullet":0,"shield":0,"signal":0}"#).unwrap_err().to_string().contains("missing"));
         assert!(read(r#"{"leader":0,"bullet":0,"shield":0,"signal":0,"dist_l":0,"x":1}"#).is_err());
     }
 

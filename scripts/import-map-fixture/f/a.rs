@@ -1,0 +1,6 @@
+pub struct A;
+
+pub fn make() -> A {
+    super::help();
+    A
+}

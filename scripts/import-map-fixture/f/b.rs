@@ -1,0 +1,5 @@
+use super::A;
+
+pub fn helper() {}
+
+pub fn unused(_: A) {}

@@ -1,0 +1,1 @@
+pub struct D(pub crate::g::C);

@@ -1,0 +1,5 @@
+mod c;
+mod d;
+
+pub use c::*;
+pub use d::D;
