@@ -31,16 +31,13 @@
 use super::batched::Batcher;
 use super::configuration::{Configuration, geometric_skip};
 use super::snapshot::{EngineSnapshot, RunSnapshot, StateWriter, read_states};
-use super::{CensusReport, Drivable, Engine, Lookers, Observer, Pause, Watch};
+use super::{CensusReport, Drivable, Engine, Lookers, MAX_AGENTS, Observer, Pause, Watch};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::init::Start;
 use crate::protocol::{Protocol, tally};
 use crate::rng::PopRng;
 use std::ops::Deref;
-
-/// The largest population the count engines take (counts and weights stay exact below it).
-pub const MAX_AGENTS: u64 = 1 << 62;
 
 /// A run in progress on the count engine (complete graph only). It holds its protocol as `R`, as
 /// [`AgentRun`](super::AgentRun) does: `&P` borrows it, `Box<P>` or `Arc<P>` owns it.

@@ -26,7 +26,7 @@
 //! # Ok::<(), poplab::Error>(())
 //! ```
 
-use super::{Observer, SeriesPosition, TraceSink};
+use super::{Event, EventPoint, Observer, SeriesPosition, TraceSink};
 use crate::protocol::{Protocol, StateHasher};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::HashMap;
@@ -88,18 +88,6 @@ impl<'de> Deserialize<'de> for TraceEvery {
     }
 }
 
-/// An interaction that changed some agent's state, at its exact step (the step count just after
-/// it: the first interaction of a run is step 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Event<S> {
-    /// The interaction's step.
-    pub step: u128,
-    /// Initiator and responder before.
-    pub before: [S; 2],
-    /// Initiator and responder after.
-    pub after: [S; 2],
-}
-
 /// The events an engine took since the driver last collected them.
 #[derive(Clone, Debug)]
 pub struct EventLog<S> {
@@ -145,17 +133,6 @@ impl<S> Default for EventLog<S> {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// One row of an event trace: the step and the four states (initiator and responder before,
-/// then after), each written as the protocol writes states (compact JSON, as in `--init` files).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EventPoint {
-    /// The interaction's step.
-    pub step: u128,
-    /// Initiator before, responder before, initiator after, responder after (each state's text is
-    /// written once per trace and shared by its rows).
-    pub states: [Arc<str>; 4],
 }
 
 /// Rows of a trace kept in memory: samples of a time series or events.

@@ -40,12 +40,17 @@ mod snapshots;
 
 pub use agents::{AgentRun, on_huge_pages, prefetch};
 pub use configuration::{SKIP_MAX_STATES, geometric_skip};
-pub use counts::{CountRun, MAX_AGENTS};
+pub use counts::CountRun;
 pub use drive::{CensusReport, Drivable, Lookers, Measure, RunPlan, Watch, advance_stopping, drive, drive_pausing};
-pub use events::{Event, EventLog, EventPoint, EventTrace, Series, TraceEvery};
+pub use events::{EventLog, EventTrace, Series, TraceEvery};
 pub use live::{LiveRun, SampleSteps};
-pub use observer::{Fault, FaultStates, Observer, SeriesPosition, TimeSeries, TracePoint, TraceSink};
+pub use observer::{
+    Event, EventPoint, Fault, FaultStates, Observer, SeriesPosition, TimeSeries, TracePoint, TraceSink,
+};
 pub use snapshots::snapshots;
+
+/// The largest population the count engines take (counts and weights stay exact below it).
+pub const MAX_AGENTS: u64 = 1 << 62;
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;

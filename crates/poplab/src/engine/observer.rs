@@ -10,9 +10,9 @@
 //! steps as if nobody looked, and show it the configuration at exactly its step, so a run draws
 //! the same with or without it, however often it looks (see [`drive`](super::drive())).
 
-use super::events::{Event, EventPoint};
 use crate::protocol::{Protocol, tally};
 use crate::rng::{PopRng, below_u64};
+use std::sync::Arc;
 
 /// Acts on a run at steps of its choosing.
 pub trait Observer<P: Protocol> {
@@ -58,6 +58,29 @@ pub trait Observer<P: Protocol> {
 
     /// Takes the events since the last call, oldest first (only if [`Observer::wants_events`]).
     fn events(&mut self, _protocol: &P, _events: &[Event<P::State>]) {}
+}
+
+/// An interaction that changed some agent's state, at its exact step (the step count just after
+/// it: the first interaction of a run is step 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event<S> {
+    /// The interaction's step.
+    pub step: u128,
+    /// Initiator and responder before.
+    pub before: [S; 2],
+    /// Initiator and responder after.
+    pub after: [S; 2],
+}
+
+/// One row of an event trace: the step and the four states (initiator and responder before,
+/// then after), each written as the protocol writes states (compact JSON, as in `--init` files).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventPoint {
+    /// The interaction's step.
+    pub step: u128,
+    /// Initiator before, responder before, initiator after, responder after (each state's text is
+    /// written once per trace and shared by its rows).
+    pub states: [Arc<str>; 4],
 }
 
 /// One row of a time series.

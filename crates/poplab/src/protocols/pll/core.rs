@@ -7,7 +7,7 @@
 //! state type while the lines both print are written once; the [`Protocol`] implementation both
 //! share is written once for every [`PllProtocol`].
 
-use super::Module;
+use super::status::{Module, Status};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
@@ -198,10 +198,9 @@ impl Core {
     pub(crate) fn additional_from_json(
         &self,
         object: &Map<String, Value>,
-        status: super::Status,
+        status: Status,
         epoch: u8,
     ) -> Result<Additional, StateError> {
-        use super::Status;
         let c = u64::from(self.c_max);
         Ok(match (status, epoch) {
             (Status::X, _) => Additional::None,

@@ -78,9 +78,11 @@ pub(crate) mod core;
 mod json;
 mod rules;
 mod state;
+mod status;
 
 pub use self::core::PllProtocol;
-pub use state::{Group, Module, State, Status, eliminations};
+pub use state::{Group, State, eliminations};
+pub use status::{Module, Status};
 
 use self::core::Core;
 use crate::error::Result;
