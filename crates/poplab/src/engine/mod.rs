@@ -36,7 +36,7 @@ mod live;
 mod observer;
 mod sampling;
 pub mod snapshot;
-mod snapshots;
+mod spacetime;
 
 pub use agents::{AgentRun, on_huge_pages, prefetch};
 pub use configuration::{SKIP_MAX_STATES, geometric_skip};
@@ -47,7 +47,7 @@ pub use live::{LiveRun, SampleSteps};
 pub use observer::{
     Event, EventPoint, Fault, FaultStates, Observer, SeriesPosition, TimeSeries, TracePoint, TraceSink,
 };
-pub use snapshots::snapshots;
+pub use spacetime::snapshots;
 
 /// The largest population the count engines take (counts and weights stay exact below it).
 pub const MAX_AGENTS: u64 = 1 << 62;
