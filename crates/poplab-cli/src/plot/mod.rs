@@ -68,18 +68,113 @@ pub struct Curve {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub ink: Ink,
+    /// Drawn as steps: each value held until the next point's x, then a vertical jump (a count
+    /// sampled over time, which never takes the values between two samples).
+    pub steps: bool,
 }
 
 impl Curve {
     /// A curve coloured by its order among the figure's [`Ink::Auto`] curves.
     pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
-        Curve { label: label.into(), points, ink: Ink::Auto }
+        Curve { label: label.into(), points, ink: Ink::Auto, steps: false }
     }
 
     /// The same curve in `ink`.
     pub fn inked(self, ink: Ink) -> Self {
         Curve { ink, ..self }
     }
+
+    /// The same curve drawn as steps.
+    pub fn stepped(self) -> Self {
+        Curve { steps: true, ..self }
+    }
+
+    /// The points the line goes through: for steps, a corner `(x1, y0)` before each point
+    /// `(x1, y1)` after the first.
+    fn path(&self) -> Vec<(f64, f64)> {
+        if !self.steps {
+            return self.points.clone();
+        }
+        let mut path = Vec::with_capacity(2 * self.points.len());
+        for &(x, y) in &self.points {
+            if let Some(&(_, held)) = path.last() {
+                path.push((x, held));
+            }
+            path.push((x, y));
+        }
+        path
+    }
+}
+
+/// Text as a paper typesets it, in Unicode (drawn with the bundled font, offline): powers `^2`
+/// and `^e` as superscripts (`log² n`, `x²`, `c xᵉ`), `_` subscripts as subscripts where Unicode
+/// has them (`c_max` as `cₘₐₓ`; capitals have none: `P_LL` as `P_LL`), `>=`, `<=` as `≥`, `≤`,
+/// `Theta(`, `Omega(` as `Θ(`, `Ω(`, and `R^2` as `R²`.
+pub fn typeset(text: &str) -> String {
+    const SUPER: [(char, char); 14] = [
+        ('0', '⁰'),
+        ('1', '¹'),
+        ('2', '²'),
+        ('3', '³'),
+        ('4', '⁴'),
+        ('5', '⁵'),
+        ('6', '⁶'),
+        ('7', '⁷'),
+        ('8', '⁸'),
+        ('9', '⁹'),
+        ('e', 'ᵉ'),
+        ('n', 'ⁿ'),
+        ('x', 'ˣ'),
+        ('-', '⁻'),
+    ];
+    const SUB: [(char, char); 19] = [
+        ('0', '₀'),
+        ('1', '₁'),
+        ('2', '₂'),
+        ('3', '₃'),
+        ('4', '₄'),
+        ('5', '₅'),
+        ('6', '₆'),
+        ('7', '₇'),
+        ('8', '₈'),
+        ('9', '₉'),
+        ('a', 'ₐ'),
+        ('e', 'ₑ'),
+        ('m', 'ₘ'),
+        ('n', 'ₙ'),
+        ('x', 'ₓ'),
+        ('k', 'ₖ'),
+        ('l', 'ₗ'),
+        ('s', 'ₛ'),
+        ('t', 'ₜ'),
+    ];
+    let text = text.replace(">=", "≥").replace("<=", "≤").replace("Theta(", "Θ(").replace("Omega(", "Ω(");
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let table: &[(char, char)] = match chars[i] {
+            '^' => &SUPER,
+            '_' => &SUB,
+            _ => &[],
+        };
+        let rest = &chars[i + 1..];
+        let sign = usize::from(rest.first() == Some(&'-'));
+        let word = &rest[..sign + rest[sign..].iter().take_while(|c| c.is_ascii_alphanumeric()).count()];
+        let mapped: Option<String> =
+            word.iter().map(|c| table.iter().find(|(from, _)| from == c).map(|&(_, to)| to)).collect();
+        match mapped {
+            Some(script) if !word.is_empty() && !table.is_empty() => {
+                out += &script;
+                i += 1 + word.len();
+            }
+            _ => {
+                out.push(chars[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Points drawn as dots in the group's own colour (`color`, an index into the group palette, so
@@ -296,7 +391,7 @@ where
     let x = drawable(bounds(xs(figure)), "x", figure)?;
     let x_axis = (x.0..x.1).log_scale().with_key_points(log_ticks(x, PLOT_PIXELS.0, Axis::X));
     let mut builder = ChartBuilder::on(root);
-    builder.caption(&figure.title, ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
+    builder.caption(typeset(&figure.title), ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
     if figure.y_log {
         let y = drawable(bounds(ys(figure)), "y", figure)?;
         let y_axis = (y.0..y.1).log_scale().with_key_points(log_ticks(y, PLOT_PIXELS.1, Axis::Y));
@@ -410,8 +505,8 @@ where
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
     chart
         .configure_mesh()
-        .x_desc(&figure.x_label)
-        .y_desc(&figure.y_label)
+        .x_desc(typeset(&figure.x_label))
+        .y_desc(typeset(&figure.y_label))
         .label_style(("sans-serif", 14))
         .x_label_formatter(&|v| short(*v))
         .y_label_formatter(&|v| short(*v))
@@ -420,7 +515,7 @@ where
         .map_err(fail)?;
     let in_range = |(x, y): (f64, f64)| x > 0.0 && x.is_finite() && scale(y).is_finite();
     for (curve, color) in figure.curves.iter().zip(curve_colors(figure)) {
-        let points = curve.points.iter().copied().filter(|p| in_range(*p));
+        let points = curve.path().into_iter().filter(|p| in_range(*p));
         if dashed(curve.ink) {
             chart.draw_series(DashedLineSeries::new(points, 10, 6, color.stroke_width(2))).map_err(fail)?;
         } else {
@@ -470,7 +565,7 @@ fn legend(figure: &Figure) -> Vec<Entry> {
         .map(|(c, color)| (c.label.clone(), Glyph::Line(color, dashed(c.ink))));
     let groups = figure.groups.iter().map(|g| (g.label.clone(), Glyph::Dot(GROUPS[g.color % GROUPS.len()])));
     let marks = figure.marks.iter().map(|m| (m.label.clone(), Glyph::Marker(m.look)));
-    curves.chain(groups).chain(marks).map(|(label, glyph)| Entry { label, glyph }).collect()
+    curves.chain(groups).chain(marks).map(|(label, glyph)| Entry { label: typeset(&label), glyph }).collect()
 }
 
 /// The legend's columns: two, side by side, if every label fits half the panel, else one.
@@ -638,6 +733,27 @@ mod tests {
         let [left, right] = dodges(2, (1.0, 1e4))[..] else { panic!("two series") };
         let pixels = |factor: f64| PLOT_PIXELS.0 * factor.ln() / 1e4f64.ln();
         assert!((pixels(right / left) - 9.0).abs() < 1e-9 && (left * right - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn math_is_typeset_in_unicode() {
+        assert_eq!(typeset("fit a + b log^2 x"), "fit a + b log² x");
+        assert_eq!(typeset("fit c x^e, e = 1.23"), "fit c xᵉ, e = 1.23");
+        assert_eq!(typeset("claimed (n-1)^2, R^2 = 0.99"), "claimed (n-1)², R² = 0.99");
+        assert_eq!(
+            typeset("Theta(n log n) and Omega(N^2) iff f >= k, m <= 3"),
+            "Θ(n log n) and Ω(N²) iff f ≥ k, m ≤ 3"
+        );
+        assert_eq!(typeset("c_max = 41 m, 2^-3"), "cₘₐₓ = 41 m, 2⁻³");
+        // No subscript capitals in Unicode: P_LL stays as written, and so does a lone caret.
+        assert_eq!(typeset("P_LL: x ^ 2"), "P_LL: x ^ 2");
+    }
+
+    #[test]
+    fn a_stepped_curve_holds_each_value_until_the_next_point() {
+        let counts = Curve::new("leaders", vec![(1.0, 5.0), (2.0, 3.0), (4.0, 1.0)]);
+        assert_eq!(counts.path(), counts.points);
+        assert_eq!(counts.stepped().path(), [(1.0, 5.0), (2.0, 5.0), (2.0, 3.0), (4.0, 3.0), (4.0, 1.0)]);
     }
 
     #[test]
