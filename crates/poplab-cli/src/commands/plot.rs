@@ -2,7 +2,7 @@
 //! directory (`sweep --out`), as SVG or PNG.
 //!
 //! - A time series (a CSV file whose header starts `trial,step,parallel_time,leaders`): the
-//!   number of leaders against parallel time, one curve per trial (the first ten), on log axes
+//!   number of leaders against parallel time, a staircase per trial (the first ten), on log axes
 //!   (rows at time 0 or with no leader are left out: a log axis has no 0).
 //! - A trial sweep (a directory with `summary.csv`): the mean parallel time against `n` with its
 //!   95% interval, one mark per cell; a cell whose mean is only a lower bound (censored trials) is
@@ -60,7 +60,11 @@ fn trace_figure(path: &Path) -> Result<Figure> {
         x_label: "parallel time (steps / n)".into(),
         y_label: "leaders".into(),
         marks: Vec::new(),
-        curves: curves.into_iter().map(|(trial, points)| Curve::new(format!("trial {trial}"), points)).collect(),
+        // A count holds between two rows: steps, never a line through values it never took.
+        curves: curves
+            .into_iter()
+            .map(|(trial, points)| Curve::new(format!("trial {trial}"), points).stepped())
+            .collect(),
         groups: Vec::new(),
         y_log: true,
     })
