@@ -441,7 +441,7 @@ class RunResult:
 
         >>> import poplab
         >>> axis = poplab.run("angluin", 50, trials=20, seed=1).plot()
-        >>> axis.get_ylabel(), axis.get_lines()[0].get_ydata()[-1]
+        >>> axis.get_ylabel(), float(axis.get_lines()[0].get_ydata()[-1])
         ('fraction of trials converged', 1.0)
         """
         return plot_run(self.trials, self.n, self.document["protocol"], ax=ax)

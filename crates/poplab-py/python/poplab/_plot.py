@@ -37,8 +37,20 @@ def _axes(ax: Any, rows: int = 1) -> List[Any]:
             raise ValueError(f"this figure has {rows} panels, one measure each: leave ax=None")
         return [ax]
     plt = _pyplot()
-    _, axes = plt.subplots(rows, 1, sharex=True, squeeze=False, figsize=(7, 2.8 * rows + 0.6))
+    _, axes = plt.subplots(
+        rows, 1, sharex=True, squeeze=False, figsize=(7, 2.6 * rows + 1.2), constrained_layout=True
+    )
     return list(axes[:, 0])
+
+
+def _plain_log_ticks(axis: Any, which: str) -> None:
+    """Log-scale tick labels as plain numbers (``20``, ``0.5``, ``1e+06``), not ``2×10¹``."""
+    from matplotlib.ticker import FuncFormatter
+
+    ticks = axis.xaxis if which == "x" else axis.yaxis
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ticks.set_major_formatter(plain)
+    ticks.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
 
 
 def bootstrap_mean_interval(values: Sequence[float], level: float = 0.95) -> Tuple[float, float]:
@@ -71,7 +83,9 @@ def plot_trace(frame: pd.DataFrame, ax: Any = None) -> Any:
     panels: List[Tuple[str, List[str]]] = []
     if states:
         panels.append(("agents per state", states))
-        panels.append(("agents per output", outputs))
+        # Where each state has an output of its own, the outputs' panel would repeat the states'.
+        if len(outputs) < len(states):
+            panels.append(("agents per output", outputs))
     elif "leaders" in frame.columns:
         panels.append(("leaders (agents whose output is leader or yes)", ["leaders"]))
     panels.extend((str(c), [c]) for c in own)
@@ -107,6 +121,7 @@ def plot_run(trials: pd.DataFrame, n: int, protocol: str, ax: Any = None) -> Any
         axis.step(times, fraction, where="post")
         if ended[0] > 0 and ended[-1] / ended[0] > 100:
             axis.set_xscale("log")
+            _plain_log_ticks(axis, "x")
     axis.set_ylim(0, 1.02)
     axis.set_xlabel("parallel time (interactions / n)")
     axis.set_ylabel("fraction of trials converged")
@@ -153,10 +168,12 @@ def plot_sweep(
         if power and len(xs) >= 2:
             grid = np.geomspace(min(xs), max(xs), _CURVE_POINTS)
             curve = power["coefficient"] * grid ** power["exponent"]
-            axis.plot(grid, curve, color=shown[0].get_color(), linewidth=1,
-                      label=f"fit {power['coefficient']:.3g} n^{power['exponent']:.2f}")
+            fit_label = f"fit ${power['coefficient']:.3g}\\,n^{{{power['exponent']:.2f}}}$"
+            axis.plot(grid, curve, color=shown[0].get_color(), linewidth=1, label=fit_label)
     axis.set_xscale("log")
     axis.set_yscale("log")
+    _plain_log_ticks(axis, "x")
+    _plain_log_ticks(axis, "y")
     axis.set_xlabel("n (agents)")
     axis.set_ylabel("mean parallel time (interactions / n)")
     axis.legend(fontsize="small")
