@@ -17,8 +17,10 @@ use std::path::{Path, PathBuf};
 /// Points a run's curve keeps at most (the rows where the leader count changes, thinned evenly).
 const MAX_CURVE_POINTS: usize = 1500;
 
-/// Points a fitted or claimed curve is evaluated at, evenly spaced in log x: smooth at any zoom.
-const CURVE_POINTS: usize = 200;
+/// Points a fitted or claimed curve is evaluated at, evenly spaced in log x: a bend at every 7
+/// pixels or so, finer than the eye sees and coarser than the pixel grid (shorter segments show
+/// the grid as a wobble).
+const CURVE_POINTS: usize = 100;
 
 /// The seed of the report's bootstrap intervals (fixed: a report draws the same intervals again).
 const BOOTSTRAP_SEED: u64 = 0x5EED;
