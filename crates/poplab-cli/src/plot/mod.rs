@@ -111,7 +111,7 @@ impl Curve {
 /// has them (`c_max` as `cₘₐₓ`; capitals have none: `P_LL` as `P_LL`), `>=`, `<=` as `≥`, `≤`,
 /// `Theta(`, `Omega(` as `Θ(`, `Ω(`, and `R^2` as `R²`.
 pub fn typeset(text: &str) -> String {
-    const SUPER: [(char, char); 14] = [
+    const SUPER: [(char, char); 15] = [
         ('0', '⁰'),
         ('1', '¹'),
         ('2', '²'),
@@ -125,9 +125,10 @@ pub fn typeset(text: &str) -> String {
         ('e', 'ᵉ'),
         ('n', 'ⁿ'),
         ('x', 'ˣ'),
+        ('N', 'ᴺ'),
         ('-', '⁻'),
     ];
-    const SUB: [(char, char); 19] = [
+    const SUB: [(char, char); 23] = [
         ('0', '₀'),
         ('1', '₁'),
         ('2', '₂'),
@@ -147,6 +148,10 @@ pub fn typeset(text: &str) -> String {
         ('l', 'ₗ'),
         ('s', 'ₛ'),
         ('t', 'ₜ'),
+        ('i', 'ᵢ'),
+        ('r', 'ᵣ'),
+        ('u', 'ᵤ'),
+        ('v', 'ᵥ'),
     ];
     let text = text.replace(">=", "≥").replace("<=", "≤").replace("Theta(", "Θ(").replace("Omega(", "Ω(");
     let chars: Vec<char> = text.chars().collect();
@@ -745,6 +750,9 @@ mod tests {
             "Θ(n log n) and Ω(N²) iff f ≥ k, m ≤ 3"
         );
         assert_eq!(typeset("c_max = 41 m, 2^-3"), "cₘₐₓ = 41 m, 2⁻³");
+        assert_eq!(typeset("t_virus and e^N"), "tᵥᵢᵣᵤₛ and eᴺ");
+        // A subscript with a letter Unicode lacks stays as written, whole.
+        assert_eq!(typeset("virus_factor, 2^(ceil(lg m) + 1)"), "virus_factor, 2^(ceil(lg m) + 1)");
         // No subscript capitals in Unicode: P_LL stays as written, and so does a lone caret.
         assert_eq!(typeset("P_LL: x ^ 2"), "P_LL: x ^ 2");
     }

@@ -4,6 +4,7 @@
 use super::ClaimResult;
 use super::pictures::{self, interval};
 use crate::output::write_text;
+use crate::plot::typeset;
 use anyhow::Result;
 use poplab::claims::{Mode, Row};
 use poplab::rng::RNG_NAME;
@@ -117,7 +118,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     let claim = &result.claim;
     let mut blocks = vec![
         Block::Heading(2, format!("{}: {}", claim.id, claim.title)),
-        Block::Paragraph(format!("Claim ({}): {}", claim.source, claim.statement)),
+        Block::Paragraph(format!("Claim ({}): {}", claim.source, typeset(claim.statement))),
         Block::Paragraph(format!("Sizes: {}", claim.sizes)),
     ];
     if let Some(scope) = claim.scope {
@@ -191,7 +192,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         ));
     }
     if !fits.is_empty() {
-        blocks.push(Block::Paragraph(format!("Fits: {}.", fits.join("; "))));
+        blocks.push(Block::Paragraph(typeset(&format!("Fits: {}.", fits.join("; ")))));
     }
     blocks.push(Block::Paragraph(format!("Design: {}.", result.findings.design(claim))));
     blocks.push(Block::Paragraph(format!(
