@@ -239,8 +239,9 @@ pub struct RunArgs {
     #[arg(long = "fault", value_name = "STEP:K[:FAMILY]", allow_hyphen_values = true)]
     pub faults: Vec<String>,
 
-    /// Write a time series (trial, step, parallel time, leaders, protocol columns) to this CSV
-    /// file, streamed as the trials run; with `--trace-every event`, an event trace (trial, step,
+    /// Write a time series (trial, step, parallel time, leaders, protocol columns; for a protocol
+    /// file, agents per output `output=VALUE` and per state `state=NAME`) to this CSV file,
+    /// streamed as the trials run; with `--trace-every event`, an event trace (trial, step,
     /// parallel time, the two agents' states before and after, as JSON).
     #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,

@@ -11,6 +11,7 @@ mod parse;
 #[cfg(feature = "pictures")]
 mod plot;
 mod progress;
+mod typeset;
 
 use std::process::ExitCode;
 

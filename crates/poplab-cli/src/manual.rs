@@ -146,9 +146,9 @@ DIR. The results do not depend on --threads.",
     Page {
         name: "plot",
         description: "Draws your own runs as SVG or PNG (by the extension of --out): a time series written by \
-`run --trace` (leaders against parallel time, one curve per trial, the first ten, log axes), or a sweep \
-directory (the mean parallel time against n with 95% intervals; censored cells hollow at their lower bound; \
-holding sweeps as log10 of the estimate).",
+`run --trace` (leaders against parallel time, a staircase per trial, the first ten, log axes), or a sweep \
+directory (the mean parallel time against n with 95% bootstrap intervals of its trials; censored cells hollow at \
+their lower bound; holding sweeps as log10 of the estimate).",
         examples: &[
             ("Leaders against time", "poplab plot leaders.csv --out leaders.svg"),
             ("A sweep's means against n", "poplab plot prl-sweep --out prl.png"),

@@ -1,9 +1,10 @@
 //! What the commands print for people, and where output goes.
 
 use anyhow::{Context, Result};
-use poplab::engine::Measure;
+use poplab::engine::{Measure, Outcome};
 use poplab::rng::RNG_NAME;
 use poplab::spec::{RunResult, RunSpec};
+use poplab::verdict::bootstrap_mean_ci95;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -35,27 +36,26 @@ pub fn human(result: &RunResult) -> String {
     };
     let _ = writeln!(out, "{ended}, censored {} (censored trials are lower bounds)\n", sm.censored);
     let n = spec.n as f64;
-    let row =
-        |label: &str, steps: Option<f64>| format!("{label:<22}{:>20}{:>20}\n", fmt(steps), fmt(steps.map(|v| v / n)));
-    let _ = writeln!(out, "{:<22}{:>20}{:>20}", "", "steps", "parallel time");
-    out += &row("mean", sm.mean_steps);
+    let mut rows: Vec<[String; 3]> = vec![[String::new(), "steps".into(), "parallel time".into()]];
+    let row = |label: &str, steps: Option<f64>| [label.into(), fmt(steps), fmt(steps.map(|v| v / n))];
+    rows.push(row("mean", sm.mean_steps));
     if let Some(bound) = sm.mean_steps_lower_bound {
-        out += &row("mean (lower bound)", Some(bound));
+        rows.push(row("mean (lower bound)", Some(bound)));
     }
-    out += &row("median", sm.median_steps);
-    out += &row("10% quantile", sm.p10_steps);
-    out += &row("90% quantile", sm.p90_steps);
-    if let Some([lo, hi]) = sm.ci95_parallel_time {
-        let _ = writeln!(
-            out,
-            "{:<22}{:>20}{:>20}",
-            "95% CI of mean",
-            format!("[{}, {}]", fmt(Some(lo * n)), fmt(Some(hi * n))),
-            format!("[{}, {}]", fmt(Some(lo)), fmt(Some(hi)))
-        );
+    rows.push(row("median", sm.median_steps));
+    rows.push(row("10% quantile", sm.p10_steps));
+    rows.push(row("90% quantile", sm.p90_steps));
+    // Where the mean is known (no trial censored): its percentile bootstrap interval, which
+    // follows skewed and bimodal times and never runs below zero as a t-interval can.
+    let ended: Vec<f64> =
+        result.records.iter().filter(|r| r.outcome != Outcome::Censored).map(|r| r.steps.0 as f64).collect();
+    if let (Some(_), Some([lo, hi])) = (sm.ci95_parallel_time, bootstrap_mean_ci95(&ended, s.seed)) {
+        let interval = |lo: f64, hi: f64| format!("[{}, {}]", fmt(Some(lo)), fmt(Some(hi)));
+        rows.push(["95% CI of mean (bootstrap)".into(), interval(lo, hi), interval(lo / n, hi / n)]);
     }
-    out += &row("min", sm.min_steps.map(|v| v as f64));
-    out += &row("max", sm.max_steps.map(|v| v as f64));
+    rows.push(row("min", sm.min_steps.map(|v| v as f64)));
+    rows.push(row("max", sm.max_steps.map(|v| v as f64)));
+    out += &columns(&rows);
     if let Some(states) = sm.max_distinct_states {
         let _ = writeln!(out, "\ndistinct states visited: at most {states} in one trial");
     }
@@ -64,6 +64,15 @@ pub fn human(result: &RunResult) -> String {
         let _ = writeln!(out, "last demotion by: {}", causes.join(", "));
     }
     out
+}
+
+/// Rows as text columns: the first left-aligned, the others right-aligned, each as wide as its
+/// widest cell and at least 20 characters, two spaces apart at the least (cells never run into
+/// each other, however long an interval).
+fn columns(rows: &[[String; 3]]) -> String {
+    let width = |k: usize| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0);
+    let (first, second, third) = (width(0) + 2, (width(1) + 2).max(20), (width(2) + 2).max(20));
+    rows.iter().map(|[a, b, c]| format!("{a:<first$}{b:>second$}{c:>third$}\n")).collect()
 }
 
 fn fmt(value: Option<f64>) -> String {
@@ -187,4 +196,29 @@ pub fn holding_curve(curve: &poplab::sweep::estimates::HoldingCurve) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_intervals_stay_in_their_columns() {
+        // The table used to print `[-2.4109e10, 2.8666e10][-2410.900, 2866.600]`: 22-character
+        // cells in 20-character columns.
+        let rows = [
+            [String::new(), "steps".into(), "parallel time".into()],
+            ["mean".into(), "2.3000e9".into(), "230.000".into()],
+            ["95% CI of mean (bootstrap)".into(), "[1.2109e10, 2.8666e10]".into(), "[1210.900, 2866.600]".into()],
+        ];
+        let text = columns(&rows);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].contains("2.8666e10]  ") && !lines[2].contains("]["), "{text}");
+        // Every column ends where the same column of the other rows ends.
+        assert!(lines.iter().all(|l| l.chars().count() == lines[0].chars().count()), "{text}");
+        assert!(lines[1].ends_with("   230.000") && lines[0].ends_with(" parallel time"), "{text}");
+        // Short cells keep the 20-character columns.
+        let short = columns(&[["mean".into(), "79".into(), "3.950".into()]]);
+        assert_eq!(short, format!("mean  {:>20}{:>20}\n", "79", "3.950"));
+    }
 }

@@ -5,7 +5,7 @@ use crate::error;
 use crate::user::UserProtocol;
 use poplab::Error;
 use poplab::engine::{Series, TraceEvery};
-use poplab::export::{Exporter, Json};
+use poplab::export::{CountColumns, Exporter, Json};
 use poplab::protocol::Protocol;
 use poplab::protocols::custom::Custom;
 use poplab::spec::{Estimator, RawSpec, RunSpec};
@@ -93,7 +93,9 @@ pub fn spec_fields() -> Vec<&'static str> {
 }
 
 /// Trial `trial` with a time series every `every` steps: its record (JSON), the protocol's
-/// columns, and the rows (step, leaders, values).
+/// columns, the rows (step, leaders, values), and for a user protocol the count columns
+/// ([`CountColumns`]: per output, then per state, whose names are the library's state names) and
+/// their rows.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub fn trace(
@@ -103,13 +105,20 @@ pub fn trace(
     settings: &str,
     every: u128,
     trial: u64,
-) -> PyResult<(String, Vec<String>, Vec<u128>, Vec<u64>, Vec<Vec<f64>>)> {
+) -> PyResult<(String, Vec<String>, Vec<u128>, Vec<u64>, Vec<Vec<f64>>, Vec<String>, Vec<Vec<u64>>)> {
     with_spec(py, &protocol, n, settings, Some(TraceEvery::Steps(every)), |spec| {
         let (record, Series { points, .. }) = one_trial(spec, trial)?;
+        // After the run: a callback protocol knows every state its trial met.
+        let columns = CountColumns::of(spec);
+        let counts = points
+            .iter()
+            .map(|p| columns.counts(&p.states))
+            .collect::<Result<Vec<_>, u32>>()
+            .map_err(|number| Error::Io(format!("state number {number} has no name")))?;
         let steps = points.iter().map(|p| p.step).collect();
         let leaders = points.iter().map(|p| p.leaders).collect();
         let values = points.into_iter().map(|p| p.values).collect();
-        Ok((record, spec.trace_columns.clone(), steps, leaders, values))
+        Ok((record, spec.trace_columns.clone(), steps, leaders, values, columns.names(), counts))
     })
 }
 

@@ -479,6 +479,27 @@ pub trait Observables<S> {
         Vec::new()
     }
 
+    /// Whether a time series counts the agents in each state present ([`TracePoint::states`]):
+    /// protocols whose states have names (user protocols), as [`Observables::state_number`]
+    /// numbers them.
+    ///
+    /// [`TracePoint::states`]: crate::engine::TracePoint::states
+    fn counts_states(&self) -> bool {
+        false
+    }
+
+    /// The number of `state` among [`Observables::state_names`] (where [`Observables::counts_states`]).
+    fn state_number(&self, _state: S) -> Option<u32> {
+        None
+    }
+
+    /// The names and outputs of the states known so far, by number (where
+    /// [`Observables::counts_states`]): a protocol that meets states as it runs knows more after a
+    /// run, and its numbers never change.
+    fn state_names(&self) -> Vec<(String, Output)> {
+        Vec::new()
+    }
+
     /// The part of the protocol (a module, a rule) that made an agent of this interaction stop
     /// being a leader, for protocols built of parts; `None` when no agent stopped.
     fn demotion_cause(&self, _before: [S; 2], _after: [S; 2]) -> Option<&'static str> {

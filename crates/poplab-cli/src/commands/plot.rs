@@ -2,11 +2,11 @@
 //! directory (`sweep --out`), as SVG or PNG.
 //!
 //! - A time series (a CSV file whose header starts `trial,step,parallel_time,leaders`): the
-//!   number of leaders against parallel time, one curve per trial (the first ten), on log axes
+//!   number of leaders against parallel time, a staircase per trial (the first ten), on log axes
 //!   (rows at time 0 or with no leader are left out: a log axis has no 0).
 //! - A trial sweep (a directory with `summary.csv`): the mean parallel time against `n` with its
-//!   95% interval, one mark per cell; a cell whose mean is only a lower bound (censored trials) is
-//!   drawn hollow at that bound.
+//!   95% percentile bootstrap interval (from `trials.csv`), one mark per cell; a cell whose mean
+//!   is only a lower bound (censored trials) is drawn hollow at that bound.
 //! - A holding sweep (`estimates.csv`, from `sweep --estimator splitting`): log10 of the
 //!   estimated holding time (steps) against `n`, with its interval.
 
@@ -15,6 +15,7 @@ use crate::input::InputError;
 use crate::plot::{Curve, Figure, Mark, Marks, write_file};
 use anyhow::Result;
 use poplab::table::Table;
+use poplab::verdict::bootstrap_mean_ci95;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -60,7 +61,11 @@ fn trace_figure(path: &Path) -> Result<Figure> {
         x_label: "parallel time (steps / n)".into(),
         y_label: "leaders".into(),
         marks: Vec::new(),
-        curves: curves.into_iter().map(|(trial, points)| Curve::new(format!("trial {trial}"), points)).collect(),
+        // A count holds between two rows: steps, never a line through values it never took.
+        curves: curves
+            .into_iter()
+            .map(|(trial, points)| Curve::new(format!("trial {trial}"), points).stepped())
+            .collect(),
         groups: Vec::new(),
         y_log: true,
     })
@@ -71,12 +76,15 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
     let mut marks = Vec::new();
     if summary.is_file() {
         let table = Table::read(&summary)?;
+        let times = cell_times(&dir.join("trials.csv"))?;
         for row in 0..table.rows() {
             let number = |column| table.number(row, column);
             let n = number("n")?.unwrap_or(f64::NAN);
-            let interval = match (number("ci95_low")?, number("ci95_high")?) {
-                (Some(lo), Some(hi)) => Some([lo, hi]),
-                _ => None,
+            // The percentile bootstrap of the cell's trials: never below zero on the log axis,
+            // as the t-interval of skewed times in summary.csv can be.
+            let interval = match number("mean_parallel_time")? {
+                Some(_) => times.get(table.text(row, "cell")?).and_then(|t| bootstrap_mean_ci95(t, BOOTSTRAP_SEED)),
+                None => None,
             };
             let mark = match number("mean_parallel_time")? {
                 Some(mean) => Mark { x: n, y: mean, interval, lower_bound: false },
@@ -91,7 +99,7 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             title: format!("mean parallel time against n: {}", name(dir)),
             x_label: "n".into(),
             y_label: "parallel time (steps / n)".into(),
-            marks: vec![Marks::new("mean with 95% CI (hollow: lower bound)", marks)],
+            marks: vec![Marks::new("mean with 95% bootstrap interval (hollow: lower bound)", marks)],
             curves: Vec::new(),
             groups: Vec::new(),
             y_log: true,
@@ -124,6 +132,28 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
         dir.display()
     ))
     .into())
+}
+
+/// The seed of the bootstrap intervals (fixed: a figure draws the same intervals again).
+const BOOTSTRAP_SEED: u64 = 0x5EED;
+
+/// The parallel times of the trials that ended, by cell, from a sweep's `trials.csv` (none if
+/// the file is missing: no intervals then).
+fn cell_times(path: &Path) -> Result<BTreeMap<String, Vec<f64>>> {
+    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    if !path.is_file() {
+        return Ok(times);
+    }
+    let table = Table::read(path)?;
+    for row in 0..table.rows() {
+        if table.text(row, "outcome")? == "censored" {
+            continue;
+        }
+        if let Some(time) = table.number(row, "parallel_time")? {
+            times.entry(table.text(row, "cell")?.to_string()).or_default().push(time);
+        }
+    }
+    Ok(times)
 }
 
 fn name(path: &Path) -> String {

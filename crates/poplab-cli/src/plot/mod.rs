@@ -4,6 +4,7 @@
 
 pub mod spacetime;
 
+pub use crate::typeset::typeset;
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
@@ -68,17 +69,41 @@ pub struct Curve {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub ink: Ink,
+    /// Drawn as steps: each value held until the next point's x, then a vertical jump (a count
+    /// sampled over time, which never takes the values between two samples).
+    pub steps: bool,
 }
 
 impl Curve {
     /// A curve coloured by its order among the figure's [`Ink::Auto`] curves.
     pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
-        Curve { label: label.into(), points, ink: Ink::Auto }
+        Curve { label: label.into(), points, ink: Ink::Auto, steps: false }
     }
 
     /// The same curve in `ink`.
     pub fn inked(self, ink: Ink) -> Self {
         Curve { ink, ..self }
+    }
+
+    /// The same curve drawn as steps.
+    pub fn stepped(self) -> Self {
+        Curve { steps: true, ..self }
+    }
+
+    /// The points the line goes through: for steps, a corner `(x1, y0)` before each point
+    /// `(x1, y1)` after the first.
+    fn path(&self) -> Vec<(f64, f64)> {
+        if !self.steps {
+            return self.points.clone();
+        }
+        let mut path = Vec::with_capacity(2 * self.points.len());
+        for &(x, y) in &self.points {
+            if let Some(&(_, held)) = path.last() {
+                path.push((x, held));
+            }
+            path.push((x, y));
+        }
+        path
     }
 }
 
@@ -296,7 +321,7 @@ where
     let x = drawable(bounds(xs(figure)), "x", figure)?;
     let x_axis = (x.0..x.1).log_scale().with_key_points(log_ticks(x, PLOT_PIXELS.0, Axis::X));
     let mut builder = ChartBuilder::on(root);
-    builder.caption(&figure.title, ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
+    builder.caption(typeset(&figure.title), ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
     if figure.y_log {
         let y = drawable(bounds(ys(figure)), "y", figure)?;
         let y_axis = (y.0..y.1).log_scale().with_key_points(log_ticks(y, PLOT_PIXELS.1, Axis::Y));
@@ -410,8 +435,8 @@ where
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
     chart
         .configure_mesh()
-        .x_desc(&figure.x_label)
-        .y_desc(&figure.y_label)
+        .x_desc(typeset(&figure.x_label))
+        .y_desc(typeset(&figure.y_label))
         .label_style(("sans-serif", 14))
         .x_label_formatter(&|v| short(*v))
         .y_label_formatter(&|v| short(*v))
@@ -420,7 +445,7 @@ where
         .map_err(fail)?;
     let in_range = |(x, y): (f64, f64)| x > 0.0 && x.is_finite() && scale(y).is_finite();
     for (curve, color) in figure.curves.iter().zip(curve_colors(figure)) {
-        let points = curve.points.iter().copied().filter(|p| in_range(*p));
+        let points = curve.path().into_iter().filter(|p| in_range(*p));
         if dashed(curve.ink) {
             chart.draw_series(DashedLineSeries::new(points, 10, 6, color.stroke_width(2))).map_err(fail)?;
         } else {
@@ -470,7 +495,7 @@ fn legend(figure: &Figure) -> Vec<Entry> {
         .map(|(c, color)| (c.label.clone(), Glyph::Line(color, dashed(c.ink))));
     let groups = figure.groups.iter().map(|g| (g.label.clone(), Glyph::Dot(GROUPS[g.color % GROUPS.len()])));
     let marks = figure.marks.iter().map(|m| (m.label.clone(), Glyph::Marker(m.look)));
-    curves.chain(groups).chain(marks).map(|(label, glyph)| Entry { label, glyph }).collect()
+    curves.chain(groups).chain(marks).map(|(label, glyph)| Entry { label: typeset(&label), glyph }).collect()
 }
 
 /// The legend's columns: two, side by side, if every label fits half the panel, else one.
@@ -638,6 +663,30 @@ mod tests {
         let [left, right] = dodges(2, (1.0, 1e4))[..] else { panic!("two series") };
         let pixels = |factor: f64| PLOT_PIXELS.0 * factor.ln() / 1e4f64.ln();
         assert!((pixels(right / left) - 9.0).abs() < 1e-9 && (left * right - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn math_is_typeset_in_unicode() {
+        assert_eq!(typeset("fit a + b log^2 x"), "fit a + b log² x");
+        assert_eq!(typeset("fit c x^e, e = 1.23"), "fit c xᵉ, e = 1.23");
+        assert_eq!(typeset("claimed (n-1)^2, R^2 = 0.99"), "claimed (n-1)², R² = 0.99");
+        assert_eq!(
+            typeset("Theta(n log n) and Omega(N^2) iff f >= k, m <= 3"),
+            "Θ(n log n) and Ω(N²) iff f ≥ k, m ≤ 3"
+        );
+        assert_eq!(typeset("c_max = 41 m, 2^-3"), "cₘₐₓ = 41 m, 2⁻³");
+        assert_eq!(typeset("t_virus and e^N"), "tᵥᵢᵣᵤₛ and eᴺ");
+        // A subscript with a letter Unicode lacks stays as written, whole.
+        assert_eq!(typeset("virus_factor, 2^(ceil(lg m) + 1)"), "virus_factor, 2^(ceil(lg m) + 1)");
+        // No subscript capitals in Unicode: P_LL stays as written, and so does a lone caret.
+        assert_eq!(typeset("P_LL: x ^ 2"), "P_LL: x ^ 2");
+    }
+
+    #[test]
+    fn a_stepped_curve_holds_each_value_until_the_next_point() {
+        let counts = Curve::new("leaders", vec![(1.0, 5.0), (2.0, 3.0), (4.0, 1.0)]);
+        assert_eq!(counts.path(), counts.points);
+        assert_eq!(counts.stepped().path(), [(1.0, 5.0), (2.0, 5.0), (2.0, 3.0), (4.0, 3.0), (4.0, 1.0)]);
     }
 
     #[test]

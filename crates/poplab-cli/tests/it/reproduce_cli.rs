@@ -54,13 +54,26 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
         assert!(images.contains(&format!("plots/{picture}.svg)").as_str()), "{picture}: {images:?}");
     }
     assert!(images.iter().any(|i| i.contains("prl-spacetime-fig3")));
-    // A summary figure holds a panel per claim of its paper.
+    // A summary figure holds a panel per claim of its paper, titled in words (not the claim's id).
     let paper = std::fs::read_to_string(out.join("plots/paper-003.svg")).unwrap();
-    for id in ["pll-stabilisation", "pll-states", "pll-as-printed", "pll-errata", "pll-sym"] {
-        assert!(paper.contains(&format!("{id}: ")), "paper 003 has no panel {id}");
+    for title in [
+        "P_LL: stabilisation time",
+        "P_LL: distinct states used",
+        "P_LL as printed (uncorrected Tournament): stabilisation time",
+        "The Tournament erratum: P_LL against the literal text",
+        "Symmetric P_LL: stabilisation time",
+    ] {
+        assert!(paper.contains(&format!(">\n{title}\n<")), "paper 003 has no panel '{title}'");
+    }
+    assert!(!paper.contains("pll-stabilisation: "), "a title names a claim's id");
+    // One measure per axis: threshold-correct's runs below the threshold (no yes before the
+    // horizon) and above it (converged) are two panels.
+    let threshold = std::fs::read_to_string(out.join("plots/threshold-correct.svg")).unwrap();
+    for title in ["Threshold predicate: time until an output changes", "Threshold predicate: time to converge"] {
+        assert!(threshold.contains(&format!(">\n{title}\n<")), "threshold-correct has no panel '{title}'");
     }
     // pll and pll-as-printed are separate series, each named in the legend (SVG text sits on its own line).
-    for series in ["pll: mean with 95% CI", "pll-as-printed: mean with 95% CI"] {
+    for series in ["pll: mean with 95% bootstrap interval", "pll-as-printed: mean with 95% bootstrap interval"] {
         assert!(paper.contains(&format!(">\n{series}")), "paper 003 names no series '{series}'");
     }
     let modules = std::fs::read_to_string(out.join("plots/pll-stabilisation-modules.svg")).unwrap();

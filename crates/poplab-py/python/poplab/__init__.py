@@ -7,7 +7,8 @@ come back as pandas DataFrames and dicts with the fields of the ``poplab`` comma
 
 - `run`, `sweep`, `trace`, `exact`, `verify`, `protocols`: the commands of ``poplab``, as
   functions (`RunResult`, `SweepResult`: what `run` and `sweep` return; `EstimateResult`: what
-  `run` returns with the splitting estimator).
+  `run` returns with the splitting estimator). ``plot()`` on a `RunResult`, a `SweepResult` or a
+  frame of `trace` draws it as a paper does (matplotlib).
 - `Protocol`: a protocol written in Python (a dict or a function of two states); `OUTPUTS`
   lists the outputs a state can give; a failing rule raises `RuleError`.
 - `Simulation`, `time_trials`: ppsim's API on poplab's engines; `Snapshot`, `TimeUpdate`,

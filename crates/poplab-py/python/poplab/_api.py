@@ -30,6 +30,7 @@ from ._options import (
     _whole,
     _with_options,
 )
+from ._plot import TraceFrame, plot_run, plot_sweep
 from ._protocol import Protocol, _combinations
 
 ProtocolLike = Union[str, "os.PathLike[str]", Protocol]
@@ -191,6 +192,23 @@ class RunResult:
         """
         return self._json
 
+    def plot(self, ax: Any = None) -> Any:
+        """Draws the fraction of trials converged by each parallel time, a step curve (censored
+        trials never converge: the curve then ends below 1). Needs matplotlib.
+
+        Args:
+            ax: a matplotlib axis to draw on (default: a new figure's).
+
+        Returns:
+            The axis.
+
+        >>> import poplab
+        >>> axis = poplab.run("angluin", 50, trials=20, seed=1).plot()
+        >>> axis.get_ylabel(), float(axis.get_lines()[0].get_ydata()[-1])
+        ('fraction of trials converged', 1.0)
+        """
+        return plot_run(self.trials, self.n, self.document["protocol"], ax=ax)
+
     def __repr__(self) -> str:
         s = self.summary
         name = self.document["protocol"]
@@ -310,8 +328,12 @@ def trace(
 
     Returns:
         A DataFrame with one row every ``every`` steps (default ``n``) and at the end: ``step``,
-        ``parallel_time``, ``leaders`` (agents whose output is leader, or yes), and the
-        protocol's own columns. With ``every="event"``: one row per interaction that changed a
+        ``parallel_time``, ``leaders`` (agents whose output is leader, or yes), the protocol's
+        own columns, and for a protocol file or a `Protocol` the agents per output
+        (``output=leader``, ... for each output its states give) and per state (``state=NAME``;
+        a `Protocol`'s state named as it is if a string, else by its ``repr``), each group summing
+        to ``n`` at every row. Its ``plot()`` draws the configuration over time as step curves.
+        With ``every="event"``: one row per interaction that changed a
         state, with ``step``, ``parallel_time``, and ``initiator``, ``responder``,
         ``initiator_after``, ``responder_after`` (the states as JSON text, as in ``--init``
         files). The trial's record is in ``frame.attrs["record"]``.
@@ -328,6 +350,13 @@ def trace(
     >>> record = frame.attrs["record"]
     >>> record["outcome"], bool(record["steps"] == poplab.run("angluin", 100, seed=1).trials["steps"][0])
     ('converged', True)
+    >>> election = poplab.Protocol({("L", "L"): ("L", "F")}, output={"L": "leader", "F": "follower"},
+    ...                            init={"L": 1.0})
+    >>> counts = poplab.trace(election, 10, every=20, seed=1)
+    >>> counts.columns.tolist()[3:]
+    ['output=leader', 'output=follower', 'state=L', 'state=F']
+    >>> counts[["state=L", "state=F"]].iloc[-1].tolist()
+    [1, 9]
     >>> events = poplab.trace("angluin", 100, every="event", seed=1)
     >>> len(events), events["initiator_after"].iloc[0], events["responder_after"].iloc[0]
     (99, '{"leader":true}', '{"leader":false}')
@@ -348,13 +377,30 @@ def trace(
     if isinstance(every, str):
         raise ValueError(f"every={every!r}: give a number of steps (at least 1) or 'event'")
     every = n if every is None else _whole("every", every, 1, _U128_MAX, "2**128 - 1")
-    record, columns, steps, leaders, values = _poplab.trace(target, n, settings, every, int(trial))
+    record, columns, steps, leaders, values, count_columns, counts = _poplab.trace(target, n, settings, every, int(trial))
     data: Dict[str, Any] = {"step": _int_column(steps), "parallel_time": [s / n for s in steps], "leaders": leaders}
     for k, column in enumerate(columns):
         data[column] = [row[k] for row in values]
-    frame = pd.DataFrame(data, columns=["step", "parallel_time", "leaders", *columns])
+    names = _count_names(count_columns, user)
+    for k, column in enumerate(names):
+        data[column] = [row[k] for row in counts]
+    frame = TraceFrame(data, columns=["step", "parallel_time", "leaders", *columns, *names])
     frame.attrs["record"] = json.loads(record)
     return frame
+
+
+def _count_names(columns: List[str], user: Optional[Protocol]) -> List[str]:
+    """The count columns of a trace (``output=VALUE``, ``state=NAME``), a Python protocol's
+    states named by their objects: a string as it is, anything else by its ``repr`` (every state by
+    its ``repr`` where that would name two alike)."""
+    if user is None:
+        return columns
+    outputs = [c for c in columns if c.startswith("output=")]
+    objects = [user._state(c[len("state="):]) for c in columns if c.startswith("state=")]
+    names = [s if isinstance(s, str) else repr(s) for s in objects]
+    if len(set(names)) < len(names):
+        names = [repr(s) for s in objects]
+    return outputs + [f"state={name}" for name in names]
 
 
 def exact(
@@ -505,6 +551,26 @@ class SweepResult:
 
     def __repr__(self) -> str:
         return f"<SweepResult {len(self.summary)} cells, {len(self.trials)} trials, out={self.out!r}>"
+
+    def plot(self, ax: Any = None) -> Any:
+        """Draws the mean parallel time against n on log-log axes, one series per combination of
+        the other parameters: each cell's mean with its 95% bootstrap interval (percentiles of
+        resampled means, so never below zero; a cell with censored trials has no mean and is left
+        out, as in the fits) and the fitted power law ``c n^e`` as a smooth curve. Needs
+        matplotlib.
+
+        Args:
+            ax: a matplotlib axis to draw on (default: a new figure's).
+
+        Returns:
+            The axis.
+
+        >>> import poplab
+        >>> axis = poplab.sweep("angluin", [10, 20, 40], trials=10, seed=1).plot()
+        >>> axis.get_xscale(), axis.get_yscale(), len(axis.get_lines()[-1].get_xdata())
+        ('log', 'log', 200)
+        """
+        return plot_sweep(self.trials, list(self._param_texts), self.fits, ax=ax)
 
     def judge(self, claim: str, unit: str = "parallel_time") -> Judgement:
         """Judges a claim written as in the papers on this sweep's trials, as

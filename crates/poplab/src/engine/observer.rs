@@ -92,6 +92,9 @@ pub struct TracePoint {
     pub leaders: u64,
     /// The protocol's own columns ([`Observables::trace_columns`](crate::protocol::Observables::trace_columns)).
     pub values: Vec<f64>,
+    /// Agents per state present, as (state number, count) by number, for a protocol that
+    /// [counts its states](crate::protocol::Observables::counts_states) (empty otherwise).
+    pub states: Vec<(u32, u64)>,
 }
 
 /// Where the rows of a time series or an event trace go: kept in memory ([`Series`](super::Series)) or streamed
@@ -141,22 +144,33 @@ impl<'a> TimeSeries<'a> {
     }
 
     /// Records the configuration at `step`, given as (state, count) pairs of the states present.
+    /// The count per state is a pass over the states present, never over all states.
     fn record<P: Protocol>(&mut self, step: u128, protocol: &P, counts: &[(P::State, u64)]) {
         let leaders = counts.iter().filter(|&&(s, _)| protocol.output(s).is_marked()).map(|&(_, c)| c).sum();
+        let observables = protocol.observables();
+        let mut states: Vec<(u32, u64)> = match observables {
+            Some(o) if o.counts_states() => {
+                counts.iter().filter_map(|&(s, c)| Some((o.state_number(s)?, c))).filter(|&(_, c)| c > 0).collect()
+            }
+            _ => Vec::new(),
+        };
+        states.sort_unstable();
         self.sink.push(TracePoint {
             step,
             leaders,
-            values: protocol.observables().map_or_else(Vec::new, |o| o.trace_values(counts)),
+            values: observables.map_or_else(Vec::new, |o| o.trace_values(counts)),
+            states,
         });
         self.last = Some(step);
     }
 
     /// Records an agent array at `step`: the leaders by a scan where the protocol has no columns
-    /// of its own (cheaper than tallying the states), else from the tally.
+    /// of its own and counts no states (cheaper than tallying the states), else from the tally.
     fn record_agents<P: Protocol>(&mut self, step: u128, protocol: &P, agents: &[P::State]) {
-        if crate::protocol::trace_columns(protocol).is_empty() {
+        let counts_states = protocol.observables().is_some_and(|o| o.counts_states());
+        if crate::protocol::trace_columns(protocol).is_empty() && !counts_states {
             let leaders = agents.iter().filter(|&&s| protocol.output(s).is_marked()).count() as u64;
-            self.sink.push(TracePoint { step, leaders, values: Vec::new() });
+            self.sink.push(TracePoint { step, leaders, values: Vec::new(), states: Vec::new() });
             self.last = Some(step);
         } else {
             self.record(step, protocol, &tally(agents));

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::exact::{Check, Counterexample, ExactReport, Verification};
 use crate::experiment::TrialRecord;
 use crate::files;
+use crate::protocol::Output;
 use crate::rng::RNG_NAME;
 use crate::spec::{EstimateResult, RunResult, RunSpec};
 use serde_json::{Value, json};
@@ -144,10 +145,12 @@ impl Exporter for Csv {
 
 impl Exporter for Trace {
     fn export(&self, result: &RunResult) -> Result<String> {
-        let mut text = trace_header(&result.spec);
+        let counts = CountColumns::of(&result.spec);
+        let mut text = trace_header(&result.spec, &counts);
         for record in &result.records {
             for point in &record.trace {
-                text += &trace_row(&result.spec, record.index, point);
+                text += &trace_row(&result.spec, &counts, record.index, point)
+                    .map_err(|number| Error::Io(unknown_state(number)))?;
             }
             for event in &record.events {
                 event_row(&mut text, &result.spec, record.index, event);
@@ -157,15 +160,86 @@ impl Exporter for Trace {
     }
 }
 
-fn trace_header(spec: &RunSpec) -> String {
+fn trace_header(spec: &RunSpec, counts: &CountColumns) -> String {
     let mut header = vec!["trial".to_string(), "step".into(), "parallel_time".into()];
     if spec.settings.trace_every == Some(TraceEvery::Event) {
         header.extend(EVENT_COLUMNS.map(String::from));
     } else {
         header.push("leaders".into());
         header.extend(spec.trace_columns.iter().cloned());
+        header.extend(counts.names());
     }
     csv_line(header)
+}
+
+/// The outputs in the order of their columns.
+const OUTPUT_ORDER: [Output; 5] = [Output::Leader, Output::Follower, Output::Yes, Output::No, Output::Undecided];
+
+/// The count columns of a time series, after the protocol's own, for a protocol that counts its
+/// states (a user protocol; none otherwise): `output=VALUE` for each output its states give (in
+/// the order leader, follower, yes, no, undecided), the agents whose output it is; then
+/// `state=NAME` for each state by number, the agents in it. Each group sums to `n` at every
+/// sample.
+///
+/// ```
+/// use poplab::engine::{Series, TraceEvery};
+/// use poplab::export::CountColumns;
+/// use poplab::protocols::custom::{Custom, file};
+/// use poplab::spec::{RawSpec, RunSpec};
+///
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/protocols/angluin.toml");
+/// let protocol = Custom::new(&file::read(path)?, 2)?;
+/// let raw = RawSpec { trace_every: Some(TraceEvery::Steps(50)), seed: 1, ..RawSpec::new("angluin", 20) };
+/// let spec = RunSpec::resolve_custom(&raw, &protocol)?;
+/// let mut series = Series::default();
+/// spec.trial(0, &mut series)?;
+/// let columns = CountColumns::of(&spec);
+/// assert_eq!(columns.names(), ["output=leader", "output=follower", "state=L", "state=F"]);
+/// let first = columns.counts(&series.points[0].states).unwrap();
+/// assert_eq!(first, [20, 0, 20, 0]);
+/// let last = columns.counts(&series.points.last().unwrap().states).unwrap();
+/// assert_eq!(last, [1, 19, 1, 19]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CountColumns {
+    /// The outputs that have a column, in [`OUTPUT_ORDER`].
+    outputs: Vec<Output>,
+    /// The names of the states, by number.
+    states: Vec<String>,
+    /// By state number: the index in `outputs` of its output.
+    output_of: Vec<usize>,
+}
+
+impl CountColumns {
+    /// The count columns of `spec`'s protocol, for the states it knows now
+    /// ([`RunSpec::state_names`]).
+    pub fn of(spec: &RunSpec) -> Self {
+        let named = spec.state_names();
+        let outputs: Vec<Output> = OUTPUT_ORDER.into_iter().filter(|o| named.iter().any(|(_, s)| s == o)).collect();
+        let output_of = named.iter().map(|(_, o)| outputs.iter().position(|x| x == o).expect("listed above")).collect();
+        Self { outputs, states: named.into_iter().map(|(name, _)| name).collect(), output_of }
+    }
+
+    /// The columns' names: `output=VALUE`, then `state=NAME`.
+    pub fn names(&self) -> Vec<String> {
+        let outputs = self.outputs.iter().map(|&o| format!("output={}", crate::protocols::custom::output_name(o)));
+        outputs.chain(self.states.iter().map(|s| format!("state={s}"))).collect()
+    }
+
+    /// The columns' values for a sample's (state number, count) pairs of the states present
+    /// ([`TracePoint::states`]): outputs, then every state (0 for those absent). `Err` gives a
+    /// state number beyond the columns (a callback protocol's state first met after they were
+    /// fixed).
+    pub fn counts(&self, states: &[(u32, u64)]) -> std::result::Result<Vec<u64>, u32> {
+        let mut counts = vec![0; self.outputs.len() + self.states.len()];
+        for &(number, count) in states {
+            let output = *self.output_of.get(number as usize).ok_or(number)?;
+            counts[output] += count;
+            counts[self.outputs.len() + number as usize] += count;
+        }
+        Ok(counts)
+    }
 }
 
 /// The columns of an event trace after `trial, step, parallel_time`: the states of the two agents
@@ -198,7 +272,13 @@ fn event_row(row: &mut String, spec: &RunSpec, trial: u64, event: &EventPoint) {
 
 /// One row of a time series, newline included. Every field is a number, which CSV never quotes,
 /// so the row is written directly (a `csv::Writer` per row cost more than the sample itself).
-fn trace_row(spec: &RunSpec, trial: u64, point: &TracePoint) -> String {
+/// `Err` gives a state number beyond `counts` ([`CountColumns::counts`]).
+fn trace_row(
+    spec: &RunSpec,
+    counts: &CountColumns,
+    trial: u64,
+    point: &TracePoint,
+) -> std::result::Result<String, u32> {
     use std::fmt::Write as _;
     let mut row = String::with_capacity(64);
     // Writing to a String cannot fail.
@@ -206,8 +286,21 @@ fn trace_row(spec: &RunSpec, trial: u64, point: &TracePoint) -> String {
     for value in &point.values {
         let _ = write!(row, ",{value}");
     }
+    if !counts.states.is_empty() {
+        for count in counts.counts(&point.states)? {
+            let _ = write!(row, ",{count}");
+        }
+    }
     row.push('\n');
-    row
+    Ok(row)
+}
+
+/// The error of a sample whose state `number` has no column.
+fn unknown_state(number: u32) -> String {
+    format!(
+        "state number {number} was first met after the time series' columns were fixed: a protocol that meets its \
+         states as it runs (a callback) keeps its time series in memory (RunSpec::trial with a Series, poplab.trace)"
+    )
 }
 
 /// One CSV line (quoted where needed), newline included.
@@ -235,6 +328,8 @@ pub struct TraceFile {
     path: PathBuf,
     parts: Parts,
     failure: Mutex<Option<Error>>,
+    /// The count columns, fixed when the first trial starts (rows and header agree).
+    counts: std::sync::OnceLock<CountColumns>,
 }
 
 /// Where the part files are.
@@ -250,6 +345,7 @@ enum Parts {
 /// Streams one trial's rows into its part file.
 struct PartSink<'a> {
     spec: &'a RunSpec,
+    counts: &'a CountColumns,
     trial: u64,
     out: std::io::BufWriter<std::fs::File>,
     /// Bytes pushed so far, the part's length once flushed.
@@ -278,7 +374,13 @@ impl PartSink<'_> {
 
 impl crate::engine::TraceSink for PartSink<'_> {
     fn push(&mut self, point: TracePoint) {
-        self.write(&trace_row(self.spec, self.trial, &point));
+        match trace_row(self.spec, self.counts, self.trial, &point) {
+            Ok(row) => self.write(&row),
+            Err(number) => {
+                self.failure.get_or_insert_with(|| std::io::Error::other(unknown_state(number)));
+                self.pause.raise();
+            }
+        }
     }
 
     fn push_event(&mut self, event: EventPoint) {
@@ -306,7 +408,12 @@ impl TraceFile {
             tempfile::Builder::new().prefix(".poplab-trace-").tempdir_in(files::parent_of(path)).map_err(|e| {
                 Error::File { path: path.display().to_string(), reason: format!("cannot write next to it ({e})") }
             })?;
-        Ok(Self { path: path.to_path_buf(), parts: Parts::Temporary(parts), failure: Mutex::new(None) })
+        Ok(Self {
+            path: path.to_path_buf(),
+            parts: Parts::Temporary(parts),
+            failure: Mutex::new(None),
+            counts: Default::default(),
+        })
     }
 
     /// Prepares a series for the file at `path` whose parts stay in the directory `parts` until
@@ -328,7 +435,7 @@ impl TraceFile {
             std::fs::create_dir_all(parts).map_err(refuse)?;
             Parts::Kept(parts.to_path_buf())
         };
-        Ok(Self { path: path.to_path_buf(), parts, failure: Mutex::new(None) })
+        Ok(Self { path: path.to_path_buf(), parts, failure: Mutex::new(None), counts: Default::default() })
     }
 
     fn part(&self, trial: u64) -> PathBuf {
@@ -391,6 +498,7 @@ impl TraceFile {
         });
         let mut sink = PartSink {
             spec,
+            counts: self.counts.get_or_init(|| CountColumns::of(spec)),
             trial: index,
             out: std::io::BufWriter::new(file),
             written,
@@ -425,7 +533,7 @@ impl TraceFile {
             };
         }
         files::write_atomic_with(&self.path, |out| {
-            out.write_all(trace_header(spec).as_bytes())?;
+            out.write_all(trace_header(spec, self.counts.get_or_init(|| CountColumns::of(spec))).as_bytes())?;
             for trial in 0..spec.settings.trials {
                 std::io::copy(&mut std::fs::File::open(self.part(trial))?, out)?;
                 if let Parts::Temporary(_) = self.parts {

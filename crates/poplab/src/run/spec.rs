@@ -28,7 +28,7 @@ use crate::experiment::{self, RunSettings, Summary, TrialRecord};
 use crate::files;
 use crate::graph::Graph;
 use crate::init::InitSpec;
-use crate::protocol::{Params, Protocol};
+use crate::protocol::{Output, Params, Protocol};
 use crate::protocols::custom::Custom;
 use crate::protocols::{ProtocolVisitor, with_protocol};
 use crate::rng::TrialStreams;
@@ -452,6 +452,15 @@ impl RunSpec {
         self.runner.trial(&self.settings, index, trace, None)
     }
 
+    /// The names and outputs of the protocol's states known so far, by number, for a protocol whose
+    /// time series counts its states ([`Observables::counts_states`]; a user protocol), else
+    /// empty. A callback protocol knows the states its runs met, so ask after the run.
+    ///
+    /// [`Observables::counts_states`]: crate::protocol::Observables::counts_states
+    pub fn state_names(&self) -> Vec<(String, Output)> {
+        self.runner.state_names()
+    }
+
     /// Trial `index` under checkpoints ([`crate::checkpoint`]), its time series (if any) into
     /// `trace`.
     pub(crate) fn trial_checkpointed(
@@ -666,6 +675,7 @@ trait Runner: Send + Sync {
         done: &(dyn Fn() + Sync),
     ) -> Result<HoldingEstimate>;
     fn holding_scores(&self) -> &'static [&'static str];
+    fn state_names(&self) -> Vec<(String, Output)>;
 }
 
 struct Typed<P>(P);
@@ -694,6 +704,10 @@ impl<P: Protocol> Runner for Typed<P> {
 
     fn holding_scores(&self) -> &'static [&'static str] {
         crate::protocol::holding_scores(&self.0)
+    }
+
+    fn state_names(&self) -> Vec<(String, Output)> {
+        self.0.observables().filter(|o| o.counts_states()).map_or_else(Vec::new, |o| o.state_names())
     }
 
     fn trial(

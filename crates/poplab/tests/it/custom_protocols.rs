@@ -573,3 +573,109 @@ fn a_live_run_keeps_its_trajectory_when_its_stop_rule_changes() {
         assert_eq!(either.step(), plain.step(), "{engine:?}");
     }
 }
+
+/// The trace of `raw` (in memory) as rows of numbers, with its header.
+fn trace_rows(raw: &RawSpec) -> (Vec<String>, Vec<Vec<f64>>) {
+    use poplab::export::{Exporter, Trace};
+    let text = Trace.export(&RunSpec::resolve(raw).unwrap().run(&|| {}).unwrap()).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    (header, lines.map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect())
+}
+
+#[test]
+fn traces_count_agents_per_output_and_per_state_as_the_twin_built_in_does() {
+    // approximate-majority.toml is the built-in approx-majority (a = 0.6) as a table, interned in
+    // the same order: for the same seed the same trajectory, so its per-state counts are the
+    // built-in's own columns count_a, count_b, count_u, sample by sample, on every engine.
+    let n = 500;
+    for engine in ENGINES {
+        let raw = |protocol: &str, params: &[&str]| RawSpec {
+            engine,
+            trials: 3,
+            seed: 9,
+            threads: Some(1),
+            params: params.iter().map(|p| p.to_string()).collect(),
+            trace_every: Some(poplab::engine::TraceEvery::Steps(97)),
+            ..RawSpec::new(protocol, n)
+        };
+        let (header, rows) = trace_rows(&raw(&format!("@{}", example("approximate-majority.toml")), &[]));
+        assert_eq!(
+            header,
+            ["trial", "step", "parallel_time", "leaders", "output=yes", "output=no", "output=undecided"]
+                .into_iter()
+                .chain(["state=A", "state=B", "state=U"])
+                .collect::<Vec<_>>()
+        );
+        let (builtin_header, builtin) = trace_rows(&raw("approx-majority", &["a=0.6"]));
+        assert_eq!(&builtin_header[4..], ["count_a", "count_b", "count_u"]);
+        assert_eq!(rows.len(), builtin.len(), "{engine:?}");
+        assert!(rows.len() > 3 * 5, "{engine:?}: {} rows", rows.len());
+        for (row, twin) in rows.iter().zip(&builtin) {
+            assert_eq!(row[..4], twin[..4], "{engine:?}: trial, step, time and leaders");
+            assert_eq!(row[7..], twin[4..], "{engine:?}: per state = the built-in's counts");
+            assert_eq!(row[4..7].iter().sum::<f64>(), n as f64, "{engine:?}: outputs sum to n");
+            assert_eq!(row[7..].iter().sum::<f64>(), n as f64, "{engine:?}: states sum to n");
+            // Each state gives one output: the output columns are the state columns here, and
+            // the yes agents are the leaders column.
+            assert_eq!(row[4..7], row[7..], "{engine:?}");
+            assert_eq!(row[3], row[4], "{engine:?}");
+        }
+        // The first row is the start (0.6 n in A), the last a consensus.
+        assert_eq!(rows[0][7..], [300.0, 200.0, 0.0]);
+        let last = rows.iter().rfind(|r| r[0] == 0.0).unwrap();
+        assert!(last[7..] == [500.0, 0.0, 0.0] || last[7..] == [0.0, 500.0, 0.0], "{last:?}");
+    }
+}
+
+#[test]
+fn a_callback_protocol_names_the_states_it_met_in_memory_and_refuses_a_streamed_trace() {
+    use poplab::export::{CountColumns, Exporter, Trace};
+    let calls = Arc::new(Mutex::new(HashMap::new()));
+    // The counter meets states 1, 2, ... as it runs: none is known when the run starts.
+    let protocol = counter(calls, 4);
+    let raw = RawSpec {
+        trials: 1,
+        max_steps: 40,
+        trace_every: Some(poplab::engine::TraceEvery::Steps(10)),
+        engine: Engine::Agents,
+        ..RawSpec::new("counter", 4)
+    };
+    let spec = RunSpec::resolve_custom(&raw, &protocol).unwrap();
+    let text = Trace.export(&spec.run(&|| {}).unwrap()).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let states = CountColumns::of(&spec).names();
+    assert!(states.len() > 5 && states[0] == "output=undecided" && states[1] == "state=0", "{states:?}");
+    assert_eq!(header[4..], states.iter().map(String::as_str).collect::<Vec<_>>()[..]);
+    for line in text.lines().skip(1) {
+        let counts: u64 = line.split(',').skip(5).map(|v| v.parse::<u64>().unwrap()).sum();
+        assert_eq!(counts, 4, "{line}");
+    }
+    // Streamed, the columns are fixed at the start: a state met later is refused, not misfiled.
+    let dir = tempfile::tempdir().unwrap();
+    let other = Custom::from_fn(
+        "endless-counter",
+        &[("0".into(), Output::Undecided)],
+        Box::new(|a: &str, b: &str| {
+            let a: u64 = a.parse().map_err(|_| "not a number".to_string())?;
+            Ok(Some(vec![(((a + 1).to_string(), b.to_string()), 1.0)]))
+        }),
+        Box::new(|_: &str| Ok(Output::Undecided)),
+        &[("0".into(), Amount::Fraction(1.0))],
+        StopRule::Time(1e9),
+        false,
+        4,
+    )
+    .unwrap();
+    let streamed = RunSpec::resolve_custom(&raw, &other).unwrap();
+    let error = poplab::export::run_traced(&streamed, &|| {}, &dir.path().join("trace.csv")).unwrap_err();
+    assert!(error.to_string().contains("was first met after the time series' columns were fixed"), "{error}");
+    assert!(!dir.path().join("trace.csv").exists());
+    // A table protocol knows every state up front: streamed and in memory agree.
+    let path = dir.path().join("table.csv");
+    let table = RawSpec { max_steps: 10u128.pow(12), ..RawSpec::new(&format!("@{}", example("angluin.toml")), 30) };
+    let table = RawSpec { trace_every: raw.trace_every, trials: 2, ..table };
+    let spec = RunSpec::resolve(&table).unwrap();
+    poplab::export::run_traced(&spec, &|| {}, &path).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), Trace.export(&spec.run(&|| {}).unwrap()).unwrap());
+}

@@ -6,6 +6,7 @@
 //! `DIR/plots/CLAIM.svg` and `.png` and the pictures, and writes `DIR/report.md` and
 //! `DIR/index.html` with the same content (the HTML embeds its plots and opens offline).
 
+mod intervals;
 #[cfg(feature = "pictures")]
 mod pictures;
 mod report;
@@ -171,11 +172,14 @@ fn run_claim(claim: Claim, out: &Path, seed: u64, threads: Option<usize>) -> Res
     let diagrams = claim
         .pictures
         .iter()
-        .map(|picture| pictures::draw(picture, claim.id, &findings.trials, &plots, seed, threads))
+        .map(|picture| pictures::draw(picture, &claim, &findings.trials, &plots, seed, threads))
         .collect::<Result<_>>()?;
     let result = ClaimResult { claim, findings, diagrams, seconds: 0.0 };
     #[cfg(feature = "pictures")]
-    crate::plot::write(&report::figure(&result), &plots.join(result.claim.id))?;
+    {
+        let panels = pictures::figures(&result);
+        crate::plot::write_grid(&panels, panels.len(), &plots.join(result.claim.id))?;
+    }
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }
 

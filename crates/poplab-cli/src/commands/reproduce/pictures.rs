@@ -1,35 +1,176 @@
-//! The report's pictures besides each claim's plot ([`Picture`]), and one summary figure per
-//! paper.
+//! The report's pictures: each claim's plot ([`figures`]), the pictures a claim asks for besides
+//! ([`Picture`]), and one summary figure per paper. The report ([`super::report`]) takes them
+//! from here; nothing here reads the report.
 
 use super::ClaimResult;
-use crate::plot::{Curve, Figure, Group, Ink, Mark, Marks, write, write_grid};
+use super::intervals::interval;
+use crate::plot::{Curve, Figure, Group, Ink, Mark, MarkLook, Marks, write, write_grid};
 use anyhow::Result;
-use poplab::claims::{Picture, Trial};
+use poplab::claims::{Claim, Picture, Row, Rule, Trial, XVar};
 use poplab::engine::{Measure, Outcome, TraceEvery};
 use poplab::protocols::pll::Module;
 use poplab::spec::{Estimator, RawSpec, RunSpec, SplittingOptions};
 use poplab::splitting::SplittingSettings;
+use poplab::verdict::median_or_bound;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Points a run's curve keeps at most (the rows where the leader count changes, thinned evenly).
 const MAX_CURVE_POINTS: usize = 1500;
 
-/// Draws `picture` for the claim `id` into `plots` (SVG and PNG) and returns its caption and SVG
-/// file; `trials` are the claim's trials by sweep.
+/// Points a fitted or claimed curve is evaluated at, evenly spaced in log x: a bend at every 7
+/// pixels or so, finer than the eye sees and coarser than the pixel grid (shorter segments show
+/// the grid as a wobble).
+const CURVE_POINTS: usize = 100;
+
+/// What a claim is about, in words: its title up to the colon (`P_LL` of `P_LL: stabilisation
+/// time`).
+fn subject(claim: &Claim) -> &str {
+    claim.title.split(':').next().unwrap_or(claim.title)
+}
+
+/// The plots of one claim, one measure per axis: a panel per measure its sweeps take (the
+/// threshold predicate's runs below the threshold wait out a horizon with no yes, those above it
+/// converge: two panels), each with the rows its sweeps measured.
+pub fn figures(result: &ClaimResult) -> Vec<Figure> {
+    let claim = &result.claim;
+    let mut measures: Vec<Measure> = Vec::new();
+    for sweep in &claim.sweeps {
+        if !measures.contains(&sweep.template.measure) {
+            measures.push(sweep.template.measure);
+        }
+    }
+    if measures.len() < 2 {
+        return vec![figure(result, &result.findings.rows.iter().collect::<Vec<_>>(), None)];
+    }
+    measures
+        .into_iter()
+        .map(|measure| {
+            let xs: Vec<f64> = claim
+                .sweeps
+                .iter()
+                .filter(|s| s.template.measure == measure)
+                .flat_map(|s| match claim.x {
+                    XVar::N => s.ns.iter().map(|&n| n as f64).collect::<Vec<_>>(),
+                    XVar::Param(name) => s
+                        .params
+                        .iter()
+                        .filter(|(k, _)| k == name)
+                        .flat_map(|(_, values)| values.iter().filter_map(|v| v.parse().ok()))
+                        .collect(),
+                })
+                .collect();
+            let rows: Vec<&Row> = result.findings.rows.iter().filter(|r| xs.contains(&r.point.x)).collect();
+            figure(result, &rows, Some(measure))
+        })
+        .collect()
+}
+
+/// The plot of `rows` of one claim; `measure` names the panel's measure where the claim has
+/// several.
+fn figure(result: &ClaimResult, rows: &[&Row], measure: Option<Measure>) -> Figure {
+    let claim = &result.claim;
+    let estimates = claim.estimator.is_some();
+    let what = if estimates {
+        "splitting estimate with 95% CI"
+    } else {
+        "mean with 95% bootstrap interval (hollow: median, a lower bound)"
+    };
+    // One series per variant (the rows of a comparison name theirs), P_LL as printed in its own look.
+    let mut marks: Vec<Marks> = Vec::new();
+    for row in rows {
+        let protocol = row
+            .variant
+            .as_ref()
+            .map_or_else(|| claim.sweeps.first().map(|s| s.template.protocol.as_str()), |v| Some(v.0.as_str()));
+        let look = if protocol == Some("pll-as-printed") { MarkLook::Secondary } else { MarkLook::Primary };
+        let label = match protocol {
+            Some(protocol) if row.variant.is_some() || look == MarkLook::Secondary => format!("{protocol}: {what}"),
+            _ => what.to_string(),
+        };
+        let mark = match (row.log10_estimate, row.mean) {
+            (Some((log10, interval)), _) => {
+                Mark { x: row.point.x, y: log10, interval: Some(interval), lower_bound: false }
+            }
+            (None, Some(mean)) => Mark { x: row.point.x, y: mean, interval: interval(row), lower_bound: false },
+            (None, None) => {
+                let (y, lower_bound) = median_or_bound(&row.point);
+                Mark { x: row.point.x, y, interval: None, lower_bound }
+            }
+        };
+        match marks.iter_mut().find(|m| m.label == label) {
+            Some(series) => series.points.push(mark),
+            None => marks.push(Marks { label, look, points: vec![mark] }),
+        }
+    }
+    // The claimed curve spans every x; the fits only the x whose means they were fitted to; each
+    // is evaluated at many points between, never only at the data's x.
+    let grid = grid_of(rows.iter().copied());
+    let fitted = grid_of(rows.iter().copied().filter(|r| r.mean.is_some()));
+    let mut curves = Vec::new();
+    if let Rule::ExactMean { curve, expected, .. } = &claim.rule {
+        let points = grid.iter().map(|&x| (x, expected(x))).collect();
+        curves.push(Curve::new(format!("claimed {curve}"), points).inked(Ink::Claimed));
+    }
+    // A panel of a claim measured two ways has no fit over both.
+    if measure.is_none() {
+        if let (Rule::Growth { form, .. }, Some(fit)) = (&claim.rule, &result.findings.form_fit) {
+            let points = fitted.iter().map(|&x| (x, fit.a + fit.b * form.eval(x))).filter(|p| p.1 > 0.0).collect();
+            curves.push(Curve::new(format!("fit a + b {}", fit.form), points).inked(Ink::FormFit));
+        }
+        if let Some(power) = &result.findings.power {
+            let label = format!("fit c x^e, e = {:.2}", power.exponent);
+            let points = fitted.iter().map(|&x| (x, power.coefficient * x.powf(power.exponent))).collect();
+            curves.push(Curve::new(label, points).inked(Ink::PowerFit));
+        }
+    }
+    let (title, y_label) = match measure {
+        None => (claim.title.to_string(), claim.y.label().to_string()),
+        Some(Measure::Convergence) => {
+            (format!("{}: time to converge", subject(claim)), format!("time to converge, {}", claim.y.label()))
+        }
+        Some(Measure::Holding) => (
+            format!("{}: time until an output changes", subject(claim)),
+            format!("time until an output changes, {}", claim.y.label()),
+        ),
+    };
+    Figure {
+        title,
+        x_label: claim.x.name().to_string(),
+        y_label: if estimates { format!("log10 of the expected {}", claim.y.label()) } else { y_label },
+        marks,
+        curves,
+        groups: Vec::new(),
+        y_log: !estimates,
+    }
+}
+
+/// [`CURVE_POINTS`] points evenly spaced in log from the smallest to the largest x of `rows`.
+fn grid_of<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<f64> {
+    let (x0, x1) = rows.map(|r| r.point.x).fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    if x0 > x1 {
+        return Vec::new();
+    }
+    let last = (CURVE_POINTS - 1) as f64;
+    (0..CURVE_POINTS).map(|i| x0 * (x1 / x0).powf(i as f64 / last)).collect()
+}
+
+/// Draws `picture` for the claim `claim` into `plots` (SVG and PNG) and returns its caption and
+/// SVG file; `trials` are the claim's trials by sweep.
 pub fn draw(
     picture: &Picture,
-    id: &str,
+    claim: &Claim,
     trials: &[Vec<Trial>],
     plots: &Path,
     seed: u64,
     threads: Option<usize>,
 ) -> Result<(String, PathBuf)> {
+    let id = claim.id;
     match picture {
         Picture::Spacetime { n, init } => spacetime(*n, init, plots, seed),
         Picture::LeaderTraces { protocol, n, init, runs } => {
             let stem = plots.join(format!("{id}-leaders"));
-            write(&leader_traces(protocol, *n, init, *runs, seed, threads)?, &stem)?;
+            write(&leader_traces(subject(claim), protocol, *n, init, *runs, seed, threads)?, &stem)?;
             let caption = format!(
                 "Leaders against parallel time: {runs} runs of {protocol} at n = {n} from init {init} (master seed \
                  {seed}), until the safe set; rows every n steps, kept where the count changes"
@@ -39,7 +180,7 @@ pub fn draw(
         Picture::ModuleTails { sweep } => {
             let stem = plots.join(format!("{id}-modules"));
             let empty = Vec::new();
-            write(&module_tails(id, trials.get(*sweep).unwrap_or(&empty)), &stem)?;
+            write(&module_tails(subject(claim), trials.get(*sweep).unwrap_or(&empty)), &stem)?;
             let caption = "Stabilisation time per n: for each n a grey staircase (darker for larger n) of the \
                            share of runs that took at least t, against t in parallel time; each run is a dot coloured by \
                            the module that demoted the last leader (from the census)";
@@ -47,7 +188,7 @@ pub fn draw(
         }
         Picture::ExactHolding { protocol, n, param, values, fixed } => {
             let stem = plots.join(format!("{id}-exact"));
-            let (figure, caption) = exact_holding(protocol, *n, param, values, fixed, seed, threads)?;
+            let (figure, caption) = exact_holding(subject(claim), protocol, *n, param, values, fixed, seed, threads)?;
             write(&figure, &stem)?;
             Ok((caption, stem.with_extension("svg")))
         }
@@ -69,8 +210,18 @@ fn spacetime(n: usize, init: &str, plots: &Path, seed: u64) -> Result<(String, P
     Ok((format!("P_RL space-time diagram {from}: one row per n steps, time running down"), stem.with_extension("svg")))
 }
 
-/// `runs` runs of `protocol` at `n` from `init`, each as a curve of leaders against parallel time.
-fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threads: Option<usize>) -> Result<Figure> {
+/// `runs` runs of `protocol` (`subject`, in words) at `n` from `init`, each as a staircase of
+/// leaders against parallel time (a count: it holds between samples, never takes the values
+/// between two).
+fn leader_traces(
+    subject: &str,
+    protocol: &str,
+    n: u64,
+    init: &str,
+    runs: u64,
+    seed: u64,
+    threads: Option<usize>,
+) -> Result<Figure> {
     let raw = RawSpec {
         init: Some(init.to_string()),
         trials: runs,
@@ -96,11 +247,11 @@ fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threa
             let last = points.last().copied();
             let mut kept: Vec<(f64, f64)> = points.into_iter().step_by(stride).collect();
             kept.extend(last.filter(|p| kept.last() != Some(p)));
-            Curve::new(format!("run {trial}"), kept)
+            Curve::new(format!("run {trial}"), kept).stepped()
         })
         .collect();
     Ok(Figure {
-        title: format!("{protocol}: leaders against time, n = {n}"),
+        title: format!("{subject}: leaders against time, n = {n}"),
         x_label: "parallel time (steps / n)".into(),
         y_label: "leaders".into(),
         marks: Vec::new(),
@@ -112,7 +263,7 @@ fn leader_traces(protocol: &str, n: u64, init: &str, runs: u64, seed: u64, threa
 
 /// Per n, the share of runs taking at least t against t (grey staircases named in the legend), and every run as a
 /// dot coloured by the module that demoted its last leader.
-fn module_tails(id: &str, trials: &[Trial]) -> Figure {
+fn module_tails(subject: &str, trials: &[Trial]) -> Figure {
     let mut by_n: BTreeMap<u64, Vec<&Trial>> = BTreeMap::new();
     for trial in trials.iter().filter(|t| t.outcome != Outcome::Censored) {
         by_n.entry(trial.n).or_default().push(trial);
@@ -143,7 +294,7 @@ fn module_tails(id: &str, trials: &[Trial]) -> Figure {
         .collect();
     groups.sort_by_key(|g| g.color);
     Figure {
-        title: format!("{id}: stabilisation time by module"),
+        title: format!("{subject}: stabilisation time, by the module that ended the run"),
         x_label: "parallel time (steps / n)".into(),
         y_label: "share of runs taking at least t".into(),
         marks: Vec::new(),
@@ -161,7 +312,9 @@ fn short_n(n: u64) -> String {
 
 /// Exact expected holding steps and splitting estimates of `protocol` at `n` (`None`: n is the
 /// swept value) with `param` over `values`: the figure, and a caption listing both.
+#[allow(clippy::too_many_arguments)]
 fn exact_holding(
+    subject: &str,
     protocol: &str,
     n: Option<u64>,
     param: &str,
@@ -202,7 +355,7 @@ fn exact_holding(
     }
     let setting = n.map_or_else(|| format!("n = {param}"), |n| format!("n = {n}"));
     let figure = Figure {
-        title: format!("{protocol}: exact and estimated holding time ({setting})"),
+        title: format!("{subject}: exact and estimated holding time ({setting})"),
         x_label: param.into(),
         y_label: "expected holding time (steps)".into(),
         marks: vec![Marks::new("splitting estimate with 95% CI", marks)],
@@ -228,7 +381,7 @@ fn sci(v: f64) -> String {
 pub fn paper_summaries(results: &[ClaimResult], plots: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut by_paper: BTreeMap<&str, Vec<Figure>> = BTreeMap::new();
     for result in results {
-        by_paper.entry(paper(result.claim.source)).or_default().push(super::report::figure(result));
+        by_paper.entry(paper(result.claim.source)).or_default().extend(figures(result));
     }
     let mut out = Vec::new();
     for (paper, figures) in by_paper {
@@ -247,6 +400,137 @@ pub fn paper(source: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use poplab::claims::{Findings, Mode, claims};
+    use poplab::verdict::{Judgement, Point, Verdict};
+
+    fn row(x: f64, mean: f64, variant: Option<&str>) -> Row {
+        Row {
+            point: Point { x, values: vec![mean * 0.8, mean * 1.2], censored: 0, horizon: f64::INFINITY },
+            trials: 2,
+            mean: Some(mean),
+            ci95: Some([mean * 0.9, mean * 1.1]),
+            median: Some(mean),
+            log10_estimate: None,
+            variant: variant.map(|v| (v.to_string(), 0)),
+        }
+    }
+
+    fn result(id: &str, rows: Vec<Row>) -> ClaimResult {
+        let claim = claims(Mode::Quick, 1).into_iter().find(|c| c.id == id).unwrap();
+        let findings = Findings {
+            rows,
+            judgement: Judgement::new(Verdict::Inconclusive, ""),
+            power: None,
+            form_fit: None,
+            engines: Vec::new(),
+            trials: Vec::new(),
+            trials_run: 0,
+            trials_reused: 0,
+            cpu_seconds: 0.0,
+            estimates: Vec::new(),
+        };
+        ClaimResult { claim, findings, diagrams: Vec::new(), seconds: 0.0 }
+    }
+
+    #[test]
+    fn a_comparison_draws_each_variant_as_its_own_named_series() {
+        let rows = [1e3, 1e4]
+            .iter()
+            .flat_map(|&n| [row(n, 20.0, Some("pll")), row(n, 40.0, Some("pll-as-printed"))])
+            .collect();
+        let [both] = &figures(&result("pll-errata", rows))[..] else { panic!("one panel") };
+        let series: Vec<(&str, MarkLook, usize)> =
+            both.marks.iter().map(|m| (m.label.as_str(), m.look, m.points.len())).collect();
+        let what = "mean with 95% bootstrap interval (hollow: median, a lower bound)";
+        assert_eq!(
+            series,
+            [
+                (format!("pll: {what}").as_str(), MarkLook::Primary, 2),
+                (format!("pll-as-printed: {what}").as_str(), MarkLook::Secondary, 2),
+            ]
+        );
+        // The literal text keeps its look in its own claim's figure too.
+        let alone = &figures(&result("pll-as-printed", vec![row(1e3, 40.0, None)]))[0];
+        assert_eq!(alone.marks.len(), 1);
+        assert_eq!(alone.marks[0].look, MarkLook::Secondary);
+        assert!(alone.marks[0].label.starts_with("pll-as-printed: "));
+        let pll = &figures(&result("pll-stabilisation", vec![row(1e3, 20.0, None)]))[0];
+        assert_eq!(pll.marks[0].look, MarkLook::Primary);
+        // Titles in words, not the claim's id.
+        assert_eq!(pll.title, "P_LL: stabilisation time");
+    }
+
+    #[test]
+    fn intervals_follow_the_values_and_never_run_below_zero() {
+        // Bimodal times (P_LL: quick elimination or BackUp): the t-interval runs below zero.
+        let mut times = vec![10.0; 18];
+        times.extend([4000.0, 5000.0]);
+        let mean = times.iter().sum::<f64>() / 20.0;
+        let t = poplab::stats::mean_ci95(&times).unwrap();
+        assert!(t[0] < 0.0, "{t:?}");
+        let bimodal = Row {
+            point: Point { x: 1e3, values: times, censored: 0, horizon: f64::INFINITY },
+            trials: 20,
+            mean: Some(mean),
+            ci95: Some(t),
+            median: Some(10.0),
+            log10_estimate: None,
+            variant: None,
+        };
+        let [low, high] = interval(&bimodal).unwrap();
+        assert!(10.0 <= low && low < mean && mean < high && high <= 5000.0, "[{low}, {high}]");
+        let figure = &figures(&result("pll-stabilisation", vec![bimodal.clone()]))[0];
+        assert_eq!(figure.marks[0].points[0].interval, Some([low, high]));
+        // No mean (censored trials): no interval.
+        assert_eq!(interval(&Row { mean: None, ..bimodal }), None);
+    }
+
+    #[test]
+    fn fits_are_smooth_curves_over_the_fitted_range() {
+        let mut angluin = result("angluin-exact", vec![row(10.0, 81.0, None), row(1000.0, 998_001.0, None)]);
+        angluin.findings.power = poplab::fit::fit_power(&[10.0, 1000.0], &[81.0, 998_001.0]);
+        let [figure] = &figures(&angluin)[..] else { panic!("one panel") };
+        for curve in &figure.curves {
+            assert_eq!(curve.points.len(), CURVE_POINTS, "{}", curve.label);
+            assert_eq!(curve.points.first().unwrap().0, 10.0);
+            assert!((curve.points.last().unwrap().0 - 1000.0).abs() < 1e-9);
+        }
+        assert_eq!(figure.curves.len(), 2);
+    }
+
+    #[test]
+    fn a_claim_measured_two_ways_gets_one_panel_per_measure() {
+        // threshold-correct: below the threshold (f = 1, 5, 9) runs wait out a horizon with no
+        // yes (a holding measure, censored); at or above it (f = 10 ... 100) they converge.
+        let censored = |f: f64| Row {
+            point: Point { x: f, values: Vec::new(), censored: 20, horizon: 1e4 },
+            trials: 20,
+            mean: None,
+            ci95: None,
+            median: None,
+            log10_estimate: None,
+            variant: None,
+        };
+        let rows = vec![censored(1.0), censored(5.0), censored(9.0), row(10.0, 100.0, None), row(100.0, 6.0, None)];
+        let mut threshold = result("threshold-correct", rows);
+        threshold.findings.power = poplab::fit::fit_power(&[10.0, 100.0], &[100.0, 6.0]);
+        let panels = figures(&threshold);
+        let xs = |f: &Figure| f.marks.iter().flat_map(|m| m.points.iter().map(|p| p.x)).collect::<Vec<_>>();
+        assert_eq!(panels.len(), 2);
+        assert_eq!(xs(&panels[0]), [1.0, 5.0, 9.0]);
+        assert!(panels[0].marks[0].points.iter().all(|p| p.lower_bound));
+        assert_eq!(panels[0].title, "Threshold predicate: time until an output changes");
+        assert_eq!(xs(&panels[1]), [10.0, 100.0]);
+        assert_eq!(panels[1].title, "Threshold predicate: time to converge");
+        assert!(panels.iter().all(|p| p.curves.is_empty()), "no fit spans two measures");
+    }
+
+    #[test]
+    fn the_picture_module_does_not_read_the_report() {
+        let source = include_str!("pictures.rs");
+        let uses: Vec<&str> = source.lines().filter(|l| l.starts_with("use ")).collect();
+        assert!(uses.iter().all(|l| !l.contains("report")), "{uses:?}");
+    }
 
     fn trial(n: u64, parallel_time: f64, module: &str) -> Trial {
         Trial { n, parallel_time, outcome: Outcome::Converged, last_demotion: Some(module.into()) }
@@ -262,7 +546,7 @@ mod tests {
             trial(1000, 12.0, "quick-elimination"),
             Trial { outcome: Outcome::Censored, ..trial(1000, 1e9, "backup") },
         ];
-        let figure = module_tails("pll", &trials);
+        let figure = module_tails("P_LL", &trials);
         let labels: Vec<&str> = figure.groups.iter().map(|g| g.label.as_str()).collect();
         assert_eq!(labels, ["ended by quick-elimination", "ended by tournament", "ended by backup"]);
         assert_eq!(figure.groups.iter().map(|g| g.color).collect::<Vec<_>>(), [0, 1, 2]);
@@ -275,7 +559,7 @@ mod tests {
         assert_eq!(figure.curves[1].label, "n = 1000");
         // Without a tournament run, BackUp keeps its colour.
         let figure =
-            module_tails("pll-as-printed", &[trial(100, 10.0, "quick-elimination"), trial(100, 900.0, "backup")]);
+            module_tails("P_LL as printed", &[trial(100, 10.0, "quick-elimination"), trial(100, 900.0, "backup")]);
         assert_eq!(figure.groups.iter().map(|g| g.color).collect::<Vec<_>>(), [0, 2]);
     }
 }

@@ -2,16 +2,12 @@
 //! (`index.html`, plots embedded).
 
 use super::ClaimResult;
+use super::intervals::interval;
 use crate::output::write_text;
-#[cfg(feature = "pictures")]
-use crate::plot::{Curve, Figure, Ink, Mark, MarkLook, Marks};
+use crate::typeset::typeset;
 use anyhow::Result;
-#[cfg(feature = "pictures")]
-use poplab::claims::Rule;
 use poplab::claims::{Mode, Row};
 use poplab::rng::RNG_NAME;
-#[cfg(feature = "pictures")]
-use poplab::verdict::median_or_bound;
 use std::path::Path;
 
 /// Facts about the whole reproduction.
@@ -30,82 +26,6 @@ enum Block {
     Paragraph(String),
     Table(Vec<String>, Vec<Vec<String>>),
     Image { alt: String, svg: String },
-}
-
-/// The plot of one claim.
-#[cfg(feature = "pictures")]
-pub fn figure(result: &ClaimResult) -> Figure {
-    let claim = &result.claim;
-    let estimates = claim.estimator.is_some();
-    let what =
-        if estimates { "splitting estimate with 95% CI" } else { "mean with 95% CI (hollow: median, a lower bound)" };
-    // One series per variant (the rows of a comparison name theirs), P_LL as printed in its own look.
-    let mut marks: Vec<Marks> = Vec::new();
-    for row in &result.findings.rows {
-        let protocol = row
-            .variant
-            .as_ref()
-            .map_or_else(|| claim.sweeps.first().map(|s| s.template.protocol.as_str()), |v| Some(v.0.as_str()));
-        let look = if protocol == Some("pll-as-printed") { MarkLook::Secondary } else { MarkLook::Primary };
-        let label = match protocol {
-            Some(protocol) if row.variant.is_some() || look == MarkLook::Secondary => format!("{protocol}: {what}"),
-            _ => what.to_string(),
-        };
-        let mark = match (row.log10_estimate, row.mean) {
-            (Some((log10, interval)), _) => {
-                Mark { x: row.point.x, y: log10, interval: Some(interval), lower_bound: false }
-            }
-            (None, Some(mean)) => Mark { x: row.point.x, y: mean, interval: row.ci95, lower_bound: false },
-            (None, None) => {
-                let (y, lower_bound) = median_or_bound(&row.point);
-                Mark { x: row.point.x, y, interval: None, lower_bound }
-            }
-        };
-        match marks.iter_mut().find(|m| m.label == label) {
-            Some(series) => series.points.push(mark),
-            None => marks.push(Marks { label, look, points: vec![mark] }),
-        }
-    }
-    // The claimed curve spans every x; the fits only the x whose means they were fitted to.
-    let grid = grid_of(result.findings.rows.iter());
-    let fitted = grid_of(result.findings.rows.iter().filter(|r| r.mean.is_some()));
-    let mut curves = Vec::new();
-    if let Rule::ExactMean { curve, expected, .. } = &claim.rule {
-        let points = grid.iter().map(|&x| (x, expected(x))).collect();
-        curves.push(Curve::new(format!("claimed {curve}"), points).inked(Ink::Claimed));
-    }
-    if let (Rule::Growth { form, .. }, Some(fit)) = (&claim.rule, &result.findings.form_fit) {
-        let points = fitted.iter().map(|&x| (x, fit.a + fit.b * form.eval(x))).filter(|p| p.1 > 0.0).collect();
-        curves.push(Curve::new(format!("fit a + b {}", fit.form), points).inked(Ink::FormFit));
-    }
-    if let Some(power) = &result.findings.power {
-        let label = format!("fit c x^e, e = {:.2}", power.exponent);
-        let points = fitted.iter().map(|&x| (x, power.coefficient * x.powf(power.exponent))).collect();
-        curves.push(Curve::new(label, points).inked(Ink::PowerFit));
-    }
-    Figure {
-        title: format!("{}: {}", claim.id, claim.title),
-        x_label: claim.x.name().to_string(),
-        y_label: if estimates {
-            format!("log10 of the expected {}", claim.y.label())
-        } else {
-            claim.y.label().to_string()
-        },
-        marks,
-        curves,
-        groups: Vec::new(),
-        y_log: !estimates,
-    }
-}
-
-/// 61 points evenly spaced in log from the smallest to the largest x of `rows`.
-#[cfg(feature = "pictures")]
-fn grid_of<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<f64> {
-    let (x0, x1) = rows.map(|r| r.point.x).fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    if x0 > x1 {
-        return Vec::new();
-    }
-    (0..=60).map(|i| x0 * (x1 / x0).powf(i as f64 / 60.0)).collect()
 }
 
 fn number(v: f64) -> String {
@@ -203,7 +123,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     let claim = &result.claim;
     let mut blocks = vec![
         Block::Heading(2, format!("{}: {}", claim.id, claim.title)),
-        Block::Paragraph(format!("Claim ({}): {}", claim.source, claim.statement)),
+        Block::Paragraph(format!("Claim ({}): {}", claim.source, typeset(claim.statement))),
         Block::Paragraph(format!("Sizes: {}", claim.sizes)),
     ];
     if let Some(scope) = claim.scope {
@@ -254,7 +174,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             "ended".into(),
             "censored".into(),
             format!("mean ({unit})"),
-            "95% CI".into(),
+            "95% CI (bootstrap)".into(),
             "median".into(),
         ],
         result.findings.rows.iter().map(row_cells).collect(),
@@ -279,7 +199,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         ));
     }
     if !fits.is_empty() {
-        blocks.push(Block::Paragraph(format!("Fits: {}.", fits.join("; "))));
+        blocks.push(Block::Paragraph(typeset(&format!("Fits: {}.", fits.join("; ")))));
     }
     blocks.push(Block::Paragraph(format!("Design: {}.", result.findings.design(claim))));
     blocks.push(Block::Paragraph(format!(
@@ -328,7 +248,7 @@ fn row_cells(row: &Row) -> Vec<String> {
         row.point.values.len().to_string(),
         row.point.censored.to_string(),
         opt(row.mean),
-        row.ci95.map(|[lo, hi]| format!("[{}, {}]", number(lo), number(hi))).unwrap_or_else(|| "-".into()),
+        interval(row).map(|[lo, hi]| format!("[{}, {}]", number(lo), number(hi))).unwrap_or_else(|| "-".into()),
         match row.median {
             Some(m) => number(m),
             None if row.point.censored > 0 => format!(">= {}", number(row.point.horizon)),
@@ -452,65 +372,4 @@ pub fn write(out: &Path, context: &Context, results: &[ClaimResult]) -> Result<(
     let blocks = blocks(context, results, out);
     write_text(Some(&out.join("report.md")), &markdown(&blocks, out))?;
     write_text(Some(&out.join("index.html")), &html(&blocks))
-}
-
-#[cfg(all(test, feature = "pictures"))]
-mod tests {
-    use super::*;
-    use poplab::claims::{Findings, claims};
-    use poplab::verdict::{Judgement, Point, Verdict};
-
-    fn row(x: f64, mean: f64, variant: Option<&str>) -> Row {
-        Row {
-            point: Point { x, values: vec![mean], censored: 0, horizon: f64::INFINITY },
-            trials: 1,
-            mean: Some(mean),
-            ci95: Some([mean * 0.9, mean * 1.1]),
-            median: Some(mean),
-            log10_estimate: None,
-            variant: variant.map(|v| (v.to_string(), 0)),
-        }
-    }
-
-    fn result(id: &str, rows: Vec<Row>) -> ClaimResult {
-        let claim = claims(Mode::Quick, 1).into_iter().find(|c| c.id == id).unwrap();
-        let findings = Findings {
-            rows,
-            judgement: Judgement::new(Verdict::Inconclusive, ""),
-            power: None,
-            form_fit: None,
-            engines: Vec::new(),
-            trials: Vec::new(),
-            trials_run: 0,
-            trials_reused: 0,
-            cpu_seconds: 0.0,
-            estimates: Vec::new(),
-        };
-        ClaimResult { claim, findings, diagrams: Vec::new(), seconds: 0.0 }
-    }
-
-    #[test]
-    fn a_comparison_draws_each_variant_as_its_own_named_series() {
-        let rows = [1e3, 1e4]
-            .iter()
-            .flat_map(|&n| [row(n, 20.0, Some("pll")), row(n, 40.0, Some("pll-as-printed"))])
-            .collect();
-        let both = figure(&result("pll-errata", rows));
-        let series: Vec<(&str, MarkLook, usize)> =
-            both.marks.iter().map(|m| (m.label.as_str(), m.look, m.points.len())).collect();
-        assert_eq!(
-            series,
-            [
-                ("pll: mean with 95% CI (hollow: median, a lower bound)", MarkLook::Primary, 2),
-                ("pll-as-printed: mean with 95% CI (hollow: median, a lower bound)", MarkLook::Secondary, 2),
-            ]
-        );
-        // The literal text keeps its look in its own claim's figure too.
-        let alone = figure(&result("pll-as-printed", vec![row(1e3, 40.0, None)]));
-        assert_eq!(alone.marks.len(), 1);
-        assert_eq!(alone.marks[0].look, MarkLook::Secondary);
-        assert!(alone.marks[0].label.starts_with("pll-as-printed: "));
-        let pll = figure(&result("pll-stabilisation", vec![row(1e3, 20.0, None)]));
-        assert_eq!(pll.marks[0].look, MarkLook::Primary);
-    }
 }

@@ -36,8 +36,8 @@ pub use stop::{StopMonitor, StopRule};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
-    Configurations, CountStart, EngineHints, Law, Output, Protocol, ProtocolInfo, RandomizedRules, RuleFailure,
-    StateError, StateHasher, StateJson,
+    Configurations, CountStart, EngineHints, Law, Observables, Output, Protocol, ProtocolInfo, RandomizedRules,
+    RuleFailure, StateError, StateHasher, StateJson,
 };
 use crate::rng::{PopRng, below_u64};
 use rules::{Lazy, Rule, Rules, StateTable};
@@ -586,6 +586,10 @@ impl Protocol for Custom {
         Some(self)
     }
 
+    fn observables(&self) -> Option<&dyn Observables<CustomState>> {
+        Some(self)
+    }
+
     #[inline]
     fn failure(&self) -> Option<&RuleFailure> {
         self.failure.get()
@@ -622,6 +626,23 @@ impl Configurations<CustomState> for Custom {
 
     fn state_space(&self) -> Option<Vec<CustomState>> {
         matches!(self.inner.rules, Rules::Table(_)).then(|| self.inner.declared.clone())
+    }
+}
+
+/// A time series counts the agents in each state, by the state's number in order of interning
+/// (declared states first, in the order listed).
+impl Observables<CustomState> for Custom {
+    fn counts_states(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn state_number(&self, state: CustomState) -> Option<u32> {
+        Some(state.id())
+    }
+
+    fn state_names(&self) -> Vec<(String, Output)> {
+        self.states().named()
     }
 }
 

@@ -116,6 +116,11 @@ impl StateTable {
         &self.names[state.id() as usize]
     }
 
+    /// Every state's name and output, by number.
+    pub(super) fn named(&self) -> Vec<(String, Output)> {
+        self.names.iter().map(|name| (name.clone(), self.ids[name].output())).collect()
+    }
+
     /// How many states are interned.
     pub(super) fn len(&self) -> usize {
         self.names.len()
