@@ -107,7 +107,9 @@ class Harness:
             first = base + ["--json", "--checkpoint", ckpt, "--checkpoint-every", "50ms"]
             again = ["run", "--resume", ckpt, "--json", "--checkpoint-every", "50ms"]
             for _ in range(self.rng.randint(1, self.max_kills)):
-                self.kill_at_random(again if ckpt.exists() else first, wall * 1.2, [d])
+                # A resumed process has less left to do: its window is shorter.
+                resumed = ckpt.exists()
+                self.kill_at_random(again if resumed else first, wall * (0.7 if resumed else 1.2), [d])
             r = self.run(again if ckpt.exists() else first)
             if r.returncode != 0:
                 self.fail(f"run-{engine} episode {e}: exit {r.returncode}: {r.stderr.decode().strip()}")
@@ -128,7 +130,8 @@ class Harness:
             first = SWEEP + ["--checkpoint-every", "50ms", "--out", d]
             again = ["sweep", "--resume", d, "--checkpoint-every", "50ms"]
             for _ in range(self.rng.randint(1, self.max_kills)):
-                self.kill_at_random(again if self.sweep_ready(d) else first, wall * 1.2, [d])
+                resumed = self.sweep_ready(d)
+                self.kill_at_random(again if resumed else first, wall * (0.7 if resumed else 1.2), [d])
             r = self.run(again if self.sweep_ready(d) else first)
             if r.returncode != 0:
                 self.fail(f"sweep episode {e}: exit {r.returncode}: {r.stderr.decode().strip()}")

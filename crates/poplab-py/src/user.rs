@@ -116,10 +116,13 @@ impl UserProtocol {
     }
 }
 
+/// Rules given by outputs: (the pair's outputs, the outputs of each possible result).
+type OutputRules = Vec<((String, String), Vec<(String, String)>)>;
+
 /// Whether the stop rule `stop`'s safe set is closed under rules given by outputs: each rule as
 /// the outputs of its pair and of its possible results (see the library's `safe_set_is_closed`).
 #[pyfunction]
-pub fn safe_set_is_closed(stop: &str, rules: Vec<((String, String), Vec<(String, String)>)>) -> PyResult<bool> {
+pub fn safe_set_is_closed(stop: &str, rules: OutputRules) -> PyResult<bool> {
     let stop: StopRule = stop.parse().map_err(value_error)?;
     let pair = |(a, b): &(String, String)| -> PyResult<(Output, Output)> {
         Ok((output_of(a).map_err(PyValueError::new_err)?, output_of(b).map_err(PyValueError::new_err)?))
