@@ -1323,3 +1323,19 @@ fn h5_the_html_report_renders_inline_code() {
     let text: String = html.split("<figure>").map(|part| part.split("</figure>").last().unwrap_or("")).collect();
     assert!(!text.contains('`'), "a backtick is left in the report's text");
 }
+
+/// H6 (scripts/hostile/bad-input.py, "unclear"): a sweep's bad list did not name its option
+/// ("a list 10..: ..."), and spacetime of another protocol and a claim on too few sizes said what
+/// was wrong but not what to give.
+#[test]
+fn h6_list_errors_name_their_option_and_messages_give_the_fix() {
+    let out = scratch("h6-sweep");
+    let out = out.to_str().unwrap();
+    refused(&["sweep", "angluin", "--n", "10..", "--out", out], &["--n 10..: ", "write a,b,c or START..END"]);
+    refused(&["sweep", "threshold", "--n", "10", "--set", "k=5,", "--out", out], &["--set k=5,: an empty value"]);
+    refused(&["spacetime", "angluin", "--n", "10", "--out", "h6.svg"], &["'angluin' is not prl: give prl"]);
+    refused(
+        &["sweep", "angluin", "--n", "10,20", "--claim", "O(n)", "--out", out],
+        &["a claim needs three values of n or more", "sweep three or more values of n"],
+    );
+}
