@@ -109,7 +109,7 @@ class Harness:
             for _ in range(self.rng.randint(1, self.max_kills)):
                 # A resumed process has less left to do: its window is shorter.
                 resumed = ckpt.exists()
-                self.kill_at_random(again if resumed else first, wall * (0.7 if resumed else 1.2), [d])
+                self.kill_at_random(again if resumed else first, wall * (0.5 if resumed else 1.0), [d])
             r = self.run(again if ckpt.exists() else first)
             if r.returncode != 0:
                 self.fail(f"run-{engine} episode {e}: exit {r.returncode}: {r.stderr.decode().strip()}")
@@ -131,7 +131,7 @@ class Harness:
             again = ["sweep", "--resume", d, "--checkpoint-every", "50ms"]
             for _ in range(self.rng.randint(1, self.max_kills)):
                 resumed = self.sweep_ready(d)
-                self.kill_at_random(again if resumed else first, wall * (0.7 if resumed else 1.2), [d])
+                self.kill_at_random(again if resumed else first, wall * (0.5 if resumed else 1.0), [d])
             r = self.run(again if self.sweep_ready(d) else first)
             if r.returncode != 0:
                 self.fail(f"sweep episode {e}: exit {r.returncode}: {r.stderr.decode().strip()}")
@@ -154,7 +154,7 @@ class Harness:
                 d = self.scratch / f"shard-{e}-{i}"
                 cmd = SWEEP + ["--shard", f"{i}/2", "--checkpoint-every", "50ms", "--out", d]
                 for _ in range(self.rng.randint(0, self.max_kills)):
-                    self.kill_at_random(cmd, wall * 0.7, [d])
+                    self.kill_at_random(cmd, wall * 0.45, [d])
                 r = self.run(cmd)
                 if r.returncode != 0:
                     self.fail(f"shard {i}/2 episode {e}: exit {r.returncode}: {r.stderr.decode().strip()}")
@@ -166,7 +166,7 @@ class Harness:
                 _, merge_wall = self.timed(["merge", "--out", probe, *shards])
                 shutil.rmtree(probe, ignore_errors=True)
             for _ in range(self.rng.randint(1, self.max_kills)):
-                self.kill_at_random(cmd, merge_wall * 1.2, [m])
+                self.kill_at_random(cmd, merge_wall, [m])
             r = self.run(cmd)
             if r.returncode != 0:
                 self.fail(f"merge episode {e}: exit {r.returncode}: {r.stderr.decode().strip()}")
