@@ -136,7 +136,7 @@ def numeric_cases():
             if option in base:
                 i = base.index(option)
                 args = base[:i] + base[i + 2:] + [option, value]
-            case(f"{sub}/{option}={value!r}", args, names=[option])
+            case(f"{sub}/{option}={value!r}", args, names=[option] + (["n = "] if option == "--n" else []))
     # Sweep lists: bad items, bad ranges.
     for value in ["", ",", "10,", ",10", "10,,20", "10..", "..10", "10..5", "10..100*1", "10..100*0",
                   "10..100+0", "10..100*-2", "10..10^30*10", "2..10^9+1", "10..100*1.5x", "a..b",
@@ -222,7 +222,7 @@ def name_cases():
                           ("sweep", ["--out", "{S}/sw-g"])]:
             n = "4" if sub in ("exact", "verify") else "10"
             case(f"{sub}/--graph {graph!r}", [sub, "angluin", "--n", n, "--graph", graph] + rest,
-                 names=["--graph", "graph"])
+                 names=["--graph", "graph"] + (["nosuch.txt"] if "nosuch" in graph else []))
     for init in ["nosuch", "", "counts:", "counts:L=4", "counts:A=", "@", "@{S}/nosuch.json", "RANDOM", "fig3",
                  "default,random"]:
         case(f"run/--init {init!r}", ["run", "angluin", "--n", "4", "--init", init, "--max-steps", "10^4"],
@@ -249,8 +249,10 @@ def name_cases():
          names=["--score", "splitting"])
     for claim in ["O(", "O(log n", "O(n^)", "Theta()", "Omega(e^)", "= ", "O(log m)", "nonsense", "", "O(n^2) ",
                   "O(n^1e400)", "O(n^NaN)", "O(log log log n)x", "O(2^^n)"]:
-        case(f"sweep/--claim {claim!r}", ["sweep", "angluin", "--n", "10,20", "--trials", "2", "--claim", claim,
-                                          "--out", "{S}/sw-claim"], names=["--claim", "claim"])
+        # A claim with spaces around it is trimmed: valid. Each case writes its own directory.
+        expect = "either" if claim == "O(n^2) " else "refuse"
+        case(f"sweep/--claim {claim!r}", ["sweep", "angluin", "--n", "10,20,40", "--trials", "2", "--claim", claim,
+                                          "--out", f"{{S}}/sw-claim-{len(CASES)}"], expect, names=["--claim", "claim"])
     case("sweep/--claim in a variable not swept",
          ["sweep", "threshold", "--n", "10", "--set", "k=2,3", "--claim", "O(log n)", "--out", "{S}/sw-claim"],
          names=["--claim", "n"])
