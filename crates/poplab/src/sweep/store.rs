@@ -385,7 +385,10 @@ pub(super) fn io_error(path: &Path, e: std::io::Error) -> Error {
 pub(super) fn read_stored(path: &Path, fix: &str) -> Result<Option<String>> {
     let refuse = |what: String| Error::File { path: path.display().to_string(), reason: format!("{what}; {fix}") };
     match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // No such file, or a file in place of its directory (refused where the directory is made).
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
         Err(e) => return Err(refuse(format!("cannot be read ({e})"))),
         Ok(meta) if !meta.is_file() => {
             return Err(refuse(
