@@ -155,9 +155,10 @@ fn named_state(name: String) -> Map<String, Value> {
     object
 }
 
-/// `A=600,B=400` as counts by state name.
+/// `A=600,B=400` as counts by state name; a state given twice is refused.
 fn parse_counts(text: &str) -> Result<Vec<(String, u64)>> {
-    text.split(',')
+    let counts: Vec<(String, u64)> = text
+        .split(',')
         .map(|item| {
             let (state, count) = item.split_once('=').ok_or_else(|| {
                 Error::Init(format!("counts:{text}: write each state as STATE=COUNT, for example counts:A=600,B=400"))
@@ -166,7 +167,14 @@ fn parse_counts(text: &str) -> Result<Vec<(String, u64)>> {
                 .map_err(|e| Error::Init(format!("counts: state {}: {e}", state.trim())))?;
             Ok((state.trim().to_string(), count))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    let mut seen = std::collections::HashSet::new();
+    if let Some((state, _)) = counts.iter().find(|(state, _)| !seen.insert(state.as_str())) {
+        return Err(Error::Init(format!(
+            "counts:{text}: state {state} is given twice; give each state once, with its whole count"
+        )));
+    }
+    Ok(counts)
 }
 
 /// Counts of named states as (state, count) pairs of `protocol`, refusing unknown names and

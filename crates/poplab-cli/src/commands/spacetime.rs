@@ -12,7 +12,8 @@ use poplab::protocols::prl::Prl;
 pub fn spacetime(args: &SpacetimeArgs) -> Result<()> {
     if args.protocol != "prl" {
         return Err(InputError(format!(
-            "spacetime draws prl on its ring (the only protocol whose agents' places matter); '{}' is not prl",
+            "spacetime draws prl on its ring (the only protocol whose agents' places matter); '{}' is not prl: \
+             give prl, for example `poplab spacetime prl --n 50 --out ring.svg`",
             args.protocol
         ))
         .into());

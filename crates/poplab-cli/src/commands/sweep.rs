@@ -151,7 +151,15 @@ fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
 
 fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
     let target = &args.target;
-    let ns = parse_list(target.n_text("sweep")?)?
+    // A list's error names the option it was given to.
+    let named = |option: String| {
+        move |e: poplab::Error| match e {
+            poplab::Error::Option { value, reason, .. } => InputError(format!("{option}{value}: {reason}")),
+            other => InputError(other.to_string()),
+        }
+    };
+    let ns = parse_list(target.n_text("sweep")?)
+        .map_err(named("--n ".into()))?
         .iter()
         .map(|v| crate::parse::parse_n(v).map_err(|e| InputError(format!("--n: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
@@ -160,7 +168,7 @@ fn spec_from_args(args: &SweepArgs) -> Result<SweepSpec> {
         let (name, values) = item
             .split_once('=')
             .ok_or_else(|| InputError(format!("--set {item}: write KEY=LIST, for example k=3,5,7")))?;
-        params.push((name.trim().to_string(), parse_list(values)?));
+        params.push((name.trim().to_string(), parse_list(values).map_err(named(format!("--set {}=", name.trim())))?));
     }
     let mut spec = SweepSpec { params, shard: args.shard.shard()?, ..SweepSpec::new(&target.protocol("sweep")?, &ns) };
     args.trials.apply(&mut spec.template)?;

@@ -1216,3 +1216,128 @@ fn r2_a_sweep_over_its_own_input_is_refused() {
     }
     assert_eq!(std::fs::read(parts[0].join("trials.csv")).unwrap(), before);
 }
+
+/// A sweep directory for the hostile-input tests below: angluin, n = 10 and 20, 3 trials.
+fn hostile_sweep(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    poplab().args(["sweep", "angluin", "--n", "10,20", "--trials", "3", "--out"]).arg(&dir).assert().success();
+    for file in ["summary.csv", "summary.json", "fits.json"] {
+        std::fs::remove_file(dir.join(file)).unwrap();
+    }
+    dir
+}
+
+/// H1 (scripts/hostile/bad-input.py): `sweep --resume` on a directory whose trials.csv or
+/// sweep.json is a named pipe waited forever on it, and a trials.csv that is a directory failed
+/// with exit 1 after reading it as empty. Each is now refused, naming the file.
+#[cfg(unix)]
+#[test]
+fn h1_a_sweep_file_that_is_a_pipe_or_a_directory_is_refused_not_a_hang() {
+    for (name, file, kind) in [
+        ("h1-trials-fifo", "trials.csv", "fifo"),
+        ("h1-spec-fifo", "sweep.json", "fifo"),
+        ("h1-trials-dir", "trials.csv", "dir"),
+        ("h1-ckpt-fifo", "running.ckpt", "fifo"),
+    ] {
+        let dir = hostile_sweep(name);
+        let path = dir.join(file);
+        let _ = std::fs::remove_file(&path);
+        if kind == "dir" {
+            std::fs::create_dir(&path).unwrap();
+        } else {
+            assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
+        }
+        let started = Instant::now();
+        refused(&["sweep", "--resume", dir.to_str().unwrap()], &[file]);
+        assert!(started.elapsed() < Duration::from_secs(30), "{name}");
+    }
+}
+
+/// H2 (scripts/hostile/bad-input.py): a resumed sweep kept stored rows that its master seed and
+/// horizon rule out (a trial seed edited by hand, steps beyond the horizon), and read a trials.csv
+/// that is not text as empty, overwriting it. Resume now checks rows as merge does.
+#[test]
+fn h2_a_resumed_sweep_checks_its_stored_rows() {
+    let edit = |name: &str, column: &str, value: &str| {
+        let dir = hostile_sweep(name);
+        let text = std::fs::read_to_string(dir.join("trials.csv")).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let at = lines[0].split(',').position(|c| c == column).unwrap();
+        let mut cells: Vec<&str> = lines[1].split(',').collect();
+        cells[at] = value;
+        lines[1] = cells.join(",");
+        std::fs::write(dir.join("trials.csv"), lines.join("\n") + "\n").unwrap();
+        dir
+    };
+    let dir = edit("h2-seed", "trial_seed", "12345");
+    refused(
+        &["sweep", "--resume", dir.to_str().unwrap()],
+        &["trials.csv", "row 2", "trial seed 12345", "remove the row"],
+    );
+    let dir = edit("h2-steps", "steps", "99999999999999999");
+    refused(&["sweep", "--resume", dir.to_str().unwrap()], &["row 2", "beyond the horizon", "remove the row"]);
+    let dir = hostile_sweep("h2-binary");
+    std::fs::write(dir.join("trials.csv"), (0..=255u8).collect::<Vec<u8>>()).unwrap();
+    refused(&["sweep", "--resume", dir.to_str().unwrap()], &["trials.csv", "not text", "remove it"]);
+    assert_eq!(std::fs::read(dir.join("trials.csv")).unwrap().len(), 256, "the file is left as it was");
+}
+
+/// H3 (scripts/hostile/bad-input.py): `--init counts:A=5,A=5` was read as one state given twice
+/// and accepted.
+#[test]
+fn h3_counts_naming_a_state_twice_are_refused() {
+    let protocol = format!(
+        "@{}",
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/protocols/approximate-majority.toml")
+            .display()
+    );
+    refused(
+        &["run", &protocol, "--n", "10", "--init", "counts:A=5,A=5"],
+        &["state A is given twice", "give each state once"],
+    );
+}
+
+/// H4 (scripts/hostile/bad-input.py): `reproduce --out DIR` with a file DIR/data ran the first
+/// experiment, then failed with two lines on standard error; it is now refused before running.
+#[test]
+fn h4_reproduce_refuses_a_file_in_place_of_data_before_running() {
+    let out = scratch("h4-report");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("data"), "a file").unwrap();
+    refused(
+        &["reproduce", "--tiny", "--only", "angluin-exact", "--out", out.to_str().unwrap()],
+        &["data", "is not a directory"],
+    );
+}
+
+/// H5 (scripts/check-html.py in headless Chromium): the HTML report showed the Markdown of its
+/// first paragraph's command as a stray pair of backticks; inline code is now `<code>`.
+#[test]
+fn h5_the_html_report_renders_inline_code() {
+    let out = scratch("h5-report");
+    let _ = std::fs::remove_dir_all(&out);
+    poplab().args(["reproduce", "--tiny", "--only", "angluin-exact", "--out"]).arg(&out).assert().success();
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("(run <code>poplab reproduce"), "{}", &html[..html.len().min(2000)]);
+    let text: String = html.split("<figure>").map(|part| part.split("</figure>").last().unwrap_or("")).collect();
+    assert!(!text.contains('`'), "a backtick is left in the report's text");
+}
+
+/// H6 (scripts/hostile/bad-input.py, "unclear"): a sweep's bad list did not name its option
+/// ("a list 10..: ..."), and spacetime of another protocol and a claim on too few sizes said what
+/// was wrong but not what to give.
+#[test]
+fn h6_list_errors_name_their_option_and_messages_give_the_fix() {
+    let out = scratch("h6-sweep");
+    let out = out.to_str().unwrap();
+    refused(&["sweep", "angluin", "--n", "10..", "--out", out], &["--n 10..: ", "write a,b,c or START..END"]);
+    refused(&["sweep", "threshold", "--n", "10", "--set", "k=5,", "--out", out], &["--set k=5,: an empty value"]);
+    refused(&["spacetime", "angluin", "--n", "10", "--out", "h6.svg"], &["'angluin' is not prl: give prl"]);
+    refused(
+        &["sweep", "angluin", "--n", "10,20", "--claim", "O(n)", "--out", out],
+        &["a claim needs three values of n or more", "sweep three or more values of n"],
+    );
+}

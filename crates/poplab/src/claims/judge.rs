@@ -50,7 +50,9 @@ pub fn check(claim: &ClaimText, spec: &SweepSpec) -> Result<()> {
         return Err(Error::Option {
             option: "--claim",
             value: claim.text.clone(),
-            reason: format!("a claim needs three values of {var} or more: a trend needs three points"),
+            reason: format!(
+                "a claim needs three values of {var} or more: a trend needs three points; sweep three or more values of {var}"
+            ),
         });
     }
     claim.check_variables(&var, &fixed)

@@ -1,6 +1,6 @@
 //! Merging the shard directories of one sweep into the directory an unsharded sweep writes.
 
-use super::store::{CHECKSUM_FILE, checksum_line, write_results};
+use super::store::{CHECKSUM_FILE, checksum_line, read_stored, write_results};
 use super::{ResolvedCell, SPEC_FILE, SweepResults, SweepRow, SweepSpec, TRIALS_FILE, read_definition};
 use crate::engine::{Measure, Outcome};
 use crate::error::{Error, Result};
@@ -41,7 +41,7 @@ impl MergePlan {
 /// Refuses a shard whose `trials.csv` does not match the checksum written with it.
 fn check_checksum(dir: &Path, path: &Path, text: &str) -> Result<()> {
     let sum_path = dir.join(CHECKSUM_FILE);
-    let Ok(stored) = std::fs::read_to_string(&sum_path) else {
+    let Ok(Some(stored)) = read_stored(&sum_path, "run the shard again") else {
         return Err(Error::File {
             path: sum_path.display().to_string(),
             reason: "is missing: the shard did not finish (or was written by an older poplab); run its command again, \
@@ -64,7 +64,7 @@ fn check_checksum(dir: &Path, path: &Path, text: &str) -> Result<()> {
 /// Checks one stored trial against its cell: its seed is the one the master seed gives it, and
 /// its outcome and steps agree with the cell's measure and horizon (a censored trial stops at the
 /// horizon; one that converged or broke, at most there).
-fn check_row(cell: &ResolvedCell, record: &TrialRecord) -> std::result::Result<(), RowMismatch> {
+pub(super) fn check_row(cell: &ResolvedCell, record: &TrialRecord) -> std::result::Result<(), RowMismatch> {
     let settings = &cell.spec.settings;
     let seed = trial_seed(settings.seed, record.index);
     if record.seed != seed {
@@ -87,7 +87,7 @@ fn check_row(cell: &ResolvedCell, record: &TrialRecord) -> std::result::Result<(
 
 /// How a stored trial disagrees with its cell (said after "row L (cell C, trial T)").
 #[derive(Debug, thiserror::Error)]
-enum RowMismatch {
+pub(super) enum RowMismatch {
     #[error("has trial seed {stored}, but the master seed gives this trial {expected}")]
     Seed { stored: u64, expected: u64 },
     #[error("is censored at {steps} steps, but trials are censored at the horizon, {horizon}")]
@@ -198,7 +198,7 @@ pub fn plan_merge(out: &Path, parts: &[std::path::PathBuf]) -> Result<MergePlan>
     let mut texts = Vec::new();
     for (dir, spec) in parts.iter().zip(&specs) {
         let path = dir.join(TRIALS_FILE);
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let text = read_stored(&path, "run this shard again")?.unwrap_or_default();
         texts.push((dir, path.clone(), text.clone()));
         let expected: Vec<(String, u64)> = spec.jobs(&cells).map(|(cell, trial)| (cell.cell.key(), trial)).collect();
         let mine: HashSet<&(String, u64)> = expected.iter().collect();

@@ -1,13 +1,14 @@
 //! Running a sweep into its directory, continuing what is stored there.
 
 use super::jobs::sweep_checkpointer;
-use super::store::{io_error, write_definition, write_results};
-use super::{CHECKPOINT_FILE, SPEC_FILE, SweepResults, SweepSpec, TRIALS_FILE};
-use crate::error::Result;
+use super::merge::check_row;
+use super::store::{io_error, read_stored, write_definition, write_results};
+use super::{CHECKPOINT_FILE, ResolvedCell, SPEC_FILE, SweepResults, SweepSpec, TRIALS_FILE};
+use crate::error::{Error, Result};
 use crate::export::csv_line;
 use crate::files;
 use crate::spec::{RawSpec, RunSpec};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
@@ -38,8 +39,23 @@ pub fn run_in_with(
     write_definition(dir, SPEC_FILE, &definition, "sweep")?;
 
     let trials_path = dir.join(TRIALS_FILE);
-    let stored = std::fs::read_to_string(&trials_path).unwrap_or_default();
-    let done_rows = spec.parse_trials(&stored, &trials_path)?;
+    let stored = read_stored(&trials_path, "remove it and resume: its trials run again")?.unwrap_or_default();
+    // Each stored row must be what its cell's master seed and horizon allow (as merge checks).
+    let by_key: HashMap<String, &ResolvedCell> = cells.iter().map(|c| (c.cell.key(), c)).collect();
+    let mut done_rows = BTreeMap::new();
+    for (line, row) in spec.parse_trial_rows(&stored, &trials_path)? {
+        let key = (row.cell.key(), row.record.index);
+        if let Some(cell) = by_key.get(&key.0) {
+            check_row(cell, &row.record).map_err(|reason| Error::File {
+                path: trials_path.display().to_string(),
+                reason: format!(
+                    "row {line} (cell {}, trial {}) {reason}; remove the row and resume: its trial runs again",
+                    key.0, key.1
+                ),
+            })?;
+        }
+        done_rows.insert(key, row);
+    }
     // Keep only complete rows (a kill can tear the last line or the header) before appending;
     // the repair is atomic, so a kill during it loses nothing.
     let complete = if done_rows.is_empty() {

@@ -379,11 +379,37 @@ pub(super) fn io_error(path: &Path, e: std::io::Error) -> Error {
     Error::Io(format!("'{}': {e}", path.display()))
 }
 
+/// The text of the file `path` of a sweep directory, or `None` where there is none. A pipe, a
+/// device or a directory in its place is refused (reading a pipe would wait forever), and so is
+/// a file that is not text; `fix` says what to do about it.
+pub(super) fn read_stored(path: &Path, fix: &str) -> Result<Option<String>> {
+    let refuse = |what: String| Error::File { path: path.display().to_string(), reason: format!("{what}; {fix}") };
+    match std::fs::metadata(path) {
+        // No such file, or a file in place of its directory (refused where the directory is made).
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(refuse(format!("cannot be read ({e})"))),
+        Ok(meta) if !meta.is_file() => {
+            return Err(refuse(
+                "is not a regular file (a directory, a pipe or a device), not what poplab sweep writes".into(),
+            ));
+        }
+        Ok(_) => {}
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            String::from_utf8(bytes).map(Some).map_err(|_| refuse("is not text written by poplab sweep".into()))
+        }
+        Err(e) => Err(refuse(format!("cannot be read ({e})"))),
+    }
+}
+
 /// Writes `definition` as the file `name` of the sweep directory `dir` (made if need be),
 /// refusing a directory that holds another `what` ("sweep", "holding sweep").
 pub(super) fn write_definition(dir: &Path, name: &str, definition: &str, what: &str) -> Result<()> {
     let path = dir.join(name);
-    if let Ok(stored) = std::fs::read_to_string(&path)
+    if let Some(stored) = read_stored(&path, "remove it, or choose another directory")?
         && stored != definition
     {
         return Err(Error::File {
@@ -406,10 +432,12 @@ pub fn read_definition(dir: &Path) -> Result<SweepSpec> {
     }
     let estimates = dir.join(ESTIMATES_FILE);
     let path = if !dir.join(SPEC_FILE).exists() && estimates.exists() { estimates } else { dir.join(SPEC_FILE) };
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::File {
+    let unread = |e: String| Error::File {
         path: path.display().to_string(),
         reason: format!("cannot be read ({e}): not a directory written by poplab sweep (or its task never started)"),
-    })?;
+    };
+    let text = read_stored(&path, "give the --out directory of a sweep")?
+        .ok_or_else(|| unread("No such file or directory (os error 2)".into()))?;
     SweepSpec::from_definition(&text, &path)
 }
 

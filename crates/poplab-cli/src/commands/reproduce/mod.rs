@@ -67,6 +67,8 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
     poplab::files::prepare_output_dir(&args.out.join("plots"))?;
     #[cfg(not(feature = "pictures"))]
     eprintln!("reproduce: the report will have no plots: {}", crate::commands::NO_PICTURES);
+    // The experiments write under data/: a file in its place is refused before any runs.
+    poplab::files::prepare_output_dir(&args.out.join("data"))?;
     let results = side_by_side(selected, args.threads, |claim| {
         eprintln!("reproduce: {} ...", claim.id);
         let result = run_claim(claim, &args.out, args.seed, args.threads)?;

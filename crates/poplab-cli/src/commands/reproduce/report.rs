@@ -313,13 +313,7 @@ fn html(blocks: &[Block]) -> String {
                 page += &format!("<h{level} id=\"{}\">{}</h{level}>\n", anchor(text), escape(text))
             }
             Block::Paragraph(text) => {
-                let text = escape(text);
-                let bold: Vec<&str> = text.split("**").collect();
-                let mut html = String::new();
-                for (i, part) in bold.iter().enumerate() {
-                    html += &if i % 2 == 1 { format!("<strong>{part}</strong>") } else { part.to_string() };
-                }
-                page += &format!("<p>{html}</p>\n");
+                page += &format!("<p>{}</p>\n", inline_html(text));
                 if !listed {
                     page += &format!("<nav><h2>Contents</h2><ul>{contents}</ul></nav>\n");
                     listed = true;
@@ -352,6 +346,35 @@ fn html(blocks: &[Block]) -> String {
         }
     }
     page + "</body></html>\n"
+}
+
+/// A paragraph's Markdown as HTML: `code` and **bold** (the only inline marks the report uses),
+/// the rest escaped. A mark without its closing half is kept as written.
+fn inline_html(text: &str) -> String {
+    let mut html = String::new();
+    let code: Vec<&str> = text.split('`').collect();
+    let closed = code.len() % 2 == 1;
+    for (i, part) in code.iter().enumerate() {
+        if i % 2 == 1 && (closed || i + 1 < code.len()) {
+            html += &format!("<code>{}</code>", escape(part));
+            continue;
+        }
+        if i % 2 == 1 {
+            html.push('`');
+        }
+        let bold: Vec<&str> = part.split("**").collect();
+        for (j, piece) in bold.iter().enumerate() {
+            let piece = escape(piece);
+            html += &if j % 2 == 1 && (bold.len() % 2 == 1 || j + 1 < bold.len()) {
+                format!("<strong>{piece}</strong>")
+            } else if j % 2 == 1 {
+                format!("**{piece}")
+            } else {
+                piece
+            };
+        }
+    }
+    html
 }
 
 /// The anchor of a heading: its lowercase letters and digits, other runs of characters as `-`.
