@@ -9,7 +9,7 @@ use poplab::export::{CountColumns, Exporter, Json};
 use poplab::protocol::Protocol;
 use poplab::protocols::custom::Custom;
 use poplab::spec::{Estimator, RawSpec, RunSpec};
-use poplab::sweep::{SweepResults, SweepSpec, fits_json, run_in_with};
+use poplab::sweep::{SweepOutcome, SweepResults, SweepSpec, fits_json, run_in_with, run_sweep};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::{Map, Value, json};
@@ -182,9 +182,11 @@ pub fn verify(
 
 /// A sweep: over registry protocols by name, or over protocols defined in Python, one per
 /// combination of the swept parameters (`variants`, keyed by the cell's `KEY=VALUE` items joined
-/// by spaces; `""` without parameters). Writes the sweep directory `out` (continuing the trials
-/// stored there) when given. Returns the trials (a JSON array of rows), `summary.json` and
-/// `fits.json`.
+/// by spaces; `""` without parameters). Writes the sweep directory `out` (continuing what is
+/// stored there) when given. Returns, by the estimator (the library's `run_sweep` chooses):
+/// `("trials", trials as a JSON array of rows, summary.json, fits.json)`, or `("holding", the
+/// holding curve's JSON, "", "")` (a splitting sweep without `out` works in a temporary directory,
+/// removed after).
 #[pyfunction]
 #[pyo3(signature = (protocol, settings, ns, params, variants, out))]
 pub fn sweep(
@@ -195,7 +197,7 @@ pub fn sweep(
     params: Vec<(String, Vec<String>)>,
     variants: HashMap<String, Py<UserProtocol>>,
     out: Option<PathBuf>,
-) -> PyResult<(String, String, String)> {
+) -> PyResult<(&'static str, String, String, String)> {
     let spec = SweepSpec { template: raw(settings, &protocol, 0)?, ns, params, ..SweepSpec::new(&protocol, &[]) };
     let customs: HashMap<String, Custom> = variants.iter().map(|(k, v)| (k.clone(), v.get().custom.clone())).collect();
     let resolve = |raw: &RawSpec| -> poplab::Result<RunSpec> {
@@ -208,6 +210,17 @@ pub fn sweep(
         RunSpec::resolve_custom(&RawSpec { params: Vec::new(), ..raw.clone() }, custom)
     };
     let result = py.detach(|| -> poplab::Result<_> {
+        if !spec.template.estimator.is_direct() {
+            let scratch = std::env::temp_dir().join(format!("poplab-holding-{}-{:?}", std::process::id(), ns_now()));
+            let dir = out.clone().unwrap_or_else(|| scratch.clone());
+            let outcome = run_sweep(&spec, &dir, &resolve, &|_| {}, &|| {});
+            if out.is_none() {
+                let _ = std::fs::remove_dir_all(&scratch);
+            }
+            let SweepOutcome::Holding(curve) = outcome? else { unreachable!("a splitting sweep gives estimates") };
+            let curve = serde_json::to_string(&curve).map_err(|e| Error::Io(format!("internal: {e}")))?;
+            return Ok(("holding", curve, String::new(), String::new()));
+        }
         let results = match &out {
             Some(dir) => run_in_with(&spec, dir, &resolve, &|_| {}, &|| {})?,
             None => {
@@ -226,6 +239,7 @@ pub fn sweep(
             })
             .collect();
         Ok((
+            "trials",
             format!("{}", Value::Array(rows)),
             spec.summary_json(&results.cells, &results.summaries),
             fits_json(&results.summaries),
@@ -255,4 +269,9 @@ pub fn trial_seed(seed: u64, index: u64) -> u64 {
 #[pyfunction]
 pub fn available_memory() -> u64 {
     poplab::files::available_memory()
+}
+
+/// Nanoseconds since the epoch: with the process id, a scratch directory's unique name.
+fn ns_now() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }

@@ -9,7 +9,8 @@ use anyhow::Result;
 use poplab::claim::ClaimText;
 use poplab::claims::YVar;
 use poplab::numbers::parse_list;
-use poplab::sweep::{SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_in};
+use poplab::spec::RunSpec;
+use poplab::sweep::{SweepOutcome, SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_sweep};
 use std::path::PathBuf;
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
@@ -42,20 +43,31 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
         }
         poplab::claims::check(claim, &spec)?;
     }
-    if !spec.template.estimator.is_direct() {
-        return holding_curve(&spec, &dir);
-    }
     if let Some(every) = &args.checkpoint_every {
         spec.checkpoint_every = poplab::checkpoint::parse_every(every)?;
     }
     let progress = std::sync::OnceLock::new();
-    let results =
-        run_in(&spec, &dir, &|left| drop(progress.set(Progress::new(left, &spec.template.protocol))), &|| {
+    let unit = spec.template.estimator.trials_are();
+    let outcome = run_sweep(
+        &spec,
+        &dir,
+        &RunSpec::resolve,
+        &|left| drop(progress.set(Progress::counting(left, &spec.template.protocol, unit))),
+        &|| {
             if let Some(p) = progress.get() {
                 p.inc()
             }
-        })?;
+        },
+    )?;
     drop(progress);
+    let results = match outcome {
+        SweepOutcome::Trials(results) => results,
+        SweepOutcome::Holding(curve) => {
+            print!("{}", crate::output::holding_curve(&curve));
+            eprintln!("holding sweep of {} cells written to '{}'", curve.cells.len(), dir.display());
+            return Ok(());
+        }
+    };
     match spec.shard {
         Some(shard) => eprintln!(
             "{} of a sweep of {} cells x {} trials ({} trials) written to '{}'; join the shards with poplab merge",
@@ -188,24 +200,4 @@ fn absolute_file(text: &str) -> Result<String> {
             Ok(format!("@{}", absolute.display()))
         }
     }
-}
-
-/// `--estimator splitting`: one holding estimate per cell, with the growth fitted along the swept
-/// axis (files described in `poplab::sweep::estimates`).
-fn holding_curve(spec: &SweepSpec, dir: &std::path::Path) -> Result<()> {
-    let progress = std::sync::OnceLock::new();
-    let curve = poplab::sweep::estimates::run_in(
-        spec,
-        dir,
-        &|left| drop(progress.set(Progress::counting(left, &spec.template.protocol, "repetitions"))),
-        &|| {
-            if let Some(p) = progress.get() {
-                p.inc()
-            }
-        },
-    )?;
-    drop(progress);
-    print!("{}", crate::output::holding_curve(&curve));
-    eprintln!("holding sweep of {} cells written to '{}'", curve.cells.len(), dir.display());
-    Ok(())
 }

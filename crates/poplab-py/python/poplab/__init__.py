@@ -33,7 +33,7 @@ True
 """
 
 from ._poplab import RNG, RuleError
-from ._api import EstimateResult, RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
+from ._api import EstimateResult, HoldingSweepResult, RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
 from ._claims import ClaimResult, claim
 from ._judge import Judgement, judge
 from ._protocol import OUTPUTS, Protocol
@@ -68,6 +68,7 @@ __all__ = [
     "RunResult",
     "Simulation",
     "SweepResult",
+    "HoldingSweepResult",
     "claim",
     "exact",
     "judge",

@@ -488,6 +488,61 @@ def verify(
     return _states_back(document, user)
 
 
+class HoldingSweepResult:
+    """A sweep with the splitting estimator (``measure="holding", estimator="splitting"``), as
+    `sweep` returns it: one estimate of the expected holding time per cell, as ``poplab sweep
+    --estimator splitting`` writes them.
+
+    Attributes:
+        estimates: a DataFrame, one row per cell: ``cell``, ``mean_steps``, ``ci95_low`` and
+            ``ci95_high`` (steps; NaN beyond 10^300), their base-10 logarithms
+            ``log10_mean_steps``, ``log10_ci95_low`` and ``log10_ci95_high`` (always given),
+            ``log10_standard_error``, ``repetitions``, ``wall_seconds``.
+        fit: the fits of ``log10 E[T]`` along the one swept axis (``exponential``, ``power``), or
+            None when not exactly one axis varies.
+        document: the whole curve, as a dict.
+        out: the directory, if any.
+
+    >>> import poplab
+    >>> curve = poplab.sweep("ls-timer", [4, 6], measure="holding", estimator="splitting",
+    ...                      trials=3, seed=1)
+    >>> curve.estimates["cell"].tolist()
+    ['n=4', 'n=6']
+    >>> e = curve.estimates
+    >>> bool(((e["log10_ci95_low"] < e["log10_mean_steps"]) & (e["log10_mean_steps"] < e["log10_ci95_high"])).all())
+    True
+    >>> curve.fit["axis"]
+    'n'
+    """
+
+    def __init__(self, document: str, out: Optional[str]):
+        self.document: Dict[str, Any] = json.loads(document)
+        self.out = out
+        rows = []
+        for cell in self.document["cells"]:
+            e = cell["estimate"]
+            low, high = e["ci95"] if e.get("ci95") else (None, None)
+            rows.append(
+                {
+                    "cell": cell["cell"],
+                    "mean_steps": e["mean_steps"],
+                    "ci95_low": low,
+                    "ci95_high": high,
+                    "log10_mean_steps": e["log10_mean_steps"],
+                    "log10_ci95_low": e["log10_ci95"][0],
+                    "log10_ci95_high": e["log10_ci95"][1],
+                    "log10_standard_error": e["log10_standard_error"],
+                    "repetitions": e["repetitions"],
+                    "wall_seconds": cell["wall_seconds"],
+                }
+            )
+        self.estimates = pd.DataFrame(rows)
+        self.fit: Optional[Dict[str, Any]] = self.document.get("fit")
+
+    def __repr__(self) -> str:
+        return f"<HoldingSweepResult: {len(self.estimates)} cells>"
+
+
 class SweepResult:
     """A sweep, as `sweep` returns it.
 
@@ -644,7 +699,7 @@ def sweep(
     trials: int = 20,
     out: Union[None, str, "os.PathLike[str]"] = None,
     **options: Any,
-) -> SweepResult:
+) -> Union["SweepResult", "HoldingSweepResult"]:
     """Runs ``protocol`` over the cross product of sizes and parameter values (as
     ``poplab sweep``).
 
@@ -661,7 +716,8 @@ def sweep(
             running only the missing trials (like ``--resume``).
 
     Returns:
-        A `SweepResult`: ``trials``, ``summary`` (one row per cell) and ``fits``.
+        A `SweepResult`: ``trials``, ``summary`` (one row per cell) and ``fits``; with
+        ``estimator="splitting"`` (holding times), a `HoldingSweepResult`: one estimate per cell.
 
     Raises:
         ValueError: invalid input (every cell is resolved and checked before the first trial
@@ -714,5 +770,8 @@ def sweep(
     settings = {**_settings(None, trials=trials, **options), "init": init_text}
     out_path = None if out is None else os.fspath(pathlib.Path(out))
     library_params = [(k, [_param_text(v) for v in values]) for k, values in swept.items()]
-    rows, summary, fits = _poplab.sweep(name, json.dumps(settings), ns, library_params, variants, out_path)
+    kind, *parts = _poplab.sweep(name, json.dumps(settings), ns, library_params, variants, out_path)
+    if kind == "holding":
+        return HoldingSweepResult(parts[0], out_path)
+    rows, summary, fits = parts
     return SweepResult(rows, summary, fits, texts, out_path)

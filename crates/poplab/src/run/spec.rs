@@ -275,6 +275,14 @@ impl Estimator {
         }
     }
 
+    /// What its `--trials` count: `trials` (direct) or `repetitions` (splitting).
+    pub fn trials_are(&self) -> &'static str {
+        match self {
+            Estimator::Direct => "trials",
+            Estimator::Splitting(_) => "repetitions",
+        }
+    }
+
     /// Whether this is direct simulation.
     pub fn is_direct(&self) -> bool {
         *self == Estimator::Direct

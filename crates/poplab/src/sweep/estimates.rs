@@ -20,6 +20,7 @@
 use crate::error::{Error, Result};
 use crate::files;
 use crate::fit::{WeightedLine, fit_weighted_line};
+use crate::spec::{RawSpec, RunSpec};
 use crate::splitting::HoldingEstimate;
 use crate::sweep::{Cell, SweepSpec};
 use serde::Serialize;
@@ -76,6 +77,17 @@ pub struct HoldingCurve {
 /// `spec` not yet in `dir`, then writes the table and the fits. `on_start` gets the number of
 /// repetitions still to run, `done` is called as each finishes.
 pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn Fn() + Sync)) -> Result<HoldingCurve> {
+    run_in_with(spec, dir, &RunSpec::resolve, on_start, done)
+}
+
+/// [`run_in`] with the cells resolved by `resolve` ([`SweepSpec::resolve_with`]).
+pub fn run_in_with(
+    spec: &SweepSpec,
+    dir: &Path,
+    resolve: &dyn Fn(&RawSpec) -> Result<RunSpec>,
+    on_start: &dyn Fn(u64),
+    done: &(dyn Fn() + Sync),
+) -> Result<HoldingCurve> {
     if spec.template.estimator.is_direct() {
         return Err(Error::Conflict {
             reason: "a holding curve is estimated by splitting; give --estimator splitting (direct trials are a sweep)"
@@ -89,7 +101,7 @@ pub fn run_in(spec: &SweepSpec, dir: &Path, on_start: &dyn Fn(u64), done: &(dyn 
                 .into(),
         });
     }
-    let cells = spec.resolve()?;
+    let cells = spec.resolve_with(resolve)?;
     super::check_inputs_apart(&spec.template, dir)?;
     super::store::write_definition(dir, DEFINITION_FILE, &spec.definition(&cells), "holding sweep")?;
 

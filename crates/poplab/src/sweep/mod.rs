@@ -45,7 +45,54 @@ pub use resume::{run_in, run_in_with};
 pub use shard::Shard;
 pub use store::{CHECKSUM_FILE, SPEC_FILE, SweepResults, TRIALS_FILE, fits_json, read_definition};
 
-use crate::spec::RawSpec;
+use crate::error::Result;
+use crate::spec::{RawSpec, RunSpec};
+
+/// A sweep's results, by its template's estimator ([`run_sweep`]).
+#[derive(Debug)]
+pub enum SweepOutcome {
+    /// The direct estimator: every cell's trials and summaries.
+    Trials(SweepResults),
+    /// The splitting estimator: one holding estimate per cell, and the fits along the swept axis.
+    Holding(estimates::HoldingCurve),
+}
+
+/// Runs `spec` into `dir` by its template's estimator: trials ([`run_in_with`]) or one splitting
+/// estimate per cell ([`estimates::run_in_with`]). The one place a sweep's caller (the command
+/// line, the Python package) need not branch on the estimator. `on_start` gets how many trials or
+/// repetitions ([`Estimator::trials_are`](crate::spec::Estimator::trials_are)) are still to run,
+/// `done` is called as each finishes.
+///
+/// ```
+/// use poplab::engine::Measure;
+/// use poplab::spec::{Estimator, RunSpec};
+/// use poplab::sweep::{SweepOutcome, SweepSpec, run_sweep};
+///
+/// // ls-timer's holding time at N = 4 and 6, by splitting (3 repetitions each).
+/// let mut spec = SweepSpec::new("ls-timer", &[4, 6]);
+/// spec.template.measure = Measure::Holding;
+/// spec.template.estimator = "splitting".parse::<Estimator>()?;
+/// spec.template.trials = 3;
+/// let dir = tempfile::tempdir()?;
+/// let SweepOutcome::Holding(curve) = run_sweep(&spec, dir.path(), &RunSpec::resolve, &|_| {}, &|| {})? else {
+///     panic!("a splitting sweep gives estimates");
+/// };
+/// assert_eq!(curve.cells.len(), 2);
+/// # Ok::<(), poplab::Error>(())
+/// ```
+pub fn run_sweep(
+    spec: &SweepSpec,
+    dir: &std::path::Path,
+    resolve: &dyn Fn(&RawSpec) -> Result<RunSpec>,
+    on_start: &dyn Fn(u64),
+    done: &(dyn Fn() + Sync),
+) -> Result<SweepOutcome> {
+    if spec.template.estimator.is_direct() {
+        run_in_with(spec, dir, resolve, on_start, done).map(SweepOutcome::Trials)
+    } else {
+        estimates::run_in_with(spec, dir, resolve, on_start, done).map(SweepOutcome::Holding)
+    }
+}
 
 /// The checkpoint of the running trials ([`crate::checkpoint`]), removed when the sweep ends.
 pub const CHECKPOINT_FILE: &str = "running.ckpt";
