@@ -38,6 +38,8 @@ wheel=$(ls "$wheels"/poplab-*.whl)
 "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
 
 cd crates/poplab-py
+# Figures drawn off screen (ipympl, installed for the notebooks, would otherwise be picked).
+export MPLBACKEND=Agg
 POPLAB_BIN=${POPLAB_BIN:-$target/debug/poplab} "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
 # The docstrings' examples; outputs that vary (timings, seeds drawn) are elided with `...`.
 "$venv/bin/python" -m pytest -q -p no:cacheprovider --doctest-modules --pyargs poplab \
