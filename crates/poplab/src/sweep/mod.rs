@@ -78,7 +78,7 @@ pub enum SweepOutcome {
 ///     panic!("a splitting sweep gives estimates");
 /// };
 /// assert_eq!(curve.cells.len(), 2);
-/// # Ok::<(), poplab::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_sweep(
     spec: &SweepSpec,
