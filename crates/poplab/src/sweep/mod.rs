@@ -2,7 +2,7 @@
 //! directory that stores one.
 //!
 //! A sweep is a list of *cells* (one `n` and one value per swept parameter), each run for the same
-//! number of trials. Every cell is resolved once into a [`RunSpec`](crate::spec::RunSpec); every (cell, trial) pair is a
+//! number of trials. Every cell is resolved once into a [`RunSpec`]; every (cell, trial) pair is a
 //! job; jobs run in parallel and are reported one by one as they finish, so each result is
 //! appended to a file at once and nothing is lost when the sweep is killed. A cell's seed is
 //! derived from the master seed and the cell's *key* (`n=1000 k=10`), not its position in the
