@@ -124,7 +124,7 @@ class _PpsimRule:
         return None if _is_null((c, d), a, b, self.swaps) else (c, d)
 
     def raw(self, a: Any, b: Any) -> Any:
-        """ppsim's ``Simulation.rule(a, b)``: what the user's rule gives for the ordered pair, as
+        """ppsim's ``sim.rule(a, b)``: what the user's rule gives for the ordered pair, as
         it gives it (a dict rule's missing pair: None; a function returning None: its arguments)."""
         return self.call(_copy(a), _copy(b))
 
@@ -191,7 +191,7 @@ def _count(state: Any, amount: Any) -> int:
 class Simulation(PpsimViews):
     """A population protocol simulated one trial at a time, with ppsim's API on poplab's engines.
 
-    ``init_config`` maps states to counts (``n`` is their sum); ``rule`` is a dict
+    ``init_config`` maps states to counts (``n`` is their sum); the rule (argument ``rule=``) is a dict
     ``{(a, b): (c, d)}`` or a function ``rule(a, b, **rule_kwargs)`` returning a pair, ``None``
     (its arguments as they are now: null unless it mutated them) or a law ``{(c, d): p}``.
     ``transition_order`` is ppsim's (``'symmetric'`` by default). ``seed`` fixes the run (``None``:
@@ -327,7 +327,7 @@ class Simulation(PpsimViews):
         return _poplab.LiveSimulation(handle, names, _graph(self.graph), self.engine, seed)
 
     def _step(self) -> int:
-        """Interactions so far in this trial: those before the last ``set_config`` and since."""
+        """Interactions so far in this trial: those before the last ``sim.set_config`` and since."""
         return self._offset + self._live.step()
 
     def _enumerate(self, rule: Any) -> None:
@@ -416,7 +416,7 @@ class Simulation(PpsimViews):
         ``ValueError`` (the configuration stays where it stopped).
         ``timer=True`` shows a progress bar of the time simulated (tqdm when installed, else a
         plain bar on stderr; `TimeUpdate`) when the simulation has no snapshot; the default is
-        False (ppsim's is True). Snapshots (``add_snapshot``) are updated every ``update_time``
+        False (ppsim's is True). Snapshots (``sim.add_snapshot``) are updated every ``update_time``
         seconds while it runs, between pieces of the run, and at the end.
 
         Raises:
@@ -559,12 +559,12 @@ class Simulation(PpsimViews):
     @property
     def time(self) -> float:
         """Parallel time so far: interactions / n (the n of the initial configuration, also after
-        ``set_config`` changed the number of agents, as in ppsim)."""
+        ``sim.set_config`` changed the number of agents, as in ppsim)."""
         return self._step() / self.n
 
     @property
     def population(self) -> int:
-        """The number of agents now: ``n``, unless ``set_config`` changed it."""
+        """The number of agents now: ``n``, unless ``sim.set_config`` changed it."""
         return self._population
 
     @property

@@ -47,7 +47,7 @@ def _natural_key(value: Any) -> list:
 
 
 class Snapshot:
-    """The base class of snapshots: a view of one configuration of ``simulation``.
+    """The base class of snapshots: a view of one configuration of its simulation (``self.simulation``).
 
     Attributes:
         simulation: the `Simulation` that updates it (set by ``sim.add_snapshot``).
@@ -71,7 +71,7 @@ class Snapshot:
         self.next_snapshot_time = 0.0
 
     def initialize(self) -> None:
-        """Called once by ``sim.add_snapshot``, with ``simulation`` set."""
+        """Called once by ``sim.add_snapshot``, with ``self.simulation`` set."""
         if self.simulation is None:
             raise ValueError("this snapshot has no simulation: add it with sim.add_snapshot(snapshot) first")
 
@@ -158,7 +158,7 @@ class TimeUpdate(Snapshot):
 class Plotter(Snapshot):
     """The base class of snapshots that plot: a matplotlib figure ``fig`` and axes ``ax``.
 
-    ``state_map`` maps each state to a category (``None``: left out); the plot shows the counts of
+    ``state_map=`` maps each state to a category (``None``: left out); the plot shows the counts of
     the categories (in ppsim's natural order) instead of the states. ``yscale`` goes to
     ``ax.set_yscale``.
     """
@@ -215,7 +215,7 @@ class Plotter(Snapshot):
 
 
 class StatePlotter(Plotter):
-    """A bar per state (or category of ``state_map``): its count in the configuration shown.
+    """A bar per state (or category of ``state_map=``): its count in the configuration shown.
 
     >>> import matplotlib
     >>> matplotlib.use("Agg")
@@ -228,7 +228,7 @@ class StatePlotter(Plotter):
     """
 
     def initialize(self) -> None:
-        """Draws the bars (at 0). Call it again after changing ``state_map``."""
+        """Draws the bars (at 0). Call it again after changing ``self.state_map``."""
         super().initialize()
         labels = [str(c) for c in self.categories]
         self.bars = self.ax.bar(labels, np.zeros(len(labels)))
@@ -249,7 +249,7 @@ class StatePlotter(Plotter):
 
 
 class HistoryPlotter(Plotter):
-    """The history's counts over time, a line per state (or category of ``state_map``).
+    """The history's counts over time, a line per state (or category of ``state_map=``).
 
     >>> import matplotlib
     >>> matplotlib.use("Agg")
