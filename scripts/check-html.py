@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -39,6 +40,10 @@ except ImportError:  # pragma: no cover
     sys.exit(2)
 
 SYSTEM_CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+# Root in a container (no sandbox), and nothing that reaches for the network on its own: on a
+# machine with a closed network those connections are refused many at a time.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # After the load event: make lazy pictures load, wait for every picture, then report the broken
 # ones, the ids of the page (anchor targets) and its links and embedded files.
@@ -117,6 +122,9 @@ def main() -> int:
     ap.add_argument("--skip", action="append", default=[], metavar="NAME",
                     help="do not open pages of this file name (repeatable; links to them are still checked), "
                          "e.g. mdBook's 404.html, written for a web server's root")
+    ap.add_argument("--watchdog", type=int, default=120, metavar="SECONDS",
+                    help="stop with the page's name when a page (or the browser's start) takes longer "
+                         "than this: a hang, not a slow page (one loads in about a second); default 120")
     opts = ap.parse_args()
 
     pages: list[Path] = []
@@ -134,9 +142,23 @@ def main() -> int:
     links: dict[Path, list[str]] = {}
     t0 = time.monotonic()
     executable = find_browser(opts.chromium)
+
+    def hang(_signum, _frame):
+        print(f"check-html: {current[0] or 'starting Chromium'} did not finish within {opts.watchdog} s; "
+              "stopped (a hang of the page or of the browser)", file=sys.stderr, flush=True)
+        for pid in descendants(os.getpid()):  # Playwright's driver and Chromium's processes
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os._exit(1)
+
+    current = [""]
+    signal.signal(signal.SIGALRM, hang)
+    signal.alarm(opts.watchdog)
     with sync_playwright() as pw:
         try:
-            browser = pw.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=60_000)
         except Exception as e:  # noqa: BLE001 - any launch failure is a setup problem
             which = executable or "Playwright's own"
             print(f"check-html: cannot start Chromium ({which}): "
@@ -149,7 +171,6 @@ def main() -> int:
                                 "read offline)")
                 route.abort()
             context.route(lambda url: url.startswith(("http://", "https://", "ws://", "wss://")), refuse)
-        current = [""]
 
         def on_console(msg):
             if msg.type == "error":
@@ -168,6 +189,14 @@ def main() -> int:
             current[0] = os.path.relpath(p)
             if p.name in opts.skip:
                 continue
+            redirect = meta_refresh(p)
+            if redirect is not None:
+                # A page that only sends the reader on (pdoc's index.html): opening it races the
+                # browser's navigation, so its target is checked as a link instead.
+                ids[p] = page_ids(p)
+                links[p] = [redirect]
+                continue
+            signal.alarm(opts.watchdog)
             # A page of its own for each file, closed after it, so that nothing a page still loads
             # is blamed on the next one.
             page = context.new_page()
@@ -198,6 +227,7 @@ def main() -> int:
                 print(f"ok {current[0]}" if not any(x.startswith(current[0] + ":") for x in problems)
                       else f"-- {current[0]}", flush=True)
         browser.close()
+    signal.alarm(0)
 
     # Links: a local file must exist; a fragment must name an element of the target page.
     extra_ids: dict[Path, set[str]] = {}
@@ -224,6 +254,40 @@ def main() -> int:
     print(f"check-html: {len(pages)} pages, {sum(len(h) for h in links.values())} links, "
           f"{len(problems)} problems, {time.monotonic() - t0:.1f} s")
     return 1 if problems else 0
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below `pid` (Linux /proc), children before their own children."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def meta_refresh(path: Path) -> str | None:
+    """The target of a page's `<meta http-equiv="refresh" content="0; url=...">`, if it has one."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Refresh(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            a = {k.lower(): v or "" for k, v in attrs}
+            if tag == "meta" and a.get("http-equiv", "").lower() == "refresh":
+                _, _, url = a.get("content", "").partition("url=")
+                found.append(url.strip().strip("'\""))
+
+    Refresh().feed(path.read_text(errors="replace"))
+    return found[0] if found and found[0] else None
 
 
 def page_ids(path: Path) -> set[str]:

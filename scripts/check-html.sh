@@ -24,8 +24,10 @@ for candidate in /usr/bin/chromium /usr/bin/chromium-browser; do
     [ -x "$candidate" ] && chromium=$candidate && break
 done
 if [ -z "$chromium" ]; then
-    $sudo apt-get install -y --no-install-recommends chromium >/dev/null || {
-        $sudo apt-get update >/dev/null && $sudo apt-get install -y --no-install-recommends chromium >/dev/null
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null </dev/null || {
+        $sudo apt-get update -qq >/dev/null &&
+            $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null </dev/null
     }
     chromium=/usr/bin/chromium
 fi
