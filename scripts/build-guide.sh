@@ -3,7 +3,8 @@
 # python-api/ (scripts/build-python-api.sh, when the test environment has the package), and a
 # check that every internal link and image of the result resolves (scripts/check_links.py; no
 # network, so external links are not checked). Installs mdbook if it is missing: from apt where
-# the distribution has it, else `cargo install mdbook --locked`.
+# the distribution has it, else from crates.io without its web server and file watcher (`build`
+# needs neither; half the compile time).
 #
 #   bash scripts/build-guide.sh          then open target/guide/index.html
 set -euo pipefail
@@ -18,7 +19,7 @@ if ! command -v mdbook >/dev/null 2>&1; then
     if apt-cache show mdbook >/dev/null 2>&1; then
         $sudo apt-get install -y mdbook
     else
-        cargo install mdbook --locked
+        cargo install mdbook --locked --no-default-features --features search
     fi
 fi
 

@@ -186,7 +186,7 @@ pub(super) struct Batcher {
     columns: Vec<(u32, u64)>,
     /// One initiator state's responders: (position in `columns`, how many).
     row: Vec<(usize, u64)>,
-    /// The bulk pairs' types: initiator, responder, multiplicity, result when non-null.
+    /// The bulk pairs' types that change something: initiator, responder, multiplicity, result.
     pairs: Vec<PairType>,
     /// Taken agents by current state index.
     taken: Vec<(u32, u64)>,
@@ -203,8 +203,8 @@ struct PairType {
     initiator: u32,
     responder: u32,
     times: u64,
-    /// The result states' indices, when the pair is non-null.
-    result: Option<(u32, u32)>,
+    /// The result states' indices (not the pair's own: null pairs are not kept).
+    result: (u32, u32),
 }
 
 /// An interaction taken singly: a resolved delayed pair or a collision (state indices).
@@ -442,11 +442,9 @@ impl Batcher {
     fn add_results_to_net(&mut self) {
         let Self { pairs, taken, net, .. } = self;
         for pair in pairs.iter() {
-            if let Some((i2, j2)) = pair.result {
-                let times = pair.times as i64;
-                for (index, delta) in [(pair.initiator, -times), (pair.responder, -times), (i2, times), (j2, times)] {
-                    net.add(index, delta);
-                }
+            let ((i2, j2), times) = (pair.result, pair.times as i64);
+            for (index, delta) in [(pair.initiator, -times), (pair.responder, -times), (i2, times), (j2, times)] {
+                net.add(index, delta);
             }
         }
         for &(index, count) in taken.iter() {
@@ -457,7 +455,7 @@ impl Batcher {
 
     /// Whether some interaction of the batch (a bulk pair type or a single) changes an output.
     fn changes_some_output<P: Protocol, R: Deref<Target = P>>(&self, configuration: &Configuration<P, R>) -> bool {
-        let bulk = self.pairs.iter().filter_map(|p| p.result.map(|(i2, j2)| ([p.initiator, p.responder], [i2, j2])));
+        let bulk = self.pairs.iter().map(|p| ([p.initiator, p.responder], [p.result.0, p.result.1]));
         let singles = self.singles.iter().filter(|s| !s.is_null()).map(|s| (s.before, s.after));
         bulk.chain(singles).any(|(before, after)| {
             configuration.changes_output(configuration.states_of(before), configuration.states_of(after))
@@ -590,7 +588,10 @@ impl Batcher {
 
     /// Draws the pair types of `pairs_len` interactions between distinct agents drawn from the urn
     /// (`total` agents) into `self.pairs`: the initiators' states, the responders' states, then
-    /// each initiator state's responders from those left. The responder states are visited most
+    /// each initiator state's responders from those left. Only what can change the counts is
+    /// drawn and kept (see [`NullCells`]): rows that are null with every responder state drawn
+    /// come last and take the responders left without a draw, and the responder states that are
+    /// null with every initiator state drawn are one colour. The responder states are visited most
     /// numerous first, so a row with few initiators ends after a few draws: the pairing costs far
     /// fewer than `k^2` draws when a few states hold most agents.
     fn draw_pair_types<P: Protocol, R: Deref<Target = P>>(
@@ -614,12 +615,17 @@ impl Batcher {
             *c -= a;
         }
         multivariate_hypergeometric(rng, urn, total - pairs_len, pairs_len, responders);
+        let null = NullCells::of(configuration, initiators, responders);
         columns.clear();
-        columns.extend((0..k).filter(|&c| responders[c] > 0).map(|c| (c as u32, responders[c])));
+        columns.extend((0..k).filter(|&c| responders[c] > 0 && !null.column(c)).map(|c| (c as u32, responders[c])));
+        let lumped: u64 = (0..k).filter(|&c| null.column(c)).map(|c| responders[c]).sum();
+        if lumped > 0 {
+            columns.push((LUMPED, lumped));
+        }
         columns.sort_unstable_by_key(|&(c, count)| (std::cmp::Reverse(count), c));
         let mut responders_left = pairs_len;
         for (r, &a) in initiators.iter().enumerate() {
-            if a == 0 {
+            if a == 0 || null.row(r) {
                 continue;
             }
             row.clear();
@@ -632,16 +638,20 @@ impl Batcher {
                 let column = &mut columns[at];
                 column.1 -= times;
                 emptied |= column.1 == 0;
+                if column.0 == LUMPED {
+                    continue;
+                }
                 let (i, j) = (configuration.index_at(r), configuration.index_at(column.0 as usize));
                 match configuration.effect_of(i, j) {
                     Effect::To(i2, j2) => {
-                        let result = ((i2, j2) != (i, j)).then_some((i2, j2));
-                        pairs.push(PairType { initiator: i, responder: j, times, result });
+                        if (i2, j2) != (i, j) {
+                            pairs.push(PairType { initiator: i, responder: j, times, result: (i2, j2) });
+                        }
                     }
                     // A randomized pair: its interactions split multinomially across its results,
                     // one pair type per result taken; the rest are null.
                     Effect::Law(id) => configuration.split_law(id, times, |result, times| {
-                        pairs.push(PairType { initiator: i, responder: j, times, result: Some(result) });
+                        pairs.push(PairType { initiator: i, responder: j, times, result });
                     }),
                 }
             }
@@ -650,5 +660,54 @@ impl Batcher {
                 columns.retain(|column| column.1 > 0);
             }
         }
+    }
+}
+
+/// The column of a batch's pairing table that stands for all the responder states that are null
+/// with every initiator state of the batch.
+const LUMPED: u32 = u32::MAX;
+
+/// The rows and columns of a batch's pairing table (initiator and responder states, by slot) whose
+/// every cell is null, known while the skip table is kept (at most 64 present states); none
+/// otherwise.
+///
+/// Exact: the table's law (a multivariate hypergeometric table given its margins) does not depend
+/// on the order in which rows are drawn, so the null rows may come last, where they take the
+/// responders left, and what they take changes nothing, so it is not drawn. A responder state that
+/// is null with every row changes nothing wherever it goes, so only how many of the lumped states'
+/// responders each row takes matters: one colour. Null pairs are not kept (nothing reads them).
+struct NullCells {
+    rows: u64,
+    columns: u64,
+}
+
+impl NullCells {
+    fn of<P: Protocol, R: Deref<Target = P>>(
+        configuration: &Configuration<P, R>,
+        initiators: &[u64],
+        responders: &[u64],
+    ) -> Self {
+        let Some((non_null_rows, non_null_columns)) = configuration.non_null_bits() else {
+            return Self { rows: 0, columns: 0 };
+        };
+        let bits = |counts: &[u64]| counts.iter().enumerate().filter(|e| *e.1 > 0).fold(0_u64, |m, (i, _)| m | 1 << i);
+        let (with_initiators, with_responders) = (bits(initiators), bits(responders));
+        let null_among = |non_null: &[u64], present: u64, others: u64| {
+            (0..initiators.len())
+                .filter(|&i| present >> i & 1 == 1 && non_null[i] & others == 0)
+                .fold(0, |m, i| m | 1 << i)
+        };
+        Self {
+            rows: null_among(non_null_rows, with_initiators, with_responders),
+            columns: null_among(non_null_columns, with_responders, with_initiators),
+        }
+    }
+
+    fn row(&self, slot: usize) -> bool {
+        slot < 64 && self.rows >> slot & 1 == 1
+    }
+
+    fn column(&self, slot: usize) -> bool {
+        slot < 64 && self.columns >> slot & 1 == 1
     }
 }

@@ -86,9 +86,7 @@ impl Batcher {
         let bulk: Vec<(&'static str, u64)> = self
             .pairs
             .iter()
-            .filter_map(|p| {
-                p.result.and_then(|(i2, j2)| cause([p.initiator, p.responder], [i2, j2])).map(|c| (c, p.times))
-            })
+            .filter_map(|p| cause([p.initiator, p.responder], [p.result.0, p.result.1]).map(|c| (c, p.times)))
             .collect();
         let demoting: u64 = bulk.iter().map(|b| b.1).sum();
         let (mut slots_left, mut demoting_left) = (free.iter().sum::<u64>(), demoting);
@@ -135,7 +133,7 @@ fn walk(
 ) -> bool {
     let Timeline { free, resolved_in, collisions } = Timeline::draw(runs, singles, rng);
     // The bulk pairs fill the free slots in a uniformly random order.
-    let mut bulk: Vec<(PairType, u64)> = pairs.iter().filter(|p| p.result.is_some()).map(|&p| (p, p.times)).collect();
+    let mut bulk: Vec<(PairType, u64)> = pairs.iter().map(|&p| (p, p.times)).collect();
     let mut non_null_left: u64 = bulk.iter().map(|(_, t)| t).sum();
     let mut null_left = free.iter().sum::<u64>() - non_null_left;
     let changes = |single: Single| (!single.is_null()).then_some((single.before, single.after));
@@ -156,7 +154,7 @@ fn walk(
                     let at = index_of_rank(bulk.iter().map(|b| b.1), y);
                     let (pair, times) = &mut bulk[at];
                     *times -= 1;
-                    let (i2, j2) = pair.result.expect("non-null");
+                    let (i2, j2) = pair.result;
                     Some(([pair.initiator, pair.responder], [i2, j2]))
                 }
             };
@@ -199,10 +197,8 @@ struct Prefix {
 impl Prefix {
     fn new(runs: &[u64], singles: &[Single], pairs: &[PairType], rng: &mut PopRng) -> Self {
         let timeline = Timeline::draw(runs, singles, rng);
-        let mut urn: Vec<_> = pairs
-            .iter()
-            .filter_map(|p| p.result.map(|(i2, j2)| (Some(([p.initiator, p.responder], [i2, j2])), p.times)))
-            .collect();
+        let mut urn: Vec<_> =
+            pairs.iter().map(|p| (Some(([p.initiator, p.responder], [p.result.0, p.result.1])), p.times)).collect();
         let non_null: u64 = urn.iter().map(|u| u.1).sum();
         urn.push((None, timeline.free.iter().sum::<u64>() - non_null));
         let run_free_left = timeline.free.first().copied().unwrap_or(0);

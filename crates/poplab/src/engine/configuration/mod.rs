@@ -341,6 +341,13 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
         self.skip.as_deref().map(SkipTable::weight)
     }
 
+    /// While the skip table is kept (at most 64 present states): per slot, the slots it forms a
+    /// non-null pair with as initiator (bit `c` of `rows[r]`) and as responder (bit `r` of
+    /// `cols[c]`). A pair that may change something (a randomized one) counts as non-null.
+    pub(in crate::engine) fn non_null_bits(&self) -> Option<(&[u64; SKIP_MAX_STATES], &[u64; SKIP_MAX_STATES])> {
+        self.skip.as_deref().map(SkipTable::non_null_bits)
+    }
+
     /// The probability `p = W / (n (n - 1))` that a step is non-null, while the skip table is kept.
     #[inline]
     pub(super) fn non_null_probability(&self) -> Option<f64> {

@@ -94,6 +94,12 @@ impl<S: Copy> SkipTable<S> {
         self.row[r] >> c & 1 == 1
     }
 
+    /// Per slot `r`, the slots `c` with (r, c) non-null, as bits (the rows); per slot `c`, the slots
+    /// `r` with (r, c) non-null (the columns).
+    pub(super) fn non_null_bits(&self) -> (&[u64; K], &[u64; K]) {
+        (&self.row, &self.col)
+    }
+
     /// Records the pair of slots `(r, c)` as doing `result`, or as null (`None`).
     pub(super) fn set_pair(&mut self, r: usize, c: usize, result: Option<Next<S>>) {
         let cell = r * K + c;
