@@ -29,7 +29,10 @@
 //!    reaches the caller's limit; then the delayed pairs left are drawn in bulk: their initiators'
 //!    states (a multivariate hypergeometric draw from the urn), their responders' states, and how
 //!    the two pair up: for each initiator state, its responders' states, drawn from those left,
-//!    most numerous first.
+//!    most numerous first. Only what changes the counts is drawn (`NullCells`): with the skip
+//!    table at hand, an initiator state null with every responder state drawn comes last and
+//!    takes the rest undrawn, and the responder states null with every initiator state are one
+//!    colour.
 //!
 //! A batch thus costs at most `O(k^2)` draws in bulk, far fewer when a few states hold most
 //! agents (a row of few initiators ends after a few draws; a hypergeometric draw of at most 16
