@@ -346,3 +346,20 @@ def test_reset_to_another_number_of_agents_makes_it_n():
     assert sim.n == 500 and sim.config_dict == {"A": 300, "B": 200}
     with pytest.raises(ValueError, match="has 1 agents"):
         sim.reset({"A": 1})
+
+
+def test_the_run_takes_the_enumerated_results_and_calls_the_rule_only_for_new_states():
+    calls = []
+
+    def averaging(a, b):
+        calls.append((a, b))
+        return discrete_averaging(a, b)
+
+    sim = Simulation({0: 50, 8: 50}, averaging, seed=1)
+    assert sim.state_list == list(range(9))
+    enumerated = len(calls)
+    sim.run(5)
+    assert len(calls) == enumerated, "the run called the rule for pairs the enumeration had met"
+    sim.set_config({0: 10, 20: 90})  # 20 and what it reaches are new: the rule is asked about them
+    sim.run(1)
+    assert any(20 in pair for pair in calls[enumerated:])

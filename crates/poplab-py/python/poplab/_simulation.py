@@ -92,6 +92,13 @@ class _PpsimRule:
         self.order = order
         self.swaps = swaps_are_null
         self.rule, self.kwargs = rule, kwargs
+        self._known: Optional[Tuple[frozenset, Dict[Tuple[Any, Any], Any]]] = None
+
+    def remember(self, states: List[Any], results: Dict[Tuple[Any, Any], Any]) -> None:
+        """Answers :meth:`one_way` from an enumeration's ``results`` (the non-null ones) wherever both
+        states are among ``states``, every ordered pair of which the enumeration met: the run then
+        calls the user's rule only for states outside them."""
+        self._known = (frozenset(states), results)
 
     def __repr__(self) -> str:
         return repr(self.rule)
@@ -104,6 +111,8 @@ class _PpsimRule:
 
     def one_way(self, a: Any, b: Any) -> Any:
         """The result of ``(a, b)`` alone: None, a pair, or a law without null entries."""
+        if self._known is not None and a in self._known[0] and b in self._known[0]:
+            return self._known[1].get((a, b))
         result = self.call(_copy(a), _copy(b))
         if result is None:
             return None
@@ -353,7 +362,9 @@ class Simulation(PpsimViews):
             return
         self._reachable, self._results = found
         self._results_complete = len(self._reachable) <= _KEEP_RESULTS
-        if not self._results_complete:
+        if self._results_complete:
+            self._ppsim_rule.remember(self._reachable, self._results)
+        else:
             self._results = {}
 
     def reset(self, init_config: Optional[Mapping] = None) -> None:
