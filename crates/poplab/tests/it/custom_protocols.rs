@@ -130,7 +130,7 @@ fn randomized_elections_take_their_closed_form_on_every_engine() {
 #[test]
 fn a_randomized_pair_splits_its_batch_multinomially() {
     // Three results with probabilities 0.5, 0.3, 0.1 (0.1 null) from one A-pair type; the
-    // batched engine (batching always) against the agent engine: the counts of the results after
+    // batched engine (batching always) against single steps: the counts of the results after
     // a fixed number of steps have the same law (KS on each count).
     let definition = Definition {
         name: "split".into(),
@@ -143,34 +143,8 @@ fn a_randomized_pair_splits_its_batch_multinomially() {
         init: vec![("A".into(), Amount::Fraction(1.0))],
         stop: StopRule::Time(0.05),
     };
-    let n = 10_000;
-    let protocol = Custom::new(&definition, n).unwrap();
-    let counts_after = |batched: bool, seed: u64| -> Vec<[f64; 3]> {
-        (0..300)
-            .map(|t| {
-                let rng = PopRng::seed_from_u64(seed * 1000 + t);
-                let counts = protocol.initial_counts();
-                let mut run = poplab::engine::CountRun::from_counts(&protocol, &counts, rng).unwrap();
-                if batched {
-                    run.batch_always();
-                }
-                run.advance(500, Watch::Nothing);
-                assert_eq!(run.step(), 500);
-                let count = |name: &str| {
-                    let state = protocol.state(name).unwrap();
-                    run.counts().iter().find(|c| c.0 == state).map_or(0.0, |c| c.1 as f64)
-                };
-                [count("X"), count("Y"), count("Z")]
-            })
-            .collect()
-    };
-    let (batched, single) = (counts_after(true, 1), counts_after(false, 2));
-    for k in 0..3 {
-        let a: Vec<f64> = batched.iter().map(|c| c[k]).collect();
-        let b: Vec<f64> = single.iter().map(|c| c[k]).collect();
-        let d = ks_two_sample(&a, &b);
-        assert!(d < ks_critical(0.001, a.len(), Some(b.len())), "result {k}: KS {d}");
-    }
+    let protocol = Custom::new(&definition, 10_000).unwrap();
+    batches_have_the_law_of_single_steps(&protocol, &["X", "Y", "Z"], 500, (0..300).map(|t| (1000 + t, 2000 + t)));
 }
 
 /// A counter: the initiator's count grows by one per interaction, up to `10^9`; the responder
@@ -704,30 +678,37 @@ fn null_rows_and_lumped_columns_keep_the_law_of_a_batch() {
         stop: StopRule::Silent,
     };
     let protocol = Custom::new(&definition, 1000).unwrap();
-    let counts_after = |batched: bool, seed: u64| -> Vec<[f64; 2]> {
-        (0..2000)
-            .map(|t| {
-                let rng = PopRng::seed_from_u64(seed * 10_000 + t);
-                let mut run =
-                    poplab::engine::CountRun::from_counts(&protocol, &protocol.initial_counts(), rng).unwrap();
-                if batched {
-                    run.batch_always();
-                }
-                run.advance(300, Watch::Nothing);
-                assert_eq!(run.step(), 300);
-                let count = |name: &str| {
-                    let state = protocol.state(name).unwrap();
-                    run.counts().iter().find(|c| c.0 == state).map_or(0.0, |c| c.1 as f64)
-                };
-                [count("1"), count("2")]
-            })
-            .collect()
+    batches_have_the_law_of_single_steps(&protocol, &["1", "2"], 300, (0..2000).map(|t| (10_000 + t, 20_000 + t)));
+}
+
+/// The counts of `names` after `steps` steps, batching always (first seed of each pair) and in
+/// single steps (second seed), have the same law: a two-sample KS test per name at 0.001.
+fn batches_have_the_law_of_single_steps(
+    protocol: &Custom,
+    names: &[&str],
+    steps: u128,
+    seeds: impl Iterator<Item = (u64, u64)> + Clone,
+) {
+    let counts_after = |batched: bool, seed: u64| -> Vec<f64> {
+        let rng = PopRng::seed_from_u64(seed);
+        let mut run = poplab::engine::CountRun::from_counts(protocol, &protocol.initial_counts(), rng).unwrap();
+        if batched {
+            run.batch_always();
+        }
+        run.advance(steps, Watch::Nothing);
+        assert_eq!(run.step(), steps);
+        let count = |name: &str| {
+            let state = protocol.state(name).unwrap();
+            run.counts().iter().find(|c| c.0 == state).map_or(0.0, |c| c.1 as f64)
+        };
+        names.iter().map(|name| count(name)).collect()
     };
-    let (batched, single) = (counts_after(true, 1), counts_after(false, 2));
-    for k in 0..2 {
+    let batched: Vec<Vec<f64>> = seeds.clone().map(|(seed, _)| counts_after(true, seed)).collect();
+    let single: Vec<Vec<f64>> = seeds.map(|(_, seed)| counts_after(false, seed)).collect();
+    for (k, name) in names.iter().enumerate() {
         let a: Vec<f64> = batched.iter().map(|c| c[k]).collect();
         let b: Vec<f64> = single.iter().map(|c| c[k]).collect();
         let d = ks_two_sample(&a, &b);
-        assert!(d < ks_critical(0.001, a.len(), Some(b.len())), "count of {}: KS {d}", names[k]);
+        assert!(d < ks_critical(0.001, a.len(), Some(b.len())), "count of {name}: KS {d}");
     }
 }
