@@ -274,6 +274,11 @@ pub(crate) fn trial<P: Protocol>(
         fault_observers.iter_mut().filter(|f| f.step <= step).for_each(Fault::mark_done);
     }
     let mut on_pause = |snapshot: Result<RunSnapshot>, rng: &PopRng, observers: &mut [&mut dyn Observer<P>]| {
+        // Lowered before the snapshot is handed over, never after: the checkpoint writer raises the
+        // pause again once the snapshot is in if its write failed (so that the trial stops), and a
+        // lowering after the deposit could undo that raise, leaving the run going on for hours with
+        // no checkpoint (R6, seen on a loaded machine).
+        pause.lower();
         if let Some(deposit) = deposit {
             // The time series' rows so far are flushed before the snapshot says where they end.
             let mut trace = None;
@@ -283,7 +288,6 @@ pub(crate) fn trial<P: Protocol>(
             }
             deposit(snapshot.map(|run| TrialSnapshot { index, faults_rng: rng.clone(), trace, run }))?;
         }
-        pause.lower();
         Ok(())
     };
     let saved_series = resume.as_ref().and_then(|saved| saved.trace);
