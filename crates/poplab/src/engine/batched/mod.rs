@@ -207,7 +207,7 @@ struct PairType {
     responder: u32,
     times: u64,
     /// The result states' indices (not the pair's own: null pairs are not kept).
-    result: (u32, u32),
+    result: [u32; 2],
 }
 
 /// An interaction taken singly: a resolved delayed pair or a collision (state indices).
@@ -445,7 +445,7 @@ impl Batcher {
     fn add_results_to_net(&mut self) {
         let Self { pairs, taken, net, .. } = self;
         for pair in pairs.iter() {
-            let ((i2, j2), times) = (pair.result, pair.times as i64);
+            let ([i2, j2], times) = (pair.result, pair.times as i64);
             for (index, delta) in [(pair.initiator, -times), (pair.responder, -times), (i2, times), (j2, times)] {
                 net.add(index, delta);
             }
@@ -458,7 +458,7 @@ impl Batcher {
 
     /// Whether some interaction of the batch (a bulk pair type or a single) changes an output.
     fn changes_some_output<P: Protocol, R: Deref<Target = P>>(&self, configuration: &Configuration<P, R>) -> bool {
-        let bulk = self.pairs.iter().map(|p| ([p.initiator, p.responder], [p.result.0, p.result.1]));
+        let bulk = self.pairs.iter().map(|p| ([p.initiator, p.responder], p.result));
         let singles = self.singles.iter().filter(|s| !s.is_null()).map(|s| (s.before, s.after));
         bulk.chain(singles).any(|(before, after)| {
             configuration.changes_output(configuration.states_of(before), configuration.states_of(after))
@@ -648,13 +648,13 @@ impl Batcher {
                 match configuration.effect_of(i, j) {
                     Effect::To(i2, j2) => {
                         if (i2, j2) != (i, j) {
-                            pairs.push(PairType { initiator: i, responder: j, times, result: (i2, j2) });
+                            pairs.push(PairType { initiator: i, responder: j, times, result: [i2, j2] });
                         }
                     }
                     // A randomized pair: its interactions split multinomially across its results,
                     // one pair type per result taken; the rest are null.
                     Effect::Law(id) => configuration.split_law(id, times, |result, times| {
-                        pairs.push(PairType { initiator: i, responder: j, times, result });
+                        pairs.push(PairType { initiator: i, responder: j, times, result: result.into() });
                     }),
                 }
             }
@@ -697,7 +697,7 @@ impl NullCells {
         let (with_initiators, with_responders) = (bits(initiators), bits(responders));
         let null_among = |non_null: &[u64], present: u64, others: u64| {
             (0..initiators.len())
-                .filter(|&i| present >> i & 1 == 1 && non_null[i] & others == 0)
+                .filter(|&i| has_bit(present, i) && non_null[i] & others == 0)
                 .fold(0, |m, i| m | 1 << i)
         };
         Self {
@@ -707,10 +707,15 @@ impl NullCells {
     }
 
     fn row(&self, slot: usize) -> bool {
-        slot < 64 && self.rows >> slot & 1 == 1
+        has_bit(self.rows, slot)
     }
 
     fn column(&self, slot: usize) -> bool {
-        slot < 64 && self.columns >> slot & 1 == 1
+        has_bit(self.columns, slot)
     }
+}
+
+/// Whether bit `slot` of `bits` is set (slots beyond 63 never are).
+fn has_bit(bits: u64, slot: usize) -> bool {
+    u32::try_from(slot).ok().and_then(|s| bits.checked_shr(s)).is_some_and(|b| b & 1 == 1)
 }

@@ -86,7 +86,7 @@ impl Batcher {
         let bulk: Vec<(&'static str, u64)> = self
             .pairs
             .iter()
-            .filter_map(|p| cause([p.initiator, p.responder], [p.result.0, p.result.1]).map(|c| (c, p.times)))
+            .filter_map(|p| cause([p.initiator, p.responder], p.result).map(|c| (c, p.times)))
             .collect();
         let demoting: u64 = bulk.iter().map(|b| b.1).sum();
         let (mut slots_left, mut demoting_left) = (free.iter().sum::<u64>(), demoting);
@@ -154,8 +154,7 @@ fn walk(
                     let at = index_of_rank(bulk.iter().map(|b| b.1), y);
                     let (pair, times) = &mut bulk[at];
                     *times -= 1;
-                    let (i2, j2) = pair.result;
-                    Some(([pair.initiator, pair.responder], [i2, j2]))
+                    Some(([pair.initiator, pair.responder], pair.result))
                 }
             };
             if interaction(taken) {
@@ -197,8 +196,7 @@ struct Prefix {
 impl Prefix {
     fn new(runs: &[u64], singles: &[Single], pairs: &[PairType], rng: &mut PopRng) -> Self {
         let timeline = Timeline::draw(runs, singles, rng);
-        let mut urn: Vec<_> =
-            pairs.iter().map(|p| (Some(([p.initiator, p.responder], [p.result.0, p.result.1])), p.times)).collect();
+        let mut urn: Vec<_> = pairs.iter().map(|p| (Some(([p.initiator, p.responder], p.result)), p.times)).collect();
         let non_null: u64 = urn.iter().map(|u| u.1).sum();
         urn.push((None, timeline.free.iter().sum::<u64>() - non_null));
         let run_free_left = timeline.free.first().copied().unwrap_or(0);
