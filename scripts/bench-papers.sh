@@ -54,6 +54,8 @@ import json, os, sys
 tmp, protocol, n, trials = sys.argv[1:]
 one, all_ = (json.load(open(f"{tmp}/{t}.json")) for t in ("1", str(os.cpu_count())))
 s1, s0 = (float(open(f"{tmp}/{t}.end").read()) - float(open(f"{tmp}/{t}.start").read()) for t in ("1", str(os.cpu_count())))
+if any(t["outcome"] != "converged" for t in one["trials"] + all_["trials"]):
+    sys.exit(f"bench-papers: {protocol} n={n}: a trial did not converge; its steps are a lower bound, not a time")
 steps = [t["steps"] for t in one["trials"]]
 if steps != [t["steps"] for t in all_["trials"]]:
     sys.exit(f"bench-papers: {protocol} n={n}: the trials differ between 1 thread and all cores")
