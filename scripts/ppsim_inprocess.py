@@ -235,6 +235,9 @@ def main():
     ap.add_argument("--workload", choices=WORKLOADS, required=True)
     ap.add_argument("--n", type=int, required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--start-at", type=float, default=None,
+                    help="wait after the imports until this wall-clock time (seconds since the epoch), so that "
+                         "replicas started together run their timed regions together (bench-all-cores.sh)")
     args = ap.parse_args()
 
     # The JSON line goes to the real stdout; whatever the tools print (ppsim's progress bar,
@@ -262,6 +265,8 @@ def main():
     if args.tool == "ppsim":
         report_progress_on_sigterm()  # on `timeout`: how far ppsim's setup got
 
+    if args.start_at is not None:
+        time.sleep(max(0.0, args.start_at - time.time()))
     phase("Simulation(...)")
     t0 = time.perf_counter()
     sim = w.make(Simulation)
