@@ -26,8 +26,10 @@ while [ $# -gt 0 ]; do
         *) echo "bench-all-cores: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
+HERE=$PWD/scripts
+. scripts/bench-common.sh
 target=${CARGO_TARGET_DIR:-target}
-declare -A python=([poplab]="$target/venv-bench/bin/python" [ppsim]="scripts/.venv-ppsim-0.1.6/bin/python")
+declare -A python=([poplab]="$target/venv-bench/bin/python" [ppsim]="$(venv_python 0.1.6)")
 for tool in poplab ppsim; do
     [ -x "${python[$tool]}" ] || { echo "bench-all-cores: ${python[$tool]} is missing: run scripts/bench-inprocess.sh once" >&2; exit 2; }
 done
@@ -59,7 +61,7 @@ PY
 
 echo "# ppsim's examples, one core and all cores ($(date -u +%FT%TZ), git $(git rev-parse --short HEAD), poplab $(cat "$target/venv-bench/poplab-source.txt" 2>/dev/null || echo '?'))"
 echo
-echo "- machine: $cores cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), load average at start $(cut -d' ' -f1 /proc/loadavg)"
+echo "$(machine_line), load average at start $(cut -d' ' -f1 /proc/loadavg)"
 echo "- one core: one cell, its timed region (Simulation + run); all cores: $cores cells at once (seeds $seed to $((seed + cores - 1))), their timed regions started together, the longest of them"
 echo
 echo "| workload | n | poplab s per unit, one core | ppsim 0.1.6 s per unit, one core | ratio, one core | poplab units per s, all cores | ppsim 0.1.6 units per s, all cores | ratio, all cores |"

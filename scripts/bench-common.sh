@@ -1,4 +1,4 @@
-# Shared by scripts/bench-vs-ppsim.sh and scripts/bench-inprocess.sh (sourced, not run): the ppsim
+# Shared by scripts/bench-vs-ppsim.sh, scripts/bench-inprocess.sh and scripts/bench-all-cores.sh (sourced, not run): the ppsim
 # venvs, the header lines naming versions and machine, and small helpers of the cell loops.
 # Needs HERE (the scripts directory) set by the sourcing script.
 
