@@ -210,7 +210,7 @@ pub struct TrialArgs {
     #[arg(long, value_parser = parse_steps, allow_hyphen_values = true)]
     pub max_steps: Option<u128>,
 
-    /// Worker threads (default: one per core). Results do not depend on it.
+    /// Worker threads (default: one per core): trials run side by side, one thread each. Results do not depend on it.
     #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
     pub threads: Option<usize>,
 

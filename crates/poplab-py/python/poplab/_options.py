@@ -206,7 +206,8 @@ def _settings(
             output of ``seed``.
         max_steps: the horizon (default 10^12); a trial that reaches it is ``censored``.
         faults: ``"STEP:K[:FAMILY]"`` strings or ``(step, k[, family])`` tuples.
-        threads: worker threads (default: every core; results do not depend on it).
+        threads: worker threads (default: every core; trials run side by side, one thread
+            each; results do not depend on it).
         census: count distinct states and demotion causes per trial.
         estimator: with ``measure="holding"``, ``"direct"`` (trials until the break) or
             ``"splitting"`` (the splitting estimator, ``--estimator splitting``; ``trials`` are
