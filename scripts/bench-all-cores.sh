@@ -8,8 +8,11 @@
 # once, each in its own process with seeds S, S+1, ..., whose timed regions start at the same
 # instant after the imports (all cores: ppsim 0.1.6 runs one trajectory
 # on one core, and so does poplab, so replicas are how either uses every core). Prints a markdown
-# table: one-core seconds per unit of parallel time (sim.time), all-core units of parallel time
-# per second summed over the replicas, and the ratio of ppsim's cost to poplab's in both.
+# table: one-core seconds per unit, all-core units per second summed over the replicas, and the
+# ratio of ppsim's cost to poplab's in both. The unit is one unit of parallel time (sim.time) for
+# the workloads that stop at a random time (ppsim_bench.py's RANDOM_STOP), else one run: the
+# README's approximate majority stops at time 10 in both tools, and angluin at one leader, which
+# ppsim 0.1.6 notices only at its next check, up to n/100 later (as in scripts/speed_figure.py).
 # The venvs are bench-inprocess.sh's: target/venv-bench (poplab, as last installed there) and
 # scripts/.venv-ppsim-0.1.6; run bench-inprocess.sh once first.
 set -euo pipefail
@@ -37,25 +40,27 @@ cores=$(nproc)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# cell TOOL WORKLOAD N REPLICAS: runs the replicas at once; prints "wall_seconds total_parallel_time".
+# cell TOOL WORKLOAD N REPLICAS: runs the replicas at once; prints "seconds units": the longest
+# timed region and the units simulated, summed over the replicas.
 cell() {
-    local tool=$1 workload=$2 n=$3 replicas=$4 i
-    # The replicas import their tools, then start their timed regions together, 3 s from now.
-    local start_at
-    start_at=$(python3 -c 'import time; print(time.time() + 3)')
+    local tool=$1 workload=$2 n=$3 replicas=$4 i start=()
+    # Several replicas import their tools, then start their timed regions together, 3 s from now.
+    [ "$replicas" -gt 1 ] && start=(--start-at "$(python3 -c 'import time; print(time.time() + 3)')")
     for ((i = 0; i < replicas; i++)); do
         "${python[$tool]}" scripts/ppsim_inprocess.py --tool "$tool" --workload "$workload" --n "$n" \
-            --seed $((seed + i)) --start-at "$start_at" > "$tmp/$i.out" 2> /dev/null &
+            --seed $((seed + i)) "${start[@]}" > "$tmp/$i.out" 2> /dev/null &
     done
     wait
-    python3 - "$tmp" "$replicas" <<'PY'
+    python3 - "$tmp" "$replicas" "$workload" <<'PY'
 import json, sys
-tmp, replicas = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, "scripts")
+from ppsim_bench import RANDOM_STOP
+tmp, replicas, workload = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 cells = [json.loads(open(f"{tmp}/{i}.out").read().strip().splitlines()[-1]) for i in range(replicas)]
 if not all(c.get("ok") for c in cells):
     sys.exit(f"bench-all-cores: a cell did not end where expected: {[c.get('expected') for c in cells]}")
-# The replicas ran side by side from the same instant: the time is the longest timed region.
-print(max(c["seconds"] for c in cells), sum(c["parallel_time"] for c in cells))
+units = sum(c["parallel_time"] for c in cells) if workload in RANDOM_STOP else replicas
+print(max(c["seconds"] for c in cells), units)
 PY
 }
 
@@ -63,9 +68,10 @@ echo "# ppsim's examples, one core and all cores ($(date -u +%FT%TZ), git $(git 
 echo
 echo "$(machine_line), load average at start $(cut -d' ' -f1 /proc/loadavg)"
 echo "- one core: one cell, its timed region (Simulation + run); all cores: $cores cells at once (seeds $seed to $((seed + cores - 1))), their timed regions started together, the longest of them"
+echo "- unit: one unit of parallel time for workloads that stop at a random time (approx-majority, readme-averaging, readme-sosa), else one run (readme-am, angluin)"
 echo
-echo "| workload | n | poplab s per unit, one core | ppsim 0.1.6 s per unit, one core | ratio, one core | poplab units per s, all cores | ppsim 0.1.6 units per s, all cores | ratio, all cores |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| workload | n | unit | poplab s per unit, one core | ppsim 0.1.6 s per unit, one core | ratio, one core | poplab units per s, all cores | ppsim 0.1.6 units per s, all cores | ratio, all cores |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for workload in ${workloads//,/ }; do
     for n in $ns; do
         n=$(python3 -c "print(int(float('$n')))")
@@ -75,11 +81,14 @@ for workload in ${workloads//,/ }; do
         read -r qas qat <<< "$(cell ppsim "$workload" "$n" "$cores")"
         python3 - "$workload" "$n" "$p1s" "$p1t" "$q1s" "$q1t" "$pas" "$pat" "$qas" "$qat" <<'PY'
 import sys
+sys.path.insert(0, "scripts")
+from ppsim_bench import RANDOM_STOP
 w, n = sys.argv[1], int(sys.argv[2])
 p1s, p1t, q1s, q1t, pas, pat, qas, qat = map(float, sys.argv[3:])
 one_p, one_q = p1s / p1t, q1s / q1t
 all_p, all_q = pat / pas, qat / qas
-print(f"| {w} | 10^{len(str(n)) - 1} | {one_p:.4g} | {one_q:.4g} | {one_q / one_p:.2f}x | {all_p:.4g} | {all_q:.4g} | {all_p / all_q:.2f}x |")
+unit = "sim.time" if w in RANDOM_STOP else "run"
+print(f"| {w} | 10^{len(str(n)) - 1} | {unit} | {one_p:.4g} | {one_q:.4g} | {one_q / one_p:.2f}x | {all_p:.4g} | {all_q:.4g} | {all_p / all_q:.2f}x |")
 PY
     done
 done

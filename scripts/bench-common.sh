@@ -1,5 +1,6 @@
-# Shared by scripts/bench-vs-ppsim.sh, scripts/bench-inprocess.sh and scripts/bench-all-cores.sh (sourced, not run): the ppsim
-# venvs, the header lines naming versions and machine, and small helpers of the cell loops.
+# Shared by the benches against ppsim (bench-vs-ppsim.sh, bench-inprocess.sh, bench-all-cores.sh)
+# and bench-papers.sh (sourced, not run): the ppsim venvs, the header lines naming versions and
+# machine, and small helpers of the cell loops.
 # Needs HERE (the scripts directory) set by the sourcing script.
 
 venv_python() { echo "$HERE/.venv-ppsim-$1/bin/python"; }

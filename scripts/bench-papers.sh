@@ -27,6 +27,8 @@ while [ $# -gt 0 ]; do
         *) echo "bench-papers: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
+HERE=$PWD/scripts
+. scripts/bench-common.sh
 cargo build --release -q -p poplab-cli
 poplab=${CARGO_TARGET_DIR:-target}/release/poplab
 tmp=$(mktemp -d)
@@ -34,7 +36,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "# The papers' protocols, one core and all cores ($(date -u +%FT%TZ), git $(git rev-parse --short HEAD))"
 echo
-echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), load average at start $(cut -d' ' -f1 /proc/loadavg)"
+echo "$(machine_line), load average at start $(cut -d' ' -f1 /proc/loadavg)"
 echo "- $trials trials per cell (angluin at 10^9: 2), seed $seed; whole processes timed (start included)"
 echo
 echo "| protocol | n | engine | trials | interactions | one core s | ns per interaction | all cores s | speed-up | longest trial's share |"

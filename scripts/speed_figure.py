@@ -21,9 +21,7 @@ import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-
-# Workloads that stop at a random time: compared per unit of simulated time.
-PER_UNIT = {"approx-majority", "readme-averaging", "readme-sosa"}
+from ppsim_bench import RANDOM_STOP  # noqa: E402  (workloads compared per unit of simulated time)
 
 LABELS = {
     "angluin": "angluin (2 states)",
@@ -39,7 +37,7 @@ def main(source: str, target: str) -> None:
     with open(source, newline="") as fh:
         for row in csv.DictReader(fh):
             poplab, ppsim = float(row["poplab_seconds"]), float(row["ppsim_0.1.6_seconds"])
-            if row["workload"] in PER_UNIT:
+            if row["workload"] in RANDOM_STOP:
                 poplab /= float(row["poplab_parallel_time"])
                 ppsim /= float(row["ppsim_0.1.6_parallel_time"])
             series.setdefault(row["workload"], []).append((int(row["n"]), ppsim / poplab))
