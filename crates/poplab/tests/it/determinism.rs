@@ -13,13 +13,17 @@ fn angluin(n: usize) -> Angluin {
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
+    // Every engine, from one thread to more threads than trials (and than cores).
     let p = angluin(300);
-    let base = RunSettings { trials: 16, seed: 99, ..RunSettings::default() };
-    let one = run_trials(&p, &RunSettings { threads: Some(1), ..base.clone() }, &|| {}).unwrap();
-    let two = run_trials(&p, &RunSettings { threads: Some(2), ..base.clone() }, &|| {}).unwrap();
-    let three = run_trials(&p, &RunSettings { threads: Some(3), ..base }, &|| {}).unwrap();
-    assert_eq!(one, two);
-    assert_eq!(one, three);
+    for engine in [Engine::Agents, Engine::Counts, Engine::Batched] {
+        let base = RunSettings { trials: 16, seed: 99, engine, ..RunSettings::default() };
+        let on = |threads| run_trials(&p, &RunSettings { threads: Some(threads), ..base.clone() }, &|| {}).unwrap();
+        let one = on(1);
+        assert_eq!(one.len(), 16);
+        for threads in [2, 3, 64] {
+            assert_eq!(on(threads), one, "{}, {threads} threads", engine.name());
+        }
+    }
 }
 
 #[test]
