@@ -68,7 +68,7 @@ echo "# ppsim's examples, one core and all cores ($(date -u +%FT%TZ), git $(git 
 echo
 echo "$(machine_line), load average at start $(cut -d' ' -f1 /proc/loadavg)"
 echo "- one core: one cell, its timed region (Simulation + run); all cores: $cores cells at once (seeds $seed to $((seed + cores - 1))), their timed regions started together, the longest of them"
-echo "- unit: one unit of parallel time for workloads that stop at a random time (approx-majority, readme-averaging, readme-sosa), else one run (readme-am, angluin)"
+echo "- unit: one unit of parallel time for workloads that stop at a random time ($(cd scripts && python3 -c 'from ppsim_bench import RANDOM_STOP; print(", ".join(sorted(RANDOM_STOP)))')), else one run"
 echo
 echo "| workload | n | unit | poplab s per unit, one core | ppsim 0.1.6 s per unit, one core | ratio, one core | poplab units per s, all cores | ppsim 0.1.6 units per s, all cores | ratio, all cores |"
 echo "|---|---|---|---|---|---|---|---|---|"
