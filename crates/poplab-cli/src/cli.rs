@@ -400,6 +400,17 @@ pub struct ExactArgs {
     #[arg(long, value_parser = measures(), default_value = "convergence")]
     pub measure: Measure,
 
+    /// Where to start, as `verify` takes it: `all` solves from every configuration of the state
+    /// space at once and reports the worst start, the best, quantiles and each named family's
+    /// value (with --init, that start too); a family or @FILE.json is the same as --init.
+    #[arg(long, value_name = "SPEC")]
+    pub from: Option<String>,
+
+    /// With --from all: write the worst start to this file, an array of agent states that
+    /// `--init @FILE.json` takes.
+    #[arg(long, value_name = "FILE.json", requires = "from")]
+    pub save_worst: Option<PathBuf>,
+
     #[command(flatten)]
     pub output: ExploreArgs,
 }

@@ -163,6 +163,16 @@ pub fn exact(py: Python<'_>, protocol: Target, n: u64, settings: &str, max_confi
     })
 }
 
+/// The exact expected steps from every configuration of the state space; returns the document of
+/// `poplab exact --from all --json`.
+#[pyfunction]
+pub fn exact_every(py: Python<'_>, protocol: Target, n: u64, settings: &str, max_configs: usize) -> PyResult<String> {
+    with_spec(py, &protocol, n, settings, None, |spec| {
+        let times = spec.exact_from_every(max_configs)?;
+        Ok(format!("{:#}\n", poplab::export::exact_every_json(spec, max_configs, &times)))
+    })
+}
+
 /// Closure, safety and convergence; returns the document of `poplab verify --json`.
 #[pyfunction]
 pub fn verify(

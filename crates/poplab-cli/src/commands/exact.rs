@@ -6,7 +6,7 @@ use crate::input::InputError;
 use crate::output::write_text;
 use anyhow::Result;
 use poplab::engine::Measure;
-use poplab::exact::{Check, Counterexample, ExactReport, Verification};
+use poplab::exact::{Check, Counterexample, ExactReport, StartTimes, Verification};
 use poplab::files;
 use poplab::spec::{RawSpec, RunSpec};
 use serde_json::{Map, Value};
@@ -22,12 +22,39 @@ struct Printed {
 pub fn exact(args: &ExactArgs) -> Result<()> {
     let mut raw = args.target.raw("exact")?;
     raw.measure = args.measure;
-    if let Some(init) = &args.init {
-        raw.init = Some(init.clone());
+    let from_all = args.from.as_deref() == Some("all");
+    raw.init = match (&args.init, &args.from) {
+        (Some(_), Some(from)) if from != "all" => {
+            return Err(InputError(format!("--from {from} and --init both give the start; give one of them")).into());
+        }
+        (Some(init), _) => Some(init.clone()),
+        (None, Some(from)) if !from_all => Some(from.clone()),
+        (None, _) => None,
+    };
+    if args.save_worst.is_some() && !from_all {
+        return Err(InputError("--save-worst writes the worst start of --from all; add --from all".into()).into());
     }
     let spec = RunSpec::resolve(&raw)?;
     let max_configs = max_configs(args.output.max_configs)?;
     check_out(&args.output, &raw)?;
+    if let Some(path) = &args.save_worst {
+        files::check_output_file(path)?;
+        let mut outputs = vec![("--save-worst", path.as_path())];
+        if let Some(out) = &args.output.out {
+            outputs.push(("--out", out.as_path()));
+        }
+        files::check_apart(&outputs, &raw.input_files())?;
+    }
+    if from_all {
+        let times = spec.exact_from_every(max_configs)?;
+        if let Some(path) = &args.save_worst {
+            let Some(worst) = times.worst.first() else {
+                return Err(anyhow::anyhow!("no start was explored"));
+            };
+            write_text(Some(path), &format!("{:#}\n", states_json(&worst.start)))?;
+        }
+        return finish(every_printed(&spec, max_configs, &times), &args.output);
+    }
     let report = spec.exact(max_configs)?;
     finish(exact_printed(&spec, max_configs, &report), &args.output)
 }
@@ -122,6 +149,84 @@ fn exact_printed(spec: &RunSpec, max_configs: usize, report: &ExactReport<State>
             text += &counterexample_text(trap);
         }
     }
+    Printed { json, text, failed: None }
+}
+
+fn every_printed(spec: &RunSpec, max_configs: usize, times: &StartTimes<State>) -> Printed {
+    let json = poplab::export::exact_every_json(spec, max_configs, times);
+    let n = spec.n as f64;
+    let mut text = String::new();
+    let _ = writeln!(text, "{}", heading(spec, "from=all"));
+    let _ = writeln!(
+        text,
+        "starts {} (every configuration of the state space; {} safe), configurations {} ({} transient, largest \
+         strongly connected component {}), transitions {}, solver {}\n",
+        times.starts,
+        times.safe_starts,
+        times.configurations,
+        times.transient,
+        times.largest_component,
+        times.transitions,
+        times.solver
+    );
+    let _ = writeln!(text, "expected steps to the safe set, per start\n");
+    let _ = writeln!(text, "{:<34}{:>22}{:>22}", "", "steps", "parallel time");
+    let mut line = |label: &str, steps: f64| {
+        let _ = writeln!(text, "{label:<34}{:>22}{:>22}", fmt(steps), fmt(steps / n));
+    };
+    let ties = if times.worst_ties == 1 { "1 start".to_string() } else { format!("{} starts tie", times.worst_ties) };
+    line(&format!("worst ({ties})"), times.worst_steps());
+    for &(q, v) in times.quantiles.iter().rev() {
+        line(&format!("quantile {:.0}% of starts", q * 100.0), v);
+    }
+    if let Some(best) = &times.best {
+        line("best start outside the safe set", best.expected_steps);
+    }
+    line("mean over starts (each once)", times.mean_over_starts);
+    if let Some(uniform) = times.uniform_states {
+        line("from uniformly random states", uniform);
+    }
+    let _ = writeln!(text, "\nnamed starts against the worst");
+    for (name, time) in &times.named {
+        match time {
+            Some(t) => {
+                let share = t.expected_steps / times.worst_steps();
+                let _ = writeln!(
+                    text,
+                    "{:<34}{:>22}{:>22}   {:.3} of the worst",
+                    name,
+                    fmt(t.expected_steps),
+                    fmt(t.expected_steps / n),
+                    share
+                );
+            }
+            None => {
+                let _ = writeln!(text, "{name:<34}  not a configuration over the listed state space");
+            }
+        }
+    }
+    for (i, worst) in times.worst.iter().enumerate() {
+        let _ = writeln!(text, "\nworst start {}: {}", i + 1, states_json(&worst.start));
+    }
+    if times.worst_ties > times.worst.len() {
+        let _ = writeln!(text, "(and {} more starts with the same value)", times.worst_ties - times.worst.len());
+    }
+    if times.infinite_starts > 0 {
+        let _ = writeln!(
+            text,
+            "\n{} starts never reach the safe set with probability 1 (infinite expectation)",
+            times.infinite_starts
+        );
+        if let Some(trap) = &times.trap {
+            text += &counterexample_text(trap);
+        }
+    }
+    let _ = writeln!(
+        text,
+        "\nrelative error of every expectation at most {:.1e} (residual certificate); --save-worst FILE.json writes \
+         the worst start for --init @FILE.json",
+        times.relative_error_bound
+    );
     Printed { json, text, failed: None }
 }
 

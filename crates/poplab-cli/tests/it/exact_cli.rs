@@ -95,3 +95,55 @@ fn exact_holding_starts_from_the_safe_family() {
     assert!(!unsafe_start.status.success());
     assert!(String::from_utf8_lossy(&unsafe_start.stderr).contains("--init safe"));
 }
+
+#[test]
+fn exact_from_all_gives_the_worst_start_as_a_file_init_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let worst = dir.path().join("worst.json");
+    let output = poplab()
+        .args(["exact", "ls-timer", "--n", "4", "--set", "s=6", "--from", "all", "--json", "--save-worst"])
+        .arg(&worst)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // 14 states (leader or not, timer 0..=6): C(14 + 4 - 1, 4) = 2380 multisets.
+    assert_eq!(doc["starts"], 2380);
+    let worst_steps = doc["worst"]["expected_steps"].as_f64().unwrap();
+    assert_eq!(doc["worst"]["start"].as_array().unwrap().len(), 4);
+    // Every named start is at most the worst; no-leader (every timer s) is the worst here.
+    for (name, family) in doc["families"].as_object().unwrap() {
+        let steps = family["expected_steps"].as_f64().unwrap();
+        assert!(steps <= worst_steps * (1.0 + 1e-12), "{name}: {steps} > {worst_steps}");
+    }
+    assert!((doc["families"]["no-leader"]["share_of_worst"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{doc}");
+    // The saved start, given back as --init, has the worst value.
+    let init = format!("@{}", worst.display());
+    let output =
+        poplab().args(["exact", "ls-timer", "--n", "4", "--set", "s=6", "--init", &init, "--json"]).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let again: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!((again["expected_steps"].as_f64().unwrap() - worst_steps).abs() <= 1e-9 * worst_steps);
+    // The same file runs as a start.
+    let output = poplab().args(["run", "ls-timer", "--n", "4", "--set", "s=6", "--init", &init]).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn exact_from_all_says_which_starts_never_converge() {
+    let output = poplab().args(["exact", "angluin", "--n", "5", "--from", "all"]).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("1 starts never reach the safe set"), "{text}");
+    assert!(text.contains(r#"worst start 1: [{"leader":false}"#), "{text}");
+    // --from and --init naming two different starts, and --save-worst without --from all.
+    let output =
+        poplab().args(["exact", "angluin", "--n", "5", "--from", "default", "--init", "default"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let output = poplab()
+        .args(["exact", "angluin", "--n", "5", "--from", "default", "--save-worst", "w.json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("add --from all"));
+}

@@ -412,27 +412,35 @@ def exact(
     graph: Any = None,
     measure: str = "convergence",
     max_configs: int = 10**6,
+    start: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The exact expected steps to the safe set (or the holding time) of a small population, as
     ``poplab exact``: the configuration space is explored exhaustively (at most ``max_configs``
-    configurations) and the absorbing Markov chain solved.
+    configurations) and the absorbing Markov chain solved. Randomized rules are weighed exactly
+    (each probability read as a fraction such as 1/2 or 1/3).
 
     Args:
-        protocol, n, params, init, graph: as for `run` (a `Protocol` must be deterministic).
+        protocol, n, params, init, graph: as for `run`.
         measure: ``"convergence"`` (steps to the safe set) or ``"holding"`` (steps from a safe
             start until an output changes).
         max_configs: the cap on the configurations explored; more is an error, never a silent
             truncation.
+        start: ``"all"`` (``--from all``): solve from every configuration of the state space at
+            once, for a claim "from any configuration" (built-ins at small constants and protocol
+            tables); ``init``, if given, is then one more named start to compare.
 
     Returns:
         The dict of ``poplab exact --json``: ``expected_steps``, ``variance_steps``,
         ``expected_parallel_time``, ``relative_error_bound``, ``configurations``, ... and ``trap``
         (a schedule into a trap, when the expectation is infinite; its states are the protocol's
-        objects for a `Protocol`).
+        objects for a `Protocol`). With ``start="all"``, that of ``poplab exact --from all
+        --json``: ``worst`` (``expected_steps``, ``start``, ``ties``), ``best_unsafe``,
+        ``quantiles_steps``, ``uniform_states_steps`` and ``families`` (each named start's value
+        and ``share_of_worst``).
 
     Raises:
-        ValueError: invalid input, a randomized protocol, or more than ``max_configs``
-            configurations.
+        ValueError: invalid input, a probability that is no fraction with a denominator up to
+            10^6, or more than ``max_configs`` configurations.
 
     >>> import poplab
     >>> report = poplab.exact("angluin", 30)
@@ -441,9 +449,15 @@ def exact(
     >>> holding = poplab.exact("ls-timer", 4, params={"s": 8}, measure="holding")
     >>> round(holding["expected_steps"], 2)
     64431.72
+    >>> every = poplab.exact("ls-timer", 4, params={"s": 6}, start="all")
+    >>> every["starts"], round(every["worst"]["expected_steps"], 4), every["families"]["no-leader"]["share_of_worst"]
+    (2380, 22.6669, 1.0)
     """
+    if start is not None and start != "all":
+        raise ValueError(f"start={start!r}: exact takes start='all' (every configuration); give one start with init=")
     target, user, n, settings = _prepare(protocol, n, params, init=init, graph=graph, measure=measure)
-    return _states_back(json.loads(_poplab.exact(target, n, settings, _whole("max_configs", max_configs, 1, _U64_MAX))), user)
+    solve = _poplab.exact_every if start == "all" else _poplab.exact
+    return _states_back(json.loads(solve(target, n, settings, _whole("max_configs", max_configs, 1, _U64_MAX))), user)
 
 
 def verify(
@@ -458,7 +472,7 @@ def verify(
     """Checks closure, safety and convergence of the safe set exhaustively, as ``poplab verify``.
 
     Args:
-        protocol, n, params, graph: as for `run` (a `Protocol` must be deterministic).
+        protocol, n, params, graph: as for `run`.
         start: ``--from``: ``"default"``, ``"all"`` (every configuration; built-ins and
             protocol files), a family, or an initial configuration as for `run`.
         max_configs: the cap on the configurations explored.
@@ -469,8 +483,8 @@ def verify(
         shortest counterexample schedule.
 
     Raises:
-        ValueError: invalid input, a randomized protocol, or more than ``max_configs``
-            configurations.
+        ValueError: invalid input, a probability that is no fraction with a denominator up to
+            10^6, or more than ``max_configs`` configurations.
 
     >>> import poplab
     >>> poplab.verify("prl", 2, start="all")["passed"]   # self-stabilizing: from everywhere

@@ -71,7 +71,6 @@ pub fn applies(graph: &Graph, states: usize, n: usize, cap: usize) -> bool {
 /// Checks closure, safety and convergence from every configuration over `states` (see the module
 /// docs).
 pub fn verify_every<P: Protocol>(protocol: &P, states: &[P::State], graph: &Graph) -> Result<Verification<P::State>> {
-    super::check_deterministic(protocol)?;
     let n = protocol.n();
     let k = states.len() as u64;
     let total = k.pow(n as u32);

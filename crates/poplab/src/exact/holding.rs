@@ -48,7 +48,7 @@ use super::hash::FastMap;
 use super::report::Counterexample;
 use super::scc::components;
 use super::solve::ExactReport;
-use super::space::Space;
+use super::space::{Path, Space};
 use super::{ExploreSettings, Starts};
 use crate::error::{Error, Result};
 use crate::protocol::{Monitor, Protocol};
@@ -117,9 +117,7 @@ pub fn expected_holding_steps<P: Protocol>(
         trap: None,
     };
     if let Some(stuck) = first_without_break(&space) {
-        let (start, schedule) = space.schedule_to(stuck);
-        let mut end = start.clone();
-        space.replay(&mut end, &schedule);
+        let Path { start, schedule, end } = space.schedule_to(stuck);
         return Ok(ExactReport {
             trap: Some(Counterexample {
                 reason: "no interaction ever changes an output from the configuration this schedule leads to, so \

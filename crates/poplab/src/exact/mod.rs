@@ -8,14 +8,19 @@
 //!   predicate of [`Protocol::monitor`](crate::protocol::Protocol::monitor)) and gives a shortest counterexample schedule on failure;
 //! - [`expected_steps()`] computes the exact expected number of steps to the safe set, and its
 //!   variance, by solving the linear system of the absorbing chain;
+//! - [`expected_steps_from_every()`] solves the same system once for every start configuration of
+//!   a set (every configuration of the state space, for a claim "from any configuration"), and
+//!   gives the worst start, the best, quantiles over the starts, and the value of named starts;
 //! - [`expected_holding_steps()`] computes the exact expected holding time from a safe
 //!   configuration (steps until the first interaction that changes an output) and its variance,
 //!   with a sparse subtraction-free elimination and a certified relative error that stay accurate
 //!   when the answer is `10^12` steps or more (see `holding.rs`).
 //!
 //! Randomized protocols ([`Protocol::randomized`](crate::protocol::Protocol::randomized)) are
-//! refused: the weights below are integers over one denominator, and a law's probabilities are
-//! reals.
+//! weighed exactly too: each probability of a law is read as a fraction (`0.5` is `1/2`, `1.0 /
+//! 3.0` is `1/3`; see `fraction.rs`), a result with its numerator over the common denominator `L`
+//! of the fractions met, and a probability that is no fraction with a denominator up to
+//! [`MAX_DENOMINATOR`] is refused with an error that names it.
 //!
 //! # Configurations
 //! States are interned to indices `0, 1, ...` in order of discovery. On the complete graph the
@@ -25,7 +30,8 @@
 //! configuration is the agent vector itself ([`Representation::Agents`]).
 //!
 //! # Transition probabilities (PROTOCOLS.md section 1)
-//! Probabilities are kept as integer weights over one denominator `D` per graph, so they are exact:
+//! Probabilities are kept as integer weights over one denominator `D` per graph (times `L` for a
+//! randomized protocol, each result of a law weighing its numerator), so they are exact:
 //! - multiset (complete graph), `D = n (n - 1)`: from a multiset with `c_p` agents in state `p`, the
 //!   ordered pair of state types `(p, q)` is chosen with weight `c_p c_q` for `p != q` and
 //!   `c_p (c_p - 1)` for `p = q`;
@@ -50,19 +56,23 @@
 //! linear systems, the solver and its error bound.
 
 mod dense;
+mod fraction;
 mod hash;
 mod holding;
 mod report;
 mod scc;
 mod solve;
 mod space;
+mod starts;
 mod verify;
 
 pub use dense::DENSE_LIMIT;
+pub use fraction::MAX_DENOMINATOR;
 pub use holding::expected_holding_steps;
 pub use report::{Check, Counterexample, Verification};
 pub use solve::{ExactReport, HittingTimes, expected_steps, hitting_times};
-pub use space::{Representation, Space};
+pub use space::{Path, Representation, Space};
+pub use starts::{StartTime, StartTimes, WORST_LISTED, expected_steps_from_every};
 pub use verify::verify;
 
 use crate::graph::Graph;
@@ -94,18 +104,4 @@ pub enum Starts<S> {
     /// Every configuration over these states: every agent vector on rings and arc lists, every
     /// multiset on the complete graph. Usually the state space of [`Configurations::state_space`](crate::protocol::Configurations::state_space).
     Every(Vec<S>),
-}
-
-/// Refuses a randomized protocol: exact analysis weighs transitions with integers.
-pub(crate) fn check_deterministic<P: crate::protocol::Protocol>(protocol: &P) -> crate::error::Result<()> {
-    if protocol.randomized().is_some() {
-        return Err(crate::error::Error::Conflict {
-            reason: format!(
-                "exact analysis takes deterministic protocols and {} has randomized rules; estimate with poplab run \
-                 instead",
-                protocol.info().name
-            ),
-        });
-    }
-    Ok(())
 }

@@ -382,14 +382,12 @@ pub fn expected_steps<P: Protocol>(
     let delta = times.relative_error_bound;
     let trap = (!t.is_finite()).then(|| {
         let target = times.trap.expect("an infinite expectation comes from a trap");
-        let (start, schedule) = space.schedule_to(target);
-        let mut end = start.clone();
-        space.replay(&mut end, &schedule);
+        let path = space.schedule_to(target);
         Counterexample {
             reason: "the safe set is unreachable from the configuration this schedule leads to".into(),
-            start,
-            schedule,
-            end,
+            start: path.start,
+            schedule: path.schedule,
+            end: path.end,
         }
     });
     Ok(ExactReport {

@@ -1,6 +1,7 @@
 //! The configuration space: interned states, configurations, the weighted transition graph, and
 //! the breadth-first exploration that builds them.
 
+use super::fraction::{Scale, fraction};
 use super::hash::FastMap;
 use super::{ExploreSettings, Starts};
 use crate::error::{Error, Result};
@@ -48,7 +49,13 @@ pub struct Space<'p, P: Protocol> {
     states: Vec<P::State>,
     outputs: Vec<Output>,
     ids: FastMap<P::State, u32>,
+    /// Per ordered pair of state indices, its outcomes: a range of `outcomes`.
     transitions: FastMap<u64, (u32, u32)>,
+    /// The results of a pair's interaction and their probabilities as numerators over `scale`
+    /// (a deterministic protocol: one result with numerator 1, and `scale` 1).
+    outcomes: Vec<((u32, u32), u32)>,
+    /// The common denominator of every probability of a randomized protocol's laws met so far.
+    scale: Scale,
     /// The pairs the scheduler can pick, with their weights (agent vectors only).
     arcs: Vec<(u32, u32, u32)>,
     denominator: u64,
@@ -77,6 +84,12 @@ pub struct Space<'p, P: Protocol> {
 impl<'p, P: Protocol> Space<'p, P> {
     /// Explores breadth first from `starts`. With `expand_safe = false` safe configurations are
     /// absorbing (enough for hitting times); with `true` they are expanded too (needed for closure).
+    ///
+    /// A randomized protocol's laws are weighed exactly: each probability is read as a fraction
+    /// (see `fraction.rs`), and the weights are integers over the product of the graph's
+    /// denominator and the least common multiple of the fractions' denominators. When a law met on
+    /// the way needs a larger common denominator, the exploration starts again with it (the laws
+    /// of a protocol file have a few denominators, so this happens once or twice).
     pub fn explore(
         protocol: &'p P,
         starts: &Starts<P::State>,
@@ -101,7 +114,24 @@ impl<'p, P: Protocol> Space<'p, P> {
         expand_safe: bool,
         holding: bool,
     ) -> Result<Self> {
-        super::check_deterministic(protocol)?;
+        let mut scale = Scale::ONE;
+        loop {
+            let space = Self::explore_scaled(protocol, starts, settings, expand_safe, holding, scale)?;
+            match space.scale.wanted() {
+                None => return Ok(space),
+                Some(larger) => scale = larger,
+            }
+        }
+    }
+
+    fn explore_scaled(
+        protocol: &'p P,
+        starts: &Starts<P::State>,
+        settings: &ExploreSettings,
+        expand_safe: bool,
+        holding: bool,
+        scale: Scale,
+    ) -> Result<Self> {
         let n = protocol.n();
         let graph = settings.graph.clone();
         graph.validate(n)?;
@@ -110,7 +140,8 @@ impl<'p, P: Protocol> Space<'p, P> {
             return Err(Error::Option { option: "--max-configs", value: "0".into(), reason: "give at least 1".into() });
         }
         let representation = if graph == Graph::Complete { Representation::Multiset } else { Representation::Agents };
-        let (arcs, denominator) = arcs_of(&graph, n);
+        let (arcs, graph_denominator) = arcs_of(&graph, n);
+        let denominator = scale.check_product(graph_denominator)?;
         let mut space = Space {
             protocol,
             graph,
@@ -120,6 +151,8 @@ impl<'p, P: Protocol> Space<'p, P> {
             outputs: Vec::new(),
             ids: FastMap::default(),
             transitions: FastMap::default(),
+            outcomes: Vec::new(),
+            scale,
             arcs,
             denominator,
             arena: Vec::new(),
@@ -262,17 +295,58 @@ impl<'p, P: Protocol> Space<'p, P> {
         id
     }
 
-    /// The transition on state indices (cached).
-    #[inline]
-    fn step(&mut self, a: u32, b: u32) -> (u32, u32) {
+    /// The outcomes of the pair of state indices `(a, b)` (cached): a range of `self.outcomes`,
+    /// each result with its probability's numerator over the scale. A randomized protocol's null
+    /// remainder (probabilities summing below 1) is the result `(a, b)`.
+    fn step(&mut self, a: u32, b: u32) -> Result<std::ops::Range<usize>> {
         let key = (u64::from(a) << 32) | u64::from(b);
-        if let Some(&result) = self.transitions.get(&key) {
-            return result;
+        if let Some(&(start, len)) = self.transitions.get(&key) {
+            return Ok(start as usize..(start + len) as usize);
         }
-        let (a2, b2) = self.protocol.transition(self.states[a as usize], self.states[b as usize]);
-        let result = (self.intern(a2), self.intern(b2));
-        self.transitions.insert(key, result);
-        result
+        let start = self.outcomes.len();
+        let (sa, sb) = (self.states[a as usize], self.states[b as usize]);
+        match self.protocol.randomized() {
+            None => {
+                let (a2, b2) = self.protocol.transition(sa, sb);
+                let result = (self.intern(a2), self.intern(b2));
+                self.outcomes.push((result, 1));
+            }
+            Some(rules) => {
+                let mut rest = self.scale.value();
+                for ((a2, b2), p) in rules.law(sa, sb) {
+                    let (numerator, denominator) = fraction(p).ok_or_else(|| Error::Conflict {
+                        reason: format!(
+                            "{}: the probability {p} of a result of the pair ({}, {}) is not a fraction with a \
+                             denominator up to {}; exact analysis weighs laws exactly, so give probabilities such as \
+                             0.5, 0.25 or 1/3 (or estimate with poplab run)",
+                            self.protocol.info().name,
+                            self.state_name(a),
+                            self.state_name(b),
+                            super::fraction::MAX_DENOMINATOR
+                        ),
+                    })?;
+                    let weight = self.scale.numerator(numerator, denominator);
+                    if weight == 0 {
+                        continue;
+                    }
+                    rest = rest.saturating_sub(weight);
+                    let result = (self.intern(a2), self.intern(b2));
+                    self.outcomes.push((result, weight));
+                }
+                if rest > 0 {
+                    self.outcomes.push(((a, b), rest));
+                }
+            }
+        }
+        let len = (self.outcomes.len() - start) as u32;
+        self.transitions.insert(key, (start as u32, len));
+        Ok(start..start + len as usize)
+    }
+
+    /// A state for messages: its JSON form, or its `Debug` form.
+    fn state_name(&self, s: u32) -> String {
+        let object = crate::protocol::state_to_json(self.protocol, self.states[s as usize]);
+        serde_json::Value::Object(object).to_string()
     }
 
     /// Finds or adds a configuration; returns its index and whether it is new.
@@ -326,26 +400,29 @@ impl<'p, P: Protocol> Space<'p, P> {
         match self.representation {
             Representation::Agents => {
                 for arc in 0..self.arcs.len() {
-                    let (u, v, w) = self.arcs[arc];
+                    let (u, v, arc_weight) = self.arcs[arc];
                     let (a, b) = (config[u as usize], config[v as usize]);
-                    let (a2, b2) = self.step(a, b);
-                    if (a2, b2) == (a, b) {
-                        self_weight += w;
-                        continue;
+                    for outcome in self.step(a, b)? {
+                        let ((a2, b2), numerator) = self.outcomes[outcome];
+                        let w = arc_weight * numerator;
+                        if (a2, b2) == (a, b) {
+                            self_weight += w;
+                            continue;
+                        }
+                        if self.holding && self.changes_output((a, b), (a2, b2)) {
+                            broken += w;
+                            continue;
+                        }
+                        if check_outputs && self.changes_output((a, b), (a2, b2)) {
+                            changed_output.get_or_insert((a, b));
+                        }
+                        next[u as usize] = a2;
+                        next[v as usize] = b2;
+                        let (target, _) = self.insert(&next, at)?;
+                        next[u as usize] = a;
+                        next[v as usize] = b;
+                        out.push((target, w));
                     }
-                    if self.holding && self.changes_output((a, b), (a2, b2)) {
-                        broken += w;
-                        continue;
-                    }
-                    if check_outputs && self.changes_output((a, b), (a2, b2)) {
-                        changed_output.get_or_insert((a, b));
-                    }
-                    next[u as usize] = a2;
-                    next[v as usize] = b2;
-                    let (target, _) = self.insert(&next, at)?;
-                    next[u as usize] = a;
-                    next[v as usize] = b;
-                    out.push((target, w));
                 }
             }
             Representation::Multiset => {
@@ -361,34 +438,37 @@ impl<'p, P: Protocol> Space<'p, P> {
                     for j in 0..runs.len() {
                         let (p, cp, first_p) = runs[i];
                         let (q, cq, first_q) = runs[j];
-                        let w = if i == j { cp * (cp - 1) } else { cp * cq };
-                        if w == 0 {
+                        let pair_weight = if i == j { cp * (cp - 1) } else { cp * cq };
+                        if pair_weight == 0 {
                             continue;
                         }
-                        let (a2, b2) = self.step(p, q);
-                        if (a2, b2) == (p, q) {
-                            self_weight += w;
-                            continue;
-                        }
-                        if self.holding && self.changes_output((p, q), (a2, b2)) {
-                            broken += w;
-                            continue;
-                        }
-                        if check_outputs && self.changes_output((p, q), (a2, b2)) {
-                            changed_output.get_or_insert((p, q));
-                        }
-                        next.copy_from_slice(config);
-                        let second = if i == j { first_q + 1 } else { first_q };
-                        next[first_p] = a2;
-                        next[second] = b2;
-                        next.sort_unstable();
-                        let (target, _) = self.insert(&next, at)?;
-                        if target == at {
-                            // A non-null pair that only swaps states (threshold's (0, x) -> (x, 0))
-                            // leaves the multiset as it was: a self-loop.
-                            self_weight += w;
-                        } else {
-                            out.push((target, w));
+                        for outcome in self.step(p, q)? {
+                            let ((a2, b2), numerator) = self.outcomes[outcome];
+                            let w = pair_weight * numerator;
+                            if (a2, b2) == (p, q) {
+                                self_weight += w;
+                                continue;
+                            }
+                            if self.holding && self.changes_output((p, q), (a2, b2)) {
+                                broken += w;
+                                continue;
+                            }
+                            if check_outputs && self.changes_output((p, q), (a2, b2)) {
+                                changed_output.get_or_insert((p, q));
+                            }
+                            next.copy_from_slice(config);
+                            let second = if i == j { first_q + 1 } else { first_q };
+                            next[first_p] = a2;
+                            next[second] = b2;
+                            next.sort_unstable();
+                            let (target, _) = self.insert(&next, at)?;
+                            if target == at {
+                                // A non-null pair that only swaps states (threshold's (0, x) -> (x, 0))
+                                // leaves the multiset as it was: a self-loop.
+                                self_weight += w;
+                            } else {
+                                out.push((target, w));
+                            }
                         }
                     }
                 }
@@ -543,9 +623,39 @@ impl<'p, P: Protocol> Space<'p, P> {
         self.find(agents) == Some(target)
     }
 
-    /// A shortest schedule from a start to configuration `target`: the start as an agent vector
-    /// and the pairs (initiator, responder) to play with [`crate::graph::Replay`].
-    pub fn schedule_to(&self, target: u32) -> (Vec<P::State>, Vec<(u32, u32)>) {
+    /// The results an interaction of states `(a, b)` can have: the one result of a deterministic
+    /// protocol, or every result of positive probability of a randomized one's law (the pair
+    /// itself for the null remainder).
+    fn results(&self, a: P::State, b: P::State) -> Vec<(P::State, P::State)> {
+        match self.protocol.randomized() {
+            None => vec![self.protocol.transition(a, b)],
+            Some(rules) => {
+                let law = rules.law(a, b);
+                let total: f64 = law.iter().map(|(_, p)| p).sum();
+                let mut results: Vec<_> = law.into_iter().filter(|&(_, p)| p > 0.0).map(|(r, _)| r).collect();
+                if total < 1.0 {
+                    results.push((a, b));
+                }
+                results
+            }
+        }
+    }
+
+    /// Every interaction the scheduler can pick in `agents` with each of its results: the pair of
+    /// agents and the agent vector after it.
+    fn moves<'a>(&'a self, agents: &'a [P::State]) -> impl Iterator<Item = Move<P::State>> + 'a {
+        self.pairs().into_iter().flat_map(move |(u, v)| {
+            self.results(agents[u as usize], agents[v as usize]).into_iter().map(move |(a, b)| {
+                let mut after = agents.to_vec();
+                after[u as usize] = a;
+                after[v as usize] = b;
+                ((u, v), after)
+            })
+        })
+    }
+
+    /// A shortest schedule from a start to configuration `target` (see [`Path`]).
+    pub fn schedule_to(&self, target: u32) -> Path<P::State> {
         let mut chain = vec![target];
         while let Some(p) = self.parent(*chain.last().expect("non-empty")) {
             chain.push(p);
@@ -556,51 +666,57 @@ impl<'p, P: Protocol> Space<'p, P> {
             Some(ids) => ids.iter().map(|&s| self.states[s as usize]).collect(),
             None => self.agents(start),
         };
-        let mut agents = initial.clone();
-        let pairs = self.pairs();
-        let mut schedule = Vec::with_capacity(chain.len() - 1);
+        let mut path = Path { start: initial.clone(), schedule: Vec::with_capacity(chain.len() - 1), end: initial };
         for &next in &chain[1..] {
-            let pair = pairs
-                .iter()
-                .copied()
-                .find(|&(u, v)| {
-                    let mut trial = agents.clone();
-                    self.apply(&mut trial, u, v);
-                    self.is_config(&trial, next)
-                })
-                .expect("a breadth-first parent has an interaction leading to its child");
-            self.apply(&mut agents, pair.0, pair.1);
-            schedule.push(pair);
+            path.push(
+                self.pair_leading_to(&path.end, next)
+                    .expect("a breadth-first parent has an interaction leading to its child"),
+            );
         }
-        (initial, schedule)
+        path
     }
 
-    /// Plays the schedule on `agents` (every pair a step).
-    pub fn replay(&self, agents: &mut [P::State], schedule: &[(u32, u32)]) {
-        for &(u, v) in schedule {
-            self.apply(agents, u, v);
-        }
-    }
-
-    fn apply(&self, agents: &mut [P::State], u: u32, v: u32) {
-        let (a, b) = self.protocol.transition(agents[u as usize], agents[v as usize]);
-        agents[u as usize] = a;
-        agents[v as usize] = b;
-    }
-
-    /// A pair of agents of `agents` that the scheduler can pick, holding states `(a, b)`.
-    pub(crate) fn pair_with_states(&self, agents: &[P::State], a: u32, b: u32) -> Option<(u32, u32)> {
+    /// A pair of agents of `agents` holding states `(a, b)` whose interaction changes an output if
+    /// one of its results does, and the agent vector after it.
+    pub(crate) fn pair_with_states(&self, agents: &[P::State], a: u32, b: u32) -> Option<Move<P::State>> {
         let (a, b) = (self.states[a as usize], self.states[b as usize]);
-        self.pairs().into_iter().find(|&(u, v)| agents[u as usize] == a && agents[v as usize] == b)
+        let output = |s: P::State| self.protocol.output(s);
+        let holds = |&((u, v), _): &Move<P::State>| agents[u as usize] == a && agents[v as usize] == b;
+        let changes = |((u, v), after): &Move<P::State>| {
+            output(after[*u as usize]) != output(a) || output(after[*v as usize]) != output(b)
+        };
+        self.moves(agents).filter(holds).find(changes).or_else(|| self.moves(agents).find(holds))
     }
 
-    /// A pair of agents of `agents` (configuration `from`) whose interaction leads to `to`.
-    pub(crate) fn pair_leading_to(&self, agents: &[P::State], to: u32) -> Option<(u32, u32)> {
-        self.pairs().into_iter().find(|&(u, v)| {
-            let mut trial = agents.to_vec();
-            self.apply(&mut trial, u, v);
-            self.is_config(&trial, to)
-        })
+    /// A pair of agents of `agents` whose interaction can lead to configuration `to`, and the agent
+    /// vector after it.
+    pub(crate) fn pair_leading_to(&self, agents: &[P::State], to: u32) -> Option<Move<P::State>> {
+        self.moves(agents).find(|(_, after)| self.is_config(after, to))
+    }
+}
+
+/// One interaction of a schedule: the pair of agents (initiator, responder) and the agent vector
+/// after it.
+pub(crate) type Move<S> = ((u32, u32), Vec<S>);
+
+/// A schedule from a start configuration: the pairs (initiator, responder) to play with
+/// [`crate::graph::Replay`], and the agent vector they lead to (for a randomized protocol, with
+/// results of positive probability).
+#[derive(Clone, Debug)]
+pub struct Path<S> {
+    /// The start, as an agent vector.
+    pub start: Vec<S>,
+    /// The pairs played.
+    pub schedule: Vec<(u32, u32)>,
+    /// The agent vector after the schedule.
+    pub end: Vec<S>,
+}
+
+impl<S> Path<S> {
+    /// Plays one more interaction: its pair and the agent vector after it.
+    pub(crate) fn push(&mut self, (pair, after): Move<S>) {
+        self.schedule.push(pair);
+        self.end = after;
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::report::{Check, Counterexample, Verification};
 use super::scc::components;
-use super::space::Space;
+use super::space::{Path, Space};
 use super::{ExploreSettings, Starts};
 use crate::error::Result;
 use crate::protocol::Protocol;
@@ -36,6 +36,7 @@ pub fn verify<P: Protocol>(
     settings: &ExploreSettings,
 ) -> Result<Verification<P::State>> {
     if let Starts::Every(states) = starts
+        && protocol.randomized().is_none()
         && super::dense::applies(&settings.graph, states.len(), protocol.n(), settings.max_configs)
     {
         return super::dense::verify_every(protocol, states, &settings.graph);
@@ -53,12 +54,10 @@ pub fn verify<P: Protocol>(
         closure.passed = false;
         closure.violations += 1;
         if closure.counterexample.is_none() {
-            let (start, mut schedule) = space.schedule_to(i);
-            let mut end = start.clone();
-            space.replay(&mut end, &schedule);
-            let pair = space.pair_leading_to(&end, out).expect("an edge has a pair of agents");
-            space.replay(&mut end, &[pair]);
-            schedule.push(pair);
+            let mut path = space.schedule_to(i);
+            let (pair, after) = space.pair_leading_to(&path.end, out).expect("an edge has a pair of agents");
+            path.push((pair, after));
+            let Path { start, schedule, end } = path;
             closure.counterexample = Some(Counterexample {
                 reason: format!(
                     "the last interaction ({}, {}) leaves the safe set: the configuration before it is safe, \
@@ -89,15 +88,13 @@ pub fn verify<P: Protocol>(
         (None, None) => None,
     };
     if let Some((config, pair)) = first {
-        let (start, mut schedule) = space.schedule_to(config);
-        let mut end = start.clone();
-        space.replay(&mut end, &schedule);
+        let mut path = space.schedule_to(config);
         let reason = match pair {
             None => format!("the configuration reached is in the safe set but {what}"),
             Some((a, b)) => {
-                let pair = space.pair_with_states(&end, a, b).expect("the pair of states occurs in the configuration");
-                space.replay(&mut end, &[pair]);
-                schedule.push(pair);
+                let (pair, after) =
+                    space.pair_with_states(&path.end, a, b).expect("the pair of states occurs in the configuration");
+                path.push((pair, after));
                 format!(
                     "the configuration before the last interaction ({}, {}) is in the safe set, and that \
                      interaction changes an output",
@@ -105,6 +102,7 @@ pub fn verify<P: Protocol>(
                 )
             }
         };
+        let Path { start, schedule, end } = path;
         safety.counterexample = Some(Counterexample { reason, start, schedule, end });
     }
 
@@ -134,9 +132,7 @@ pub fn verify<P: Protocol>(
     }
     if let Some((config, none_safe)) = first_bad {
         convergence.passed = false;
-        let (start, schedule) = space.schedule_to(config);
-        let mut end = start.clone();
-        space.replay(&mut end, &schedule);
+        let Path { start, schedule, end } = space.schedule_to(config);
         let reason = if none_safe {
             "the safe set is unreachable from the configuration reached".to_string()
         } else {

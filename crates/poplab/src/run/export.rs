@@ -9,7 +9,7 @@
 use crate::checkpoint::TrialCheckpoint;
 use crate::engine::{EventPoint, TraceEvery, TracePoint};
 use crate::error::{Error, Result};
-use crate::exact::{Check, Counterexample, ExactReport, Verification};
+use crate::exact::{Check, Counterexample, ExactReport, StartTime, StartTimes, Verification};
 use crate::experiment::TrialRecord;
 use crate::files;
 use crate::protocol::Output;
@@ -588,6 +588,71 @@ pub fn exact_json(spec: &RunSpec, max_configs: usize, report: &ExactReport<State
         "solver": report.solver,
     });
     if let Some(trap) = &report.trap {
+        json["trap"] = counterexample_json(trap);
+    }
+    json
+}
+
+/// The JSON document of `poplab exact --from all --json`: the expected steps to the safe set from
+/// every configuration of `spec`'s state space, `"worst": {"expected_steps", "start", ...}` first.
+pub fn exact_every_json(spec: &RunSpec, max_configs: usize, times: &StartTimes<StateObject>) -> Value {
+    let number = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
+    let n = spec.n as f64;
+    let start_json = |t: &StartTime<StateObject>| {
+        json!({
+            "expected_steps": number(t.expected_steps),
+            "expected_parallel_time": number(t.expected_steps / n),
+            "std_steps": number(t.std_steps),
+            "start": Value::Array(t.start.iter().cloned().map(Value::Object).collect()),
+        })
+    };
+    let worst = times.worst.first().map_or(Value::Null, |w| {
+        let mut worst = start_json(w);
+        worst["ties"] = json!(times.worst_ties);
+        worst["others"] = Value::Array(times.worst[1..].iter().map(start_json).collect());
+        worst
+    });
+    let named: serde_json::Map<String, Value> = times
+        .named
+        .iter()
+        .map(|(name, t)| {
+            let value = match t {
+                Some(t) => {
+                    let mut value = start_json(t);
+                    value["share_of_worst"] = number(t.expected_steps / times.worst_steps());
+                    value
+                }
+                None => json!({"reason": "not a configuration over the listed state space"}),
+            };
+            (name.clone(), value)
+        })
+        .collect();
+    let mut json = json!({
+        "protocol": spec.protocol,
+        "n": spec.n,
+        "params": spec.params,
+        "graph": spec.settings.graph.name(),
+        "from": "all",
+        "measure": spec.settings.measure.name(),
+        "max_configs": max_configs,
+        "configurations": times.configurations,
+        "transient_configurations": times.transient,
+        "transitions": times.transitions,
+        "starts": times.starts,
+        "safe_starts": times.safe_starts,
+        "infinite_starts": times.infinite_starts,
+        "converges_with_probability_1": times.infinite_starts == 0,
+        "worst": worst,
+        "best_unsafe": times.best.as_ref().map_or(Value::Null, start_json),
+        "quantiles_steps": times.quantiles.iter().map(|&(q, v)| json!({"q": q, "expected_steps": number(v)})).collect::<Vec<_>>(),
+        "mean_over_starts_steps": number(times.mean_over_starts),
+        "uniform_states_steps": times.uniform_states.map_or(Value::Null, number),
+        "families": named,
+        "relative_error_bound": times.relative_error_bound,
+        "largest_component": times.largest_component,
+        "solver": times.solver,
+    });
+    if let Some(trap) = &times.trap {
         json["trap"] = counterexample_json(trap);
     }
     json

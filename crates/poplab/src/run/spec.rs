@@ -23,7 +23,7 @@
 use crate::checkpoint::TrialCheckpoint;
 use crate::engine::{Engine, Fault, Measure, Series, TraceEvery, TraceSink};
 use crate::error::{Error, Result};
-use crate::exact::{self, ExactReport, ExploreSettings, Starts, Verification};
+use crate::exact::{self, ExactReport, ExploreSettings, StartTimes, Starts, Verification};
 use crate::experiment::{self, RunSettings, Summary, TrialRecord};
 use crate::files;
 use crate::graph::Graph;
@@ -534,6 +534,35 @@ impl RunSpec {
         self.runner.exact(&self.settings, max_configs)
     }
 
+    /// The exact expected steps to the safe set from every configuration of the protocol's state
+    /// space (`poplab exact --from all`), exploring at most `max_configs` configurations: the
+    /// worst start, the best, quantiles, and the value from each of the protocol's named families
+    /// (and from the spec's own start, when it is given as a file or counts), so that a claim
+    /// "from any configuration" can be read against its worst case.
+    ///
+    /// ```
+    /// use poplab::exact::DEFAULT_MAX_CONFIGS;
+    /// use poplab::spec::{RawSpec, RunSpec};
+    ///
+    /// // poplab exact prl --n 2 --from all: P_RL is self-stabilizing, so every start is finite.
+    /// let times = RunSpec::resolve(&RawSpec::new("prl", 2))?.exact_from_every(DEFAULT_MAX_CONFIGS)?;
+    /// assert_eq!((times.starts, times.infinite_starts), (5184, 0));
+    /// let no_leader = times.named.iter().find(|(name, _)| name == "no-leader").unwrap().1.as_ref().unwrap();
+    /// assert!(no_leader.expected_steps <= times.worst_steps());
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
+    pub fn exact_from_every(&self, max_configs: usize) -> Result<StartTimes<Map<String, Value>>> {
+        if self.settings.measure != Measure::Convergence {
+            return Err(Error::Conflict {
+                reason: "--from all computes the expected steps to the safe set from every configuration; drop \
+                         --measure holding (or give one safe start with --init)"
+                    .into(),
+            });
+        }
+        self.check_exploration(max_configs)?;
+        self.runner.exact_every(&self.settings, max_configs)
+    }
+
     /// Checks closure, safety and convergence from the initial configuration, or from every
     /// configuration (`from_all`), exploring at most `max_configs` configurations.
     ///
@@ -670,6 +699,7 @@ trait Runner: Send + Sync {
         checkpoint: Option<TrialCheckpoint<'_>>,
     ) -> Result<TrialRecord>;
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>>;
+    fn exact_every(&self, settings: &RunSettings, max_configs: usize) -> Result<StartTimes<Map<String, Value>>>;
     fn verify(
         &self,
         settings: &RunSettings,
@@ -696,6 +726,36 @@ impl<P: Protocol> Typed<P> {
 
     fn explore(&self, settings: &RunSettings, max_configs: usize) -> ExploreSettings {
         ExploreSettings { graph: settings.graph.clone(), max_configs }
+    }
+
+    /// Every configuration of the protocol's listed state space.
+    fn every(&self) -> Result<Starts<P::State>> {
+        let states = self.0.configurations().and_then(|c| c.state_space()).ok_or_else(|| {
+            Error::Init(format!(
+                "{} does not list its state space (or it is too large to list), so --from all is not available; use \
+                 --from default, a family or @FILE.json, or smaller parameters",
+                self.0.info().name
+            ))
+        })?;
+        Ok(Starts::Every(states))
+    }
+
+    /// The starts a user reads a worst case against: `default`, each named family this instance
+    /// can build, and the spec's own start when it is a file or counts.
+    fn named_starts(&self, settings: &RunSettings) -> Vec<(String, Vec<P::State>)> {
+        let mut names: Vec<InitSpec> = std::iter::once(InitSpec::Default)
+            .chain(self.0.info().families.iter().filter(|f| f.name != "random").map(|f| InitSpec::from_name(f.name)))
+            .collect();
+        if matches!(settings.init, InitSpec::Explicit(_) | InitSpec::Counts(_)) {
+            names.push(settings.init.clone());
+        }
+        names
+            .into_iter()
+            .filter_map(|init| {
+                let start = init.build(&self.0, &mut TrialStreams::new(0).init).ok()?;
+                Some((init.name(), start))
+            })
+            .collect()
     }
 }
 
@@ -737,23 +797,20 @@ impl<P: Protocol> Runner for Typed<P> {
         Ok(report.map(&|s| crate::protocol::state_to_json(&self.0, s)))
     }
 
+    fn exact_every(&self, settings: &RunSettings, max_configs: usize) -> Result<StartTimes<Map<String, Value>>> {
+        let named = self.named_starts(settings);
+        let times =
+            exact::expected_steps_from_every(&self.0, &self.every()?, &named, &self.explore(settings, max_configs))?;
+        Ok(times.map(&|s| crate::protocol::state_to_json(&self.0, s)))
+    }
+
     fn verify(
         &self,
         settings: &RunSettings,
         from_all: bool,
         max_configs: usize,
     ) -> Result<Verification<Map<String, Value>>> {
-        let starts = if from_all {
-            Starts::Every(self.0.configurations().and_then(|c| c.state_space()).ok_or_else(|| {
-                Error::Init(format!(
-                    "{} does not list its state space (or it is too large to list), so --from all is not \
-                     available; use --from default, a family or @FILE.json, or smaller parameters",
-                    self.0.info().name
-                ))
-            })?)
-        } else {
-            Starts::Configurations(vec![self.start(settings)?])
-        };
+        let starts = if from_all { self.every()? } else { Starts::Configurations(vec![self.start(settings)?]) };
         let verification = exact::verify(&self.0, &starts, &self.explore(settings, max_configs))?;
         Ok(verification.map(&|s| crate::protocol::state_to_json(&self.0, s)))
     }

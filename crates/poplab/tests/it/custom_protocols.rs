@@ -389,9 +389,15 @@ fn exact_analysis_of_table_twins_equals_the_builtins() {
     let report =
         poplab::exact::expected_steps(&angluin, &angluin.initial_configuration(), &Default::default()).unwrap();
     assert!((report.expected_steps - 36.0).abs() < 1e-9, "(n - 1)^2 = 36, got {}", report.expected_steps);
+    // A randomized rule, weighed exactly: (L, L) -> (L, F) with probability 1/2 doubles angluin's
+    // (n - 1)^2, and 1/3 triples it.
     let randomized = RawSpec::new(&format!("@{}", example("election-randomized.toml")), 5);
-    let err = RunSpec::resolve(&randomized).unwrap().exact(1000).unwrap_err().to_string();
-    assert!(err.contains("randomized rules"), "{err}");
+    let report = RunSpec::resolve(&randomized).unwrap().exact(1000).unwrap();
+    assert!((report.expected_steps - 32.0).abs() < 1e-9, "2 (n - 1)^2 = 32, got {}", report.expected_steps);
+    let third = Custom::new(&election(1.0 / 3.0), 7).unwrap();
+    let report = poplab::exact::expected_steps(&third, &third.initial_configuration(), &Default::default()).unwrap();
+    assert!((report.expected_steps - 108.0).abs() < 1e-9, "3 (n - 1)^2 = 108, got {}", report.expected_steps);
+    assert_eq!(report.relative_error_bound, 0.0);
 }
 
 #[test]
