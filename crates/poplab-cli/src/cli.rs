@@ -190,7 +190,8 @@ pub struct TargetArgs {
 pub struct TrialArgs {
     /// Initial configuration: default, random, a named family, counts:STATE=COUNT,... (user
     /// protocols), or @FILE.json (an array of agent states, or an object of counts by state
-    /// name). Default: `default`, or `safe` with --measure holding.
+    /// name; in a sweep, {n} and {KEY} in FILE are each cell's size and swept parameter, as in
+    /// @worst-{n}.json). Default: `default`, or `safe` with --measure holding.
     #[arg(long, value_name = "SPEC")]
     pub init: Option<String>,
 

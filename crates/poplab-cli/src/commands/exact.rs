@@ -191,14 +191,9 @@ fn every_printed(spec: &RunSpec, max_configs: usize, times: &StartTimes<State>) 
         match time {
             Some(t) => {
                 let share = t.expected_steps / times.worst_steps();
-                let _ = writeln!(
-                    text,
-                    "{:<34}{:>22}{:>22}   {:.3} of the worst",
-                    name,
-                    fmt(t.expected_steps),
-                    fmt(t.expected_steps / n),
-                    share
-                );
+                let share = if share.is_finite() { format!("   {share:.3} of the worst") } else { String::new() };
+                let _ =
+                    writeln!(text, "{:<34}{:>22}{:>22}{share}", name, fmt(t.expected_steps), fmt(t.expected_steps / n));
             }
             None => {
                 let _ = writeln!(text, "{name:<34}  not a configuration over the listed state space");

@@ -147,3 +147,33 @@ fn exact_from_all_says_which_starts_never_converge() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("add --from all"));
 }
+
+#[test]
+fn a_sweep_reads_each_cells_start_file_by_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in ["4", "5"] {
+        let file = dir.path().join(format!("worst-{n}.json"));
+        let output = poplab()
+            .args(["exact", "ls-timer", "--n", n, "--set", "s=6", "--from", "all", "--save-worst"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let init = format!("@{}/worst-{{n}}.json", dir.path().display());
+    let out = dir.path().join("sweep");
+    let output = poplab()
+        .args(["sweep", "ls-timer", "--n", "4,5", "--set", "s=6", "--trials", "2", "--init", &init, "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    // A size without its file is refused before anything runs, naming the file.
+    let output = poplab()
+        .args(["sweep", "ls-timer", "--n", "4,6", "--set", "s=6", "--trials", "2", "--init", &init, "--out"])
+        .arg(dir.path().join("other"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("worst-6.json"));
+}

@@ -132,14 +132,40 @@ impl SweepSpec {
         Ok(cells)
     }
 
-    /// The raw spec of one cell: the template with the cell's size, parameters and seed.
+    /// The raw spec of one cell: the template with the cell's size, parameters, seed and start
+    /// file ([`SweepSpec::cell_init`]).
     fn raw(&self, cell: &Cell) -> RawSpec {
         RawSpec {
             n: cell.n,
             params: cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             seed: cell.seed(self.template.seed),
+            init: self.cell_init(cell),
             ..self.template.clone()
         }
+    }
+
+    /// The cell's `--init`: the template's, where a start file's name `@worst-{n}.json` has `{n}`
+    /// and `{KEY}` (a swept parameter's name) replaced by the cell's values, since a start is a
+    /// configuration of one size (`@worst-{n}.json` reads `worst-1000.json` at n = 1000).
+    ///
+    /// ```
+    /// use poplab::sweep::{Cell, SweepSpec};
+    ///
+    /// let mut spec = SweepSpec::new("ls-timer", &[16]);
+    /// spec.template.init = Some("@starts/n{n}-N{N}.json".into());
+    /// let cell = Cell { n: 16, params: vec![("N".into(), "300".into())] };
+    /// assert_eq!(spec.cell_init(&cell).as_deref(), Some("@starts/n16-N300.json"));
+    /// ```
+    pub fn cell_init(&self, cell: &Cell) -> Option<String> {
+        let init = self.template.init.as_ref()?;
+        if !init.starts_with('@') {
+            return Some(init.clone());
+        }
+        let mut path = init.replace("{n}", &cell.n.to_string());
+        for (name, value) in &cell.params {
+            path = path.replace(&format!("{{{name}}}"), value);
+        }
+        Some(path)
     }
 
     /// Every cell resolved and validated (an error names the cell).
