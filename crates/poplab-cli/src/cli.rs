@@ -36,6 +36,9 @@ pub enum Command {
     Spacetime(SpacetimeArgs),
     /// Exact expected steps to the safe set of a small population (absorbing Markov chain).
     Exact(ExactArgs),
+    /// Search for the slowest start to the safe set: candidate starts raced on common seeds, the
+    /// slowest re-measured on fresh seeds (for a claim "from any configuration").
+    Search(SearchArgs),
     /// Check closure, safety and convergence of a small population exhaustively.
     Verify(VerifyArgs),
     /// Print the completion script of a shell (bash, zsh, fish, powershell, elvish) to standard
@@ -414,6 +417,62 @@ pub struct ExactArgs {
 
     #[command(flatten)]
     pub output: ExploreArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// The start given: default, random, a named family, counts:STATE=COUNT,... or @FILE.json;
+    /// it is one of the candidates, raced against the others [default: default].
+    #[arg(long, value_name = "SPEC")]
+    pub init: Option<String>,
+
+    /// What the race may spend: core-seconds (`60s`: processor time of its trials, so the result
+    /// depends on the machine) or candidate starts (`200c`: the same result on any machine)
+    /// [default: 60s].
+    #[arg(long, value_name = "60s|200c", value_parser = |text: &str| text.parse::<poplab::search::Budget>())]
+    pub budget: Option<poplab::search::Budget>,
+
+    /// Fresh trials that re-measure each start reported (the worst, the top few, each family)
+    /// [default: 40].
+    #[arg(long, value_parser = parse_trials, allow_hyphen_values = true)]
+    pub trials: Option<u64>,
+
+    /// How many of the slowest starts to report.
+    #[arg(long, value_parser = parse_count, default_value = "3", allow_hyphen_values = true)]
+    pub top: u64,
+
+    /// Master seed of the candidates, the race and the re-measurement [default: 0].
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub seed: Option<u64>,
+
+    /// Horizon in steps; a race's horizon is also at most 100 times the slowest family's first
+    /// mean [default: 10^12].
+    #[arg(long, value_parser = parse_steps, allow_hyphen_values = true)]
+    pub max_steps: Option<u128>,
+
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+
+    /// Simulation engine [default: auto].
+    #[arg(long, value_parser = engines())]
+    pub engine: Option<Engine>,
+
+    /// Write the slowest start found to this file, an array of agent states that `--init
+    /// @FILE.json` takes.
+    #[arg(long, value_name = "FILE.json")]
+    pub save_start: Option<PathBuf>,
+
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the output to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -173,6 +173,30 @@ pub fn exact_every(py: Python<'_>, protocol: Target, n: u64, settings: &str, max
     })
 }
 
+/// The search for the slowest start; returns the document of `poplab search --json`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)] // the search's own settings beside the run's
+pub fn search(
+    py: Python<'_>,
+    protocol: Target,
+    n: u64,
+    settings: &str,
+    budget: &str,
+    trials: u64,
+    top: usize,
+) -> PyResult<String> {
+    with_spec(py, &protocol, n, settings, None, |spec| {
+        let search = poplab::search::SearchSettings {
+            budget: budget.parse()?,
+            remeasure_trials: trials,
+            top: top.max(1),
+            ..Default::default()
+        };
+        let result = spec.search(&search, &|_| {})?;
+        Ok(format!("{:#}\n", poplab::export::search_json(spec, &search, &result)))
+    })
+}
+
 /// Closure, safety and convergence; returns the document of `poplab verify --json`.
 #[pyfunction]
 pub fn verify(

@@ -46,6 +46,7 @@ pub fn claim(
             "engines": findings.engines,
             "trials_run": findings.trials_run,
             "trials_reused": findings.trials_reused,
+            "starts": findings.starts,
         });
         Ok(document.to_string())
     })

@@ -74,6 +74,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::events, m)?)?;
     m.add_function(wrap_pyfunction!(api::exact, m)?)?;
     m.add_function(wrap_pyfunction!(api::exact_every, m)?)?;
+    m.add_function(wrap_pyfunction!(api::search, m)?)?;
     m.add_function(wrap_pyfunction!(api::verify, m)?)?;
     m.add_function(wrap_pyfunction!(api::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(api::trial_seed, m)?)?;

@@ -231,7 +231,7 @@ pub mod graph;
 pub mod init;
 pub mod protocol;
 pub mod protocols;
-pub use run::{checkpoint, checkpointed, experiment, export, spec, splitting};
+pub use run::{checkpoint, checkpointed, experiment, export, search, spec, splitting};
 pub mod sweep;
 
 pub use error::{Error, Result};

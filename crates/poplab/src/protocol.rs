@@ -369,6 +369,14 @@ pub trait Configurations<S> {
         None
     }
 
+    /// Random members of the protocol's parameterized families of starts, each with a description
+    /// in words (`3 leaders, every timer 0`), for the search for slow starts
+    /// ([`crate::search`]): leader counts, timer or level distributions, patterns along a ring.
+    /// None by default (the search still tries the named families, corners and mutations).
+    fn search_candidates(&self, _rng: &mut PopRng) -> Vec<(String, Vec<S>)> {
+        Vec::new()
+    }
+
     /// The number of states of one agent, `|Q|`, where the protocol knows it (without listing
     /// them: `P_LL`'s grows to millions of states); by default the length of
     /// [`Configurations::state_space`].

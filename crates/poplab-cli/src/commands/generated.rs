@@ -24,8 +24,15 @@ pub fn completions(args: &CompletionsArgs) -> Result<()> {
 
 /// The subcommands whose first positional argument is a protocol, and the protocols each takes
 /// (`None`: every built-in one).
-const PROTOCOL_COMMANDS: &[(&str, Option<&[&str]>)] =
-    &[("list", None), ("run", None), ("sweep", None), ("exact", None), ("verify", None), ("spacetime", Some(&["prl"]))];
+const PROTOCOL_COMMANDS: &[(&str, Option<&[&str]>)] = &[
+    ("list", None),
+    ("run", None),
+    ("sweep", None),
+    ("exact", None),
+    ("search", None),
+    ("verify", None),
+    ("spacetime", Some(&["prl"])),
+];
 
 /// A bash function that completes protocol names at the protocol's place after `poplab run`,
 /// `sweep`, ..., claim names after `--only`, and files after `@` (protocol files, `--init @FILE`,

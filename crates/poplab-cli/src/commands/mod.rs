@@ -7,6 +7,7 @@ mod list;
 mod plot;
 mod reproduce;
 mod run;
+mod search;
 #[cfg(feature = "pictures")]
 mod spacetime;
 mod sweep;
@@ -33,6 +34,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         #[cfg(not(feature = "pictures"))]
         Command::Plot(_) | Command::Spacetime(_) => Err(crate::input::InputError(NO_PICTURES.into()).into()),
         Command::Exact(args) => exact::exact(&args),
+        Command::Search(args) => search::search(&args),
         Command::Verify(args) => exact::verify(&args),
         Command::Completions(args) => generated::completions(&args),
         Command::Man(args) => generated::man(&args),

@@ -5,7 +5,7 @@ protocols written in Python (`Protocol`) under the uniformly random scheduler, e
 scale; sweep sizes and parameters; fit growth laws; analyse small populations exactly. Results
 come back as pandas DataFrames and dicts with the fields of the ``poplab`` command's JSON.
 
-- `run`, `sweep`, `trace`, `exact`, `verify`, `protocols`: the commands of ``poplab``, as
+- `run`, `sweep`, `trace`, `exact`, `search`, `verify`, `protocols`: the commands of ``poplab``, as
   functions (`RunResult`, `SweepResult`: what `run` and `sweep` return; `EstimateResult`: what
   `run` returns with the splitting estimator). ``plot()`` on a `RunResult`, a `SweepResult` or a
   frame of `trace` draws it as a paper does (matplotlib).
@@ -33,7 +33,7 @@ True
 """
 
 from ._poplab import RNG, RuleError
-from ._api import EstimateResult, HoldingSweepResult, RunResult, SweepResult, exact, protocols, run, sweep, trace, verify
+from ._api import EstimateResult, HoldingSweepResult, RunResult, SweepResult, exact, protocols, run, search, sweep, trace, verify
 from ._claims import ClaimResult, claim
 from ._judge import Judgement, judge
 from ._protocol import OUTPUTS, Protocol
@@ -74,6 +74,7 @@ __all__ = [
     "judge",
     "protocols",
     "run",
+    "search",
     "sweep",
     "time_trials",
     "trace",

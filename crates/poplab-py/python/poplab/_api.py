@@ -460,6 +460,49 @@ def exact(
     return _states_back(json.loads(solve(target, n, settings, _whole("max_configs", max_configs, 1, _U64_MAX))), user)
 
 
+def search(
+    protocol: ProtocolLike,
+    n: int,
+    *,
+    params: Optional[Mapping] = None,
+    budget: str = "60s",
+    trials: int = 40,
+    top: int = 3,
+    **options: Any,
+) -> Dict[str, Any]:
+    """The slowest start found, as ``poplab search``: candidate starts (the protocol's families and
+    parameterized families, corners of the count simplex, mutations of the slowest) raced on
+    common seeds, the slowest re-measured on fresh seeds. For a claim "from any configuration",
+    which bounds the slowest start, not a typical one.
+
+    Args:
+        protocol, n, params: as for `run`.
+        budget: ``"60s"`` (core-seconds of racing: the result depends on the machine) or
+            ``"200c"`` (candidate starts: the same result anywhere).
+        trials: fresh trials that re-measure each start reported.
+        top: how many of the slowest starts to report.
+        options: ``init`` (the start given, one candidate), ``graph``, ``engine``, ``seed``,
+            ``max_steps``, ``threads``, as for `run`.
+
+    Returns:
+        The dict of ``poplab search --json``: ``worst`` (``start``, one state per agent, which
+        ``init=`` takes; ``description``; ``mean_parallel_time`` and ``ci95`` on the fresh
+        trials), ``top``, ``families`` (each named family measured the same way) and ``budget``
+        (candidates, rounds, trials and core-seconds spent).
+
+    Raises:
+        ValueError: invalid input, or ``measure="holding"``.
+
+    >>> import poplab
+    >>> found = poplab.search("ls-timer", 4, params={"s": 6}, budget="20c", trials=10, seed=1)
+    >>> len(found["worst"]["start"]), found["budget"]["candidates"] <= 20
+    (4, True)
+    """
+    target, user, n, settings = _prepare(protocol, n, params, **options)
+    document = _poplab.search(target, n, settings, str(budget), _whole("trials", trials, 2, _MAX_TRIALS, "10**8"), _whole("top", top, 1, 1000))
+    return _states_back(json.loads(document), user)
+
+
 def verify(
     protocol: ProtocolLike,
     n: int,

@@ -22,9 +22,11 @@
 mod catalog;
 pub mod characteristics;
 mod judge;
+mod starts;
 
-pub use catalog::{Claim, Estimator, Means, Mode, Picture, Rule, XVar, YVar, claims};
+pub use catalog::{Claim, Estimator, Means, Mode, Picture, Rule, WorstStarts, XVar, YVar, claims};
 pub use judge::{axes, check, judge_sweep};
+pub use starts::{ChosenStart, EXACT_CHECK_CANDIDATES, EXACT_CHECK_TRIALS, ExactCheck, FoundStarts, Remeasured};
 
 use crate::engine::Outcome;
 use crate::error::{Error, Result};
@@ -108,6 +110,9 @@ pub struct Findings {
     pub cpu_seconds: f64,
     /// The estimate of the mean at each x that the rule judged (growth rules), with its error.
     pub estimates: Vec<Estimate>,
+    /// For a claim "from any configuration": the start measured at each size and the searches
+    /// that found them ([`WorstStarts`]).
+    pub starts: FoundStarts,
 }
 
 impl Findings {
@@ -147,6 +152,16 @@ impl Findings {
         let hours = self.core_hours();
         if let Some(h) = hours {
             parts.push(format!("cost {}", core_hours(h)));
+        }
+        if let Some(worst) = claim.worst_starts {
+            let searched = self.starts.core_seconds();
+            parts.push(format!(
+                "each size from the slowest start a search found ({} candidates, the family and the start found \
+                 re-measured with {} fresh trials each{})",
+                worst.candidates,
+                worst.remeasure,
+                if searched > 0.0 { format!("; searches {}", core_hours(searched / 3600.0)) } else { String::new() }
+            ));
         }
         if let Some(power) = self.judgement.power {
             parts.push(format!("estimated power of this design from its own data {:.3}", power.decide));
@@ -200,11 +215,15 @@ impl Claim {
     /// Runs the claim's sweeps on `threads` workers (`None`: one per core) into their directories
     /// under `dir` ([`Claim::data_dir`]: the trials stored there are read back, not run again),
     /// and judges the result by the claim's rule.
+    /// A claim "from any configuration" ([`Claim::worst_starts`]) first searches each size for
+    /// its slowest start (or reads the searches back) and measures the sizes from the starts found.
     pub fn run(&self, dir: &Path, threads: Option<usize>) -> Result<Findings> {
-        match self.estimator {
-            Some(estimator) => self.run_estimates(estimator, dir, threads),
-            None => self.run_trials(dir, threads),
-        }
+        let (claim, starts) = self.with_found_starts(dir, threads)?;
+        let findings = match claim.estimator {
+            Some(estimator) => claim.run_estimates(estimator, dir, threads),
+            None => claim.run_trials(dir, threads),
+        }?;
+        Ok(Findings { starts, ..findings })
     }
 
     fn run_trials(&self, dir: &Path, threads: Option<usize>) -> Result<Findings> {
@@ -341,6 +360,7 @@ impl Claim {
             trials_reused: trials_all.saturating_sub(trials_run),
             cpu_seconds,
             estimates,
+            starts: FoundStarts::default(),
         })
     }
 
@@ -495,6 +515,7 @@ impl Claim {
             trials_reused: repetitions_all.saturating_sub(trials_run),
             cpu_seconds,
             estimates: Vec::new(),
+            starts: FoundStarts::default(),
         })
     }
 

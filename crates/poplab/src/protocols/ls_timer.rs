@@ -31,6 +31,7 @@
 //!   `--init` away.
 //! - Timers are `u32`, so `s` is refused above `u32::MAX`.
 
+use super::search_levels::{CANDIDATES, Level, leader_count};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
@@ -243,6 +244,30 @@ impl Configurations<LsState> for LsTimer {
             }
             _ => None,
         }
+    }
+
+    /// A few leaders (0, 1, 2, n/2, n) with timers full, 0, just below s/2 or uniform, for leaders
+    /// and followers apart.
+    fn search_candidates(&self, rng: &mut PopRng) -> Vec<(String, Vec<LsState>)> {
+        (0..CANDIDATES)
+            .map(|_| {
+                let leaders = leader_count(rng, self.n);
+                let (of_leaders, of_followers) = (Level::draw(rng), Level::draw(rng));
+                let agents = (0..self.n)
+                    .map(|i| {
+                        let leader = i < leaders;
+                        let level = if leader { of_leaders } else { of_followers };
+                        LsState { leader, timer: level.value(self.s, rng) }
+                    })
+                    .collect();
+                let description = format!(
+                    "{leaders} leaders, leaders' timers {}, followers' timers {}",
+                    of_leaders.name(),
+                    of_followers.name()
+                );
+                (description, agents)
+            })
+            .collect()
     }
 
     fn state_space(&self) -> Option<Vec<LsState>> {

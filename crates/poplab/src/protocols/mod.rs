@@ -15,6 +15,7 @@ pub mod pll;
 pub mod pll_sym;
 pub mod ppl;
 pub mod prl;
+mod search_levels;
 pub mod threshold;
 
 pub use leader_count::LeaderCount;

@@ -412,12 +412,12 @@ pub fn run_trials<P: Protocol>(
 
 /// Trials `0..trials` by `trial` on `threads` workers, collected in index order; `on_done` is
 /// called once per finished trial.
-pub(crate) fn in_parallel(
+pub(crate) fn in_parallel<T: Send>(
     threads: Option<usize>,
     trials: u64,
     on_done: &(dyn Fn() + Sync),
-    trial: impl Fn(u64) -> Result<TrialRecord> + Sync,
-) -> Result<Vec<TrialRecord>> {
+    trial: impl Fn(u64) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
     pool(threads)?.install(|| {
         (0..trials)
             .into_par_iter()

@@ -14,6 +14,7 @@ use crate::experiment::TrialRecord;
 use crate::files;
 use crate::protocol::Output;
 use crate::rng::RNG_NAME;
+use crate::search::{Found, SearchResult, SearchSettings};
 use crate::spec::{EstimateResult, RunResult, RunSpec};
 use serde_json::{Value, json};
 use std::io::{Seek, Write};
@@ -656,6 +657,46 @@ pub fn exact_every_json(spec: &RunSpec, max_configs: usize, times: &StartTimes<S
         json["trap"] = counterexample_json(trap);
     }
     json
+}
+
+/// The JSON document of `poplab search --json`: the slowest start found (`"worst": {"start",
+/// "description", "mean_parallel_time", "ci95", ...}`), the top few, each family, and the budget.
+pub fn search_json(spec: &RunSpec, settings: &SearchSettings, result: &SearchResult) -> Value {
+    let n = spec.n as f64;
+    let found = |f: &Found| {
+        json!({
+            "description": f.description,
+            "mean_parallel_time": f.mean_parallel_time,
+            "ci95": f.ci95,
+            "mean_steps": f.mean_parallel_time * n,
+            "selection_mean_parallel_time": f.selection_mean_parallel_time,
+            "trials": f.trials,
+            "censored": f.censored,
+            "start": Value::Array(f.start.iter().cloned().map(Value::Object).collect()),
+        })
+    };
+    json!({
+        "protocol": spec.protocol,
+        "n": spec.n,
+        "params": spec.params,
+        "graph": spec.settings.graph.name(),
+        "init": spec.settings.init.name(),
+        "engine": spec.settings.engine.name(),
+        "rng": RNG_NAME,
+        "seed": spec.settings.seed,
+        "worst": found(&result.worst),
+        "top": result.top.iter().map(found).collect::<Vec<_>>(),
+        "families": result.families.iter().map(found).collect::<Vec<_>>(),
+        "budget": {
+            "given": settings.budget.to_string(),
+            "candidates": result.candidates,
+            "rounds": result.rounds,
+            "trials": result.trials_run,
+            "core_seconds": result.core_seconds,
+            "race_horizon_steps": result.race_horizon.to_string(),
+            "remeasure_trials": settings.remeasure_trials,
+        },
+    })
 }
 
 /// The JSON document of `poplab verify --json`: the verification `v` of `spec` from `from` (as

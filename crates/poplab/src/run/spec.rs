@@ -32,6 +32,7 @@ use crate::protocol::{Output, Params, Protocol};
 use crate::protocols::custom::Custom;
 use crate::protocols::{ProtocolVisitor, with_protocol};
 use crate::rng::TrialStreams;
+use crate::search::{SearchResult, SearchSettings};
 use crate::splitting::{self, HoldingEstimate, SplittingSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -563,6 +564,27 @@ impl RunSpec {
         self.runner.exact_every(&self.settings, max_configs)
     }
 
+    /// Searches for the slowest start to the safe set (`poplab search`; see [`crate::search`]):
+    /// the spec's start, the protocol's families and parameterized families, corners and
+    /// mutations raced on common seeds within the budget, the slowest few re-measured on fresh
+    /// seeds; `progress` gets a line per round.
+    ///
+    /// ```
+    /// use poplab::search::{Budget, SearchSettings};
+    /// use poplab::spec::{RawSpec, RunSpec};
+    ///
+    /// // poplab search ls-timer --n 4 --set s=6 --budget 12c --trials 10
+    /// let spec = RunSpec::resolve(&RawSpec { params: vec!["s=6".into()], ..RawSpec::new("ls-timer", 4) })?;
+    /// let settings = SearchSettings { budget: Budget::Candidates(12), remeasure_trials: 10, ..Default::default() };
+    /// let found = spec.search(&settings, &|_| {})?;
+    /// assert_eq!(found.worst.start.len(), 4);
+    /// assert!(found.candidates <= 12 && found.worst.trials == 10);
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
+    pub fn search(&self, settings: &SearchSettings, progress: &(dyn Fn(&str) + Sync)) -> Result<SearchResult> {
+        self.runner.search(&self.settings, settings, progress)
+    }
+
     /// Checks closure, safety and convergence from the initial configuration, or from every
     /// configuration (`from_all`), exploring at most `max_configs` configurations.
     ///
@@ -700,6 +722,12 @@ trait Runner: Send + Sync {
     ) -> Result<TrialRecord>;
     fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>>;
     fn exact_every(&self, settings: &RunSettings, max_configs: usize) -> Result<StartTimes<Map<String, Value>>>;
+    fn search(
+        &self,
+        settings: &RunSettings,
+        search: &SearchSettings,
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Result<SearchResult>;
     fn verify(
         &self,
         settings: &RunSettings,
@@ -795,6 +823,15 @@ impl<P: Protocol> Runner for Typed<P> {
             Measure::Holding => exact::expected_holding_steps(&self.0, &start, &explore)?,
         };
         Ok(report.map(&|s| crate::protocol::state_to_json(&self.0, s)))
+    }
+
+    fn search(
+        &self,
+        settings: &RunSettings,
+        search: &SearchSettings,
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Result<SearchResult> {
+        crate::search::search(&self.0, settings, search, progress)
     }
 
     fn exact_every(&self, settings: &RunSettings, max_configs: usize) -> Result<StartTimes<Map<String, Value>>> {

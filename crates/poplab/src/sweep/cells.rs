@@ -186,9 +186,23 @@ impl SweepSpec {
             .collect()
     }
 
-    /// The initial configuration every cell starts from, as written into outputs.
+    /// The initial configuration every cell starts from, as the sweep's definition stores it.
     pub fn init_name(&self) -> &str {
         self.template.init.as_deref().unwrap_or_else(|| crate::spec::default_init(self.template.measure))
+    }
+
+    /// The initial configuration as a row of `trials.csv` and a report name it: [`init_name`],
+    /// but a configuration written inline (`[{...}, ...]`, as a reproduction's found starts are)
+    /// by a short label, `explicit:` and the FNV-1a hash of its text.
+    ///
+    /// [`init_name`]: SweepSpec::init_name
+    pub fn init_label(&self) -> String {
+        let name = self.init_name();
+        if name.starts_with(['[', '{']) {
+            format!("explicit:{:016x}", crate::files::fnv1a64(name.as_bytes()))
+        } else {
+            name.to_string()
+        }
     }
 
     /// The (cell, trial) jobs of this sweep (of its shard, if any), in cell order.

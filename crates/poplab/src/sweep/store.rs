@@ -115,7 +115,7 @@ impl SweepSpec {
         let mut fields = vec![self.template.protocol.clone(), row.cell.key(), row.cell.n.to_string()];
         fields.extend(row.cell.params.iter().map(|(_, v)| v.clone()));
         fields.extend([
-            self.init_name().to_string(),
+            self.init_label(),
             self.template.measure.name().to_string(),
             RNG_NAME.to_string(),
             self.template.seed.to_string(),

@@ -24,6 +24,7 @@ mod pll_sym_runs;
 mod ppl_runs;
 mod prl_runs;
 mod replay;
+mod search_vs_exact;
 mod splitting_holding;
 mod threshold_runs;
 mod value_stability;

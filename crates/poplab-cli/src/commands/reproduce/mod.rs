@@ -192,6 +192,9 @@ fn run_shard(claims: Vec<Claim>, shard: poplab::sweep::Shard, out: &Path, thread
     let started = Instant::now();
     let claims = claims.into_iter().filter(|c| c.estimator.is_none()).collect();
     side_by_side(claims, threads, |claim| {
+        // A claim "from any configuration" searches its starts in every shard (the same starts:
+        // the searches are seeded and budgeted in candidates), so its sweeps are the same.
+        let (claim, _) = claim.with_found_starts(out, threads)?;
         for (i, spec) in claim.sweeps.iter().enumerate() {
             let mut spec = poplab::sweep::SweepSpec { shard: Some(shard), ..spec.clone() };
             spec.template.threads = threads;
@@ -219,7 +222,14 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
         ))
         .into());
     }
-    let mut dirs: Vec<&String> = claims.iter().filter(|c| c.estimator.is_none()).flat_map(|c| &c.data).collect();
+    // The sweeps of a claim "from any configuration" are those of its starts (searched again
+    // here, with the shards' result, or read back).
+    let claims: Vec<Claim> = claims
+        .iter()
+        .filter(|c| c.estimator.is_none())
+        .map(|c| c.with_found_starts(out, None).map(|(claim, _)| claim))
+        .collect::<poplab::Result<_>>()?;
+    let mut dirs: Vec<&String> = claims.iter().flat_map(|c| &c.data).collect();
     dirs.sort();
     dirs.dedup();
     let not_a_shard = |part: &Path, what: String| {

@@ -428,6 +428,7 @@ mod tests {
             trials_reused: 0,
             cpu_seconds: 0.0,
             estimates: Vec::new(),
+            starts: Default::default(),
         };
         ClaimResult { claim, findings, diagrams: Vec::new(), seconds: 0.0 }
     }

@@ -6,7 +6,7 @@ use super::intervals::interval;
 use crate::output::write_text;
 use crate::typeset::typeset;
 use anyhow::Result;
-use poplab::claims::{Mode, Row};
+use poplab::claims::{Claim, FoundStarts, Mode, Remeasured, Row};
 use poplab::rng::RNG_NAME;
 use std::path::Path;
 
@@ -69,7 +69,11 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
                         r.findings.judgement.power.map_or("-".into(), |p| format!("{:.2}", p.decide)),
                         format!(
                             "{}{}",
-                            r.claim.scope.map_or(String::new(), |_| "(one family of starts) ".to_string()),
+                            match (r.claim.worst_starts, r.claim.scope) {
+                                (Some(_), _) => "(slowest starts found) ",
+                                (None, Some(_)) => "(one family of starts) ",
+                                (None, None) => "",
+                            },
                             r.findings.judgement.evidence
                         ),
                     ]
@@ -146,7 +150,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             spec.ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
             if params.is_empty() { "" } else { ", " },
             params.join(", "),
-            spec.init_name(),
+            spec.init_label(),
             spec.template.measure.name(),
             spec.template.seed,
             spec.template.max_steps,
@@ -158,6 +162,7 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
             },
         )));
     }
+    blocks.extend(start_blocks(claim, &result.findings.starts));
     #[cfg(feature = "pictures")]
     let svg_path = out.join("plots").join(format!("{}.svg", claim.id));
     #[cfg(feature = "pictures")]
@@ -210,6 +215,70 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
         result.findings.trials_run,
         reused(result.findings.trials_reused)
     )));
+    blocks
+}
+
+/// The starts a claim "from any configuration" was measured from: per size the slowest start a
+/// search found against the sweep's family, and the search against the exact worst start.
+fn start_blocks(claim: &Claim, found: &FoundStarts) -> Vec<Block> {
+    let Some(worst) = claim.worst_starts else { return Vec::new() };
+    let interval = |r: &Remeasured| {
+        let lower = if r.censored > 0 { ">= " } else { "" };
+        format!("{lower}{} [{}, {}]", number(r.mean_parallel_time), number(r.ci95[0]), number(r.ci95[1]))
+    };
+    let mut blocks = vec![
+        Block::Paragraph(format!(
+            "Starts: at each size a search raced {} candidate starts (the protocol's families, its parameterized \
+             families, corners of the count simplex, mutations of the slowest) on common seeds, and re-measured the \
+             slowest and the family {} with {} fresh trials each (parallel time, mean and 95% interval); the claim's \
+             trials above start from the slower of the two (the start found is in the file named, in the report's \
+             directory).",
+            worst.candidates, worst.family, worst.remeasure
+        )),
+        Block::Table(
+            vec![
+                claim.x.name().into(),
+                "start found".into(),
+                "its mean".into(),
+                format!("{} mean", worst.family),
+                "ratio".into(),
+                "measured from".into(),
+                "file".into(),
+            ],
+            found
+                .starts
+                .iter()
+                .map(|s| {
+                    vec![
+                        number(s.x),
+                        s.found.description.clone(),
+                        interval(&s.found),
+                        interval(&s.family),
+                        format!("{:.2}", s.found.mean_parallel_time / s.family.mean_parallel_time),
+                        if s.uses_family() { worst.family.to_string() } else { "the start found".to_string() },
+                        s.file.clone(),
+                    ]
+                })
+                .collect(),
+        ),
+    ];
+    if let Some(exact) = &found.exact {
+        blocks.push(Block::Paragraph(format!(
+            "Against the exact worst start ({}, `poplab exact --from all`): the exact worst is {} parallel time ({} \
+             start{} share it); the search ({} candidates) found {} (exactly {}), re-measured with {} fresh trials at \
+             {}: the exact worst is {} its 95% interval.",
+            exact.instance,
+            number(exact.exact_worst_parallel_time),
+            exact.exact_ties,
+            if exact.exact_ties == 1 { "" } else { "s" },
+            poplab::claims::EXACT_CHECK_CANDIDATES,
+            exact.found.description,
+            number(exact.found_exact_parallel_time),
+            exact.found.trials,
+            interval(&exact.found),
+            if exact.within_interval { "within" } else { "outside" }
+        )));
+    }
     blocks
 }
 

@@ -60,6 +60,7 @@ mod threat;
 pub use monitor::PplMonitor;
 pub use threat::{CHAIN_SPAN, HOLDING_SCORES};
 
+use super::search_levels::{CANDIDATES, Level, leader_count};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
@@ -336,6 +337,36 @@ impl Configurations<PplState> for Ppl {
             }
             _ => None,
         }
+    }
+
+    /// A few leaders (0, 1, 2, n/2, n); shields on no agent, every agent or every other (a
+    /// follower's shield is a corrupted variable, as an arbitrary start may have); viruses of length 0,
+    /// `t_virus` or uniform; `timer_L` and `timer_I` full, 0, just below half or uniform.
+    fn search_candidates(&self, rng: &mut PopRng) -> Vec<(String, Vec<PplState>)> {
+        (0..CANDIDATES)
+            .map(|_| {
+                let leaders = leader_count(rng, self.n);
+                let shields = below_u64(rng, 3);
+                let (virus, timer_l, timer_i) = (Level::draw(rng), Level::draw(rng), Level::draw(rng));
+                let agents = (0..self.n)
+                    .map(|i| PplState {
+                        leader: i < leaders,
+                        shield: shields == 1 || (shields == 2 && i % 2 == 0),
+                        timer_l: timer_l.value(self.t_max, rng),
+                        virus: virus.value(self.t_virus, rng),
+                        timer_i: timer_i.value(self.t_emit, rng),
+                    })
+                    .collect();
+                let shielded = ["no agent", "every agent", "every other agent"][shields as usize];
+                let description = format!(
+                    "{leaders} leaders, shields on {shielded}, viruses {}, timer_L {}, timer_I {}",
+                    virus.name(),
+                    timer_l.name(),
+                    timer_i.name()
+                );
+                (description, agents)
+            })
+            .collect()
     }
 
     fn state_space(&self) -> Option<Vec<PplState>> {

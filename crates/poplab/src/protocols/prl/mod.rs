@@ -97,6 +97,7 @@ pub use monitor::PrlMonitor;
 pub use predicates::{d_l, d_r, in_c_ni, in_c_pb, in_s_rl, modest, peaceful, secure};
 pub use rules::Lines;
 
+use super::search_levels::{CANDIDATES, leader_count};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::protocol::{
@@ -345,6 +346,76 @@ impl Configurations<PrlState> for Prl {
 
     fn family_unavailable(&self, name: &str) -> Option<String> {
         (name == "fig3").then(|| self.fig3_configuration().err()).flatten()
+    }
+
+    /// A few leaders (0, 1, 2, n/2, n), spread evenly or adjacent, shielded none, all or every
+    /// other; bullets none, live or dummy just before each leader, live everywhere, or uniform;
+    /// signals none or all; `distL` 0, the distance to the nearest leader on the left (as in
+    /// S_RL), `N`, or uniform.
+    fn search_candidates(&self, rng: &mut PopRng) -> Vec<(String, Vec<PrlState>)> {
+        let n = self.n;
+        (0..CANDIDATES)
+            .map(|_| {
+                let leaders = leader_count(rng, n);
+                let spread = coin(rng);
+                let (shields, bullets, signals, dist) =
+                    (below_u64(rng, 3), below_u64(rng, 4), coin(rng), below_u64(rng, 4));
+                let leader_at: Vec<bool> = (0..n)
+                    .map(|i| if spread { leaders > 0 && (i * leaders) % n < leaders } else { i < leaders })
+                    .collect();
+                let mut agents: Vec<PrlState> = (0..n)
+                    .map(|i| PrlState {
+                        leader: leader_at[i],
+                        shield: leader_at[i] && (shields == 1 || (shields == 2 && i % 2 == 0)),
+                        signal: signals,
+                        ..PrlState::ZERO
+                    })
+                    .collect();
+                let mut since_leader = None::<u32>;
+                for round in 0..2 {
+                    for i in 0..n {
+                        if leader_at[i] {
+                            since_leader = Some(0);
+                        } else if let Some(d) = since_leader.as_mut() {
+                            *d = (*d + 1).min(self.big_n);
+                        }
+                        if round == 1 {
+                            agents[i].dist_l = match dist {
+                                0 => 0,
+                                1 => since_leader.unwrap_or(self.big_n),
+                                2 => self.big_n,
+                                _ => below_u64(rng, u64::from(self.big_n) + 1) as u32,
+                            };
+                        }
+                    }
+                }
+                for i in 0..n {
+                    let before_leader = leader_at[(i + 1) % n];
+                    agents[i].bullet = match bullets {
+                        0 => Bullet::None,
+                        1 if before_leader => {
+                            if coin(rng) {
+                                Bullet::Live
+                            } else {
+                                Bullet::Dummy
+                            }
+                        }
+                        1 => Bullet::None,
+                        2 => Bullet::Live,
+                        _ => Bullet::from_value(below_u64(rng, 3)).unwrap_or(Bullet::None),
+                    };
+                }
+                let description = format!(
+                    "{leaders} leaders {} (shielded: {}), bullets {}, signals {}, distL {}",
+                    if spread { "spread evenly" } else { "adjacent" },
+                    ["none", "all", "every other"][shields as usize],
+                    ["none", "live or dummy before each leader", "live everywhere", "uniform"][bullets as usize],
+                    if signals { "all" } else { "none" },
+                    ["0", "to the nearest leader on the left", "N", "uniform"][dist as usize]
+                );
+                (description, agents)
+            })
+            .collect()
     }
 
     fn state_space(&self) -> Option<Vec<PrlState>> {
