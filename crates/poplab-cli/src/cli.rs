@@ -1,6 +1,6 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::parse::{choices, parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
+use crate::parse::{choices, parse_budget, parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 use poplab::engine::{Engine, Measure, TraceEvery};
@@ -432,7 +432,7 @@ pub struct SearchArgs {
     /// What the race may spend: core-seconds (`60s`: processor time of its trials, so the result
     /// depends on the machine) or candidate starts (`200c`: the same result on any machine)
     /// [default: 60s].
-    #[arg(long, value_name = "60s|200c", value_parser = |text: &str| text.parse::<poplab::search::Budget>())]
+    #[arg(long, value_name = "60s|200c", value_parser = parse_budget)]
     pub budget: Option<poplab::search::Budget>,
 
     /// Fresh trials that re-measure each start reported (the worst, the top few, each family)

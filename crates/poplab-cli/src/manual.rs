@@ -178,6 +178,26 @@ capped by --max-configs: past it, an error, never a silent truncation.",
                 "poplab exact ls-timer --n 4 --set s=8 --measure holding",
             ),
             ("A protocol file", "poplab exact @examples/protocols/threshold.toml --n 12"),
+            (
+                "From every configuration: the worst start, and each family against it",
+                "poplab exact ls-timer --n 4 --set s=6 --from all --save-worst worst.json",
+            ),
+        ],
+    },
+    Page {
+        name: "search",
+        description: "Searches for the slowest start to the safe set, where exact analysis cannot go: the start given, \
+the protocol's named families and parameterized families, corners of the count simplex and mutations of the slowest \
+are raced on common seeds (successive halving), and the slowest few and each family are re-measured on fresh seeds, \
+since the seeds that selected a start bias its mean upwards. The budget is core-seconds (60s, the default: the \
+result depends on the machine) or candidate starts (200c: the same result anywhere). No search proves a worst case: \
+the result is a start at least as slow as every start tried. See the guide's chapter \"Worst-case starts\".",
+        examples: &[
+            ("P_RL at n = 300 within a minute of one core", "poplab search prl --n 300 --budget 60s --seed 1"),
+            (
+                "A protocol file; the slowest start into a file that --init takes",
+                "poplab search @examples/protocols/slow-corner.toml --n 1000 --budget 100c --save-start worst.json",
+            ),
         ],
     },
     Page {
@@ -195,7 +215,7 @@ file. On failure it prints a shortest counterexample schedule and exits with cod
         name: "completions",
         description: "Prints the completion script of a shell to standard output: subcommands, options and their \
 values, generated from the same definition as --help. The bash script also completes protocol names (and \
-@FILE) after run, sweep, exact, verify, list and spacetime.",
+@FILE) after run, sweep, exact, search, verify, list and spacetime.",
         examples: &[
             ("bash, loaded by bash-completion on first use", "poplab completions bash"),
             ("zsh, into a directory on $fpath", "poplab completions zsh"),

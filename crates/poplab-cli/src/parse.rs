@@ -65,6 +65,15 @@ pub fn parse_trace_every(text: &str) -> Result<TraceEvery, ValueError> {
     parse_steps(text).map(TraceEvery::Steps).map_err(|e| ValueError::TraceEvery(Box::new(e)))
 }
 
+/// Parses `--budget` (`60s` or `200c`) with the library's reading; the error is its reason alone
+/// (the option and value are said by the caller).
+pub fn parse_budget(text: &str) -> Result<poplab::search::Budget, String> {
+    text.parse().map_err(|e| match e {
+        poplab::Error::Option { reason, .. } => reason,
+        other => other.to_string(),
+    })
+}
+
 /// Parses a thread count, written as for [`parse_count`], up to `MAX_THREADS`.
 pub fn parse_threads(text: &str) -> Result<usize, ValueError> {
     parse_up_to(text, poplab::experiment::MAX_THREADS as u128, "worker threads").map(|v| v as usize)

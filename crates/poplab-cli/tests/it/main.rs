@@ -10,6 +10,7 @@ mod defects;
 mod engine_cli;
 mod exact_cli;
 mod reproduce_cli;
+mod search_cli;
 mod shard_cli;
 mod splitting_cli;
 mod sweep_cli;

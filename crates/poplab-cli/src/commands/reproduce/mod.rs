@@ -222,16 +222,6 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
         ))
         .into());
     }
-    // The sweeps of a claim "from any configuration" are those of its starts (searched again
-    // here, with the shards' result, or read back).
-    let claims: Vec<Claim> = claims
-        .iter()
-        .filter(|c| c.estimator.is_none())
-        .map(|c| c.with_found_starts(out, None).map(|(claim, _)| claim))
-        .collect::<poplab::Result<_>>()?;
-    let mut dirs: Vec<&String> = claims.iter().flat_map(|c| &c.data).collect();
-    dirs.sort();
-    dirs.dedup();
     let not_a_shard = |part: &Path, what: String| {
         crate::input::InputError(format!(
             "--merge {}: {what}; give the --out directories of `poplab reproduce --shard I/K` runs with the same \
@@ -242,6 +232,18 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
     if let Some(part) = parts.iter().find(|part| !part.join("data").is_dir()) {
         return Err(not_a_shard(part, "not a reproduction shard (it has no data/ directory)".into()).into());
     }
+    // The sweeps of a claim "from any configuration" are those of the starts its searches found,
+    // read back from the first shard (every shard found the same), whose records are copied.
+    let claims: Vec<Claim> = claims
+        .iter()
+        .filter(|c| c.estimator.is_none())
+        .map(|c| c.with_found_starts(&parts[0], None).map(|(claim, _)| claim))
+        .collect::<poplab::Result<_>>()?;
+    let starts: Vec<String> =
+        claims.iter().filter(|c| c.worst_starts.is_some()).map(|c| format!("data/{}/starts", c.id)).collect();
+    let mut dirs: Vec<&String> = claims.iter().flat_map(|c| &c.data).collect();
+    dirs.sort();
+    dirs.dedup();
     let mut plans = Vec::new();
     for dir in dirs {
         if let Some(part) = parts.iter().find(|part| !part.join(dir).is_dir()) {
@@ -252,6 +254,21 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
     }
     for plan in plans {
         plan.write()?;
+    }
+    for dir in starts {
+        copy_files(&parts[0].join(&dir), &out.join(&dir))?;
+    }
+    Ok(())
+}
+
+/// Copies the files of directory `from` into `to` (made if missing), each written atomically.
+fn copy_files(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let path = entry?.path();
+        if let Some(name) = path.file_name().filter(|_| path.is_file()) {
+            poplab::files::write_atomic(&to.join(name), &std::fs::read_to_string(&path)?)?;
+        }
     }
     Ok(())
 }
