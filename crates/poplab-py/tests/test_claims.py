@@ -13,8 +13,10 @@ def test_a_claim_gives_the_numbers_of_the_report(cli, tmp_path):
     report = (tmp_path / "command" / "report.md").read_text()
     verdict = next(line for line in report.splitlines() if line.startswith("Verdict: **"))
     assert verdict.startswith(f"Verdict: **{result.verdict}**: {result.evidence} (")
-    # The table's rows: N, trials, ended, censored, mean, 95% CI, median (4 significant digits).
-    table = [line.split(" | ") for line in report.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    # The table's rows: N, trials, ended, censored, mean, 95% CI, median (4 significant digits);
+    # the table of starts before it has a description in its second column.
+    rows = [line.split(" | ") for line in report.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    table = [row for row in rows if row[1].isdigit()]
     assert [float(row[0][2:]) for row in table] == result.points["x"].tolist() == [6400, 12800, 25600, 51200, 102400]
     for row, (_, point) in zip(table, result.points.iterrows()):
         assert (int(row[1]), int(row[2]), int(row[3])) == (point["trials"], point["ended"], point["censored"])
@@ -27,6 +29,11 @@ def test_a_claim_gives_the_numbers_of_the_report(cli, tmp_path):
     again = poplab.claim("prl-big-n", out=tmp_path / "python")
     assert (again.document["trials_run"], again.document["trials_reused"]) == (0, 50)
     assert again.document["rows"] == result.document["rows"]
+    # A claim "from any configuration": per N, the start its search found, and the family's mean.
+    starts = result.document["starts"]["starts"]
+    assert [s["x"] for s in starts] == [6400, 12800, 25600, 51200, 102400]
+    assert all(s["family"]["description"] == "no-leader" and s["file"].endswith(".json") for s in starts)
+    assert len(rows) == 2 * len(table)
 
 
 def test_an_estimated_claim_gives_logarithms_and_unknown_claims_are_listed():

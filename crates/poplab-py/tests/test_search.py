@@ -5,6 +5,7 @@ import json
 import pytest
 
 import poplab
+from conftest import REPO
 
 
 def slow_corner():
@@ -23,24 +24,36 @@ def slow_corner():
     )
 
 
+SLOW_CORNER = str(REPO / "examples" / "protocols" / "slow-corner.toml")
+
+
 def test_exact_from_every_start_names_the_dormant_corner_as_the_worst():
-    every = poplab.exact(slow_corner(), 6, start="all")
-    assert every["worst"]["start"] == ["D"] * 6
+    every = poplab.exact("@" + SLOW_CORNER, 6, start="all")
+    assert every["worst"]["start"] == [{"state": "D"}] * 6
     assert every["worst"]["ties"] == 1
     assert every["families"]["default"]["share_of_worst"] < 0.001
     with pytest.raises(ValueError, match="start='all'"):
         poplab.exact("angluin", 5, start="default")
+    # A protocol written in Python does not list its state space: said, not guessed.
+    with pytest.raises(ValueError, match="does not list its state space"):
+        poplab.exact(slow_corner(), 6, start="all")
 
 
-def test_the_search_finds_the_exact_worst_of_a_python_protocol_and_gives_its_objects_back():
-    protocol = slow_corner()
-    worst = poplab.exact(protocol, 6, start="all")["worst"]
-    found = poplab.search(protocol, 6, budget="30c", trials=200, seed=3)
-    assert found["worst"]["start"] == worst["start"], found["worst"]["description"]
+def test_the_search_finds_the_exact_worst_and_gives_a_python_protocols_objects_back():
+    worst = poplab.exact("@" + SLOW_CORNER, 6, start="all")["worst"]
+    found = poplab.search("@" + SLOW_CORNER, 6, budget="30c", trials=200, seed=3)
+    # The exact worst lies in the interval of the start found, and so does that start's own value.
     low, high = found["worst"]["ci95"]
-    assert low <= worst["expected_parallel_time"] <= high
-    # The start found is a start `run` takes.
-    again = poplab.run(protocol, 6, init=found["worst"]["start"], trials=5, seed=1)
+    assert low <= worst["expected_parallel_time"] <= high, found["worst"]
+    own = poplab.exact("@" + SLOW_CORNER, 6, init=found["worst"]["start"])
+    assert low <= own["expected_parallel_time"] <= high
+    # The same protocol written in Python: its states come back as its own objects, and `run`
+    # takes the start found.
+    protocol = slow_corner()
+    mine = poplab.search(protocol, 6, budget="30c", trials=20, seed=3)
+    assert set(mine["worst"]["start"]) <= {"Y", "N", "D"} and len(mine["worst"]["start"]) == 6
+    assert mine["worst"]["mean_parallel_time"] > 100 * mine["families"][0]["mean_parallel_time"], mine
+    again = poplab.run(protocol, 6, init=mine["worst"]["start"], trials=5, seed=1)
     assert again.summary["converged"] == 5
 
 

@@ -108,8 +108,10 @@ def claim(
             ``prl-n``, ...); an unknown name raises ValueError listing them.
         quick: the quick sizes (minutes at most) or, with False, the full ones (hours).
         seed: the master seed (``poplab reproduce``'s default is 1).
-        out: a directory for the claim's sweeps (``data/CLAIM/sweep-I`` under it, as in a
-            reproduction's directory; calling again continues them); a temporary one if None.
+        out: a directory for the claim's sweeps (``data/CLAIM/sweep-I`` under it, or for a
+            claim "from any configuration" a sweep per size and its found starts in
+            ``data/CLAIM/starts``, as in a reproduction's directory; calling again continues
+            them); a temporary one if None.
         threads: worker threads (default: one per core); results do not depend on it.
 
     Returns:
