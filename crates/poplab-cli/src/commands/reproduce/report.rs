@@ -266,7 +266,7 @@ fn start_blocks(claim: &Claim, found: &FoundStarts) -> Vec<Block> {
         blocks.push(Block::Paragraph(format!(
             "Against the exact worst start ({}, `poplab exact --from all`): the exact worst is {} parallel time ({} \
              start{} share it); the search ({} candidates) found {} (exactly {}), re-measured with {} fresh trials at \
-             {}: the exact worst is {} its 95% interval.",
+             {}: z = {:.2} against the exact worst, {} at level 0.001.",
             exact.instance,
             number(exact.exact_worst_parallel_time),
             exact.exact_ties,
@@ -276,7 +276,8 @@ fn start_blocks(claim: &Claim, found: &FoundStarts) -> Vec<Block> {
             number(exact.found_exact_parallel_time),
             exact.found.trials,
             interval(&exact.found),
-            if exact.within_interval { "within" } else { "outside" }
+            exact.z,
+            if exact.z.abs() < 3.29 { "which agrees" } else { "which does not agree" }
         )));
     }
     blocks
