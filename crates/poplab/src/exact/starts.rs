@@ -58,7 +58,8 @@ pub struct StartTimes<S> {
     pub worst_ties: usize,
     /// The unsafe start with the smallest expectation (`None` when every start is safe).
     pub best: Option<StartTime<S>>,
-    /// `(q, value)` for each of [`QUANTILES`], over the starts (nearest rank).
+    /// `(q, value)` for each of the quantiles 0.1, 0.25, 0.5, 0.75 and 0.9 of the starts (nearest
+    /// rank).
     pub quantiles: Vec<(f64, f64)>,
     /// The mean of the expectations over the starts, each start counted once.
     pub mean_over_starts: f64,

@@ -5,7 +5,7 @@
 //!
 //! - **Candidates**: the spec's own start, `default` and each named family of the protocol (a
 //!   random one drawn twice); the protocol's parameterized families
-//!   ([`Configurations::search_candidates`]: leader counts, timer, virus, bullet and shield
+//!   ([`Configurations::search_candidates`](crate::protocol::Configurations::search_candidates): leader counts, timer, virus, bullet and shield
 //!   patterns); corners and edges of the count simplex (every agent in one state; two states half
 //!   and half, or one agent against the rest), over the listed state space when it is small, else
 //!   over the states the other candidates hold; and, between rounds, mutations of the slowest so
