@@ -187,6 +187,27 @@ pub struct TargetArgs {
     pub graph: Option<String>,
 }
 
+/// The seed, horizon, threads and engine of trials: in `TrialArgs` (`run`, `sweep`) and in
+/// `search`, set on a raw spec by `ControlArgs::apply`.
+#[derive(Debug, Args)]
+pub struct ControlArgs {
+    /// Master seed; trial i uses the i-th SplitMix64 output of it (sweep: of the cell's seed) [default: 0].
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub seed: Option<u64>,
+
+    /// Horizon in steps: a trial that reaches it is reported as censored (a lower bound) [default: 10^12].
+    #[arg(long, value_parser = parse_steps, allow_hyphen_values = true)]
+    pub max_steps: Option<u128>,
+
+    /// Worker threads (default: one per core): trials run side by side, one thread each. Results do not depend on it.
+    #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+
+    /// Simulation engine (see the values below) [default: auto]. The output's "engine" says which one ran.
+    #[arg(long, value_parser = engines())]
+    pub engine: Option<Engine>,
+}
+
 /// How trials run: shared by `run` and `sweep` (a sweep's template), set on a raw spec by
 /// `TrialArgs::apply`.
 #[derive(Debug, Args)]
@@ -206,21 +227,8 @@ pub struct TrialArgs {
     #[arg(long, value_parser = parse_trials, allow_hyphen_values = true)]
     pub trials: Option<u64>,
 
-    /// Master seed; trial i uses the i-th SplitMix64 output of it (sweep: of the cell's seed) [default: 0].
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
-    pub seed: Option<u64>,
-
-    /// Horizon in steps: a trial that reaches it is reported as censored (a lower bound) [default: 10^12].
-    #[arg(long, value_parser = parse_steps, allow_hyphen_values = true)]
-    pub max_steps: Option<u128>,
-
-    /// Worker threads (default: one per core): trials run side by side, one thread each. Results do not depend on it.
-    #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
-    pub threads: Option<usize>,
-
-    /// Simulation engine (see the values below) [default: auto]. The output's "engine" says which one ran.
-    #[arg(long, value_parser = engines())]
-    pub engine: Option<Engine>,
+    #[command(flatten)]
+    pub control: ControlArgs,
 
     /// Count per trial the distinct states visited and what demoted the last leader (slower).
     #[arg(long)]
@@ -444,22 +452,10 @@ pub struct SearchArgs {
     #[arg(long, value_parser = parse_count, default_value = "3", allow_hyphen_values = true)]
     pub top: u64,
 
-    /// Master seed of the candidates, the race and the re-measurement [default: 0].
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
-    pub seed: Option<u64>,
-
-    /// Horizon in steps; a race's horizon is also at most 100 times the slowest family's first
-    /// mean [default: 10^12].
-    #[arg(long, value_parser = parse_steps, allow_hyphen_values = true)]
-    pub max_steps: Option<u128>,
-
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, value_parser = parse_threads, allow_hyphen_values = true)]
-    pub threads: Option<usize>,
-
-    /// Simulation engine [default: auto].
-    #[arg(long, value_parser = engines())]
-    pub engine: Option<Engine>,
+    /// The seed seeds the candidates, the race and the re-measurement; a race's horizon is also at
+    /// most 100 times the slowest family's first mean.
+    #[command(flatten)]
+    pub control: ControlArgs,
 
     /// Write the slowest start found to this file, an array of agent states that `--init
     /// @FILE.json` takes.

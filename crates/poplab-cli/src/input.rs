@@ -1,7 +1,7 @@
 //! From arguments to a raw experiment spec, and telling input errors (exit code 2) from failures
 //! of the machine (exit code 1).
 
-use crate::cli::{ShardArgs, SplittingArgs, TargetArgs, TrialArgs};
+use crate::cli::{ControlArgs, ShardArgs, SplittingArgs, TargetArgs, TrialArgs};
 use crate::parse::parse_n;
 use poplab::engine::Engine;
 use poplab::spec::{Estimator, RawSpec, SplittingOptions};
@@ -72,24 +72,11 @@ impl ShardArgs {
     }
 }
 
-impl TrialArgs {
-    /// Sets the options given on `raw` (the others keep its defaults; `--trials` defaults to the
-    /// estimator's repetitions) and returns their names as typed, but `--threads` (it changes no
-    /// result, so a resume may give it).
-    pub fn apply(&self, raw: &mut RawSpec) -> Result<Vec<&'static str>, InputError> {
-        self.splitting.check(self.engine)?;
-        raw.estimator = self.splitting.estimator();
+impl ControlArgs {
+    /// Sets the seed, horizon, engine and threads given on `raw`; returns the options given that
+    /// would change an experiment (all but `--threads`), as typed.
+    pub fn apply(&self, raw: &mut RawSpec) -> Vec<&'static str> {
         let mut given = Vec::new();
-        if let Some(init) = &self.init {
-            raw.init = Some(init.clone());
-            given.push("--init");
-        }
-        if let Some(measure) = self.measure {
-            raw.measure = measure;
-            given.push("--measure");
-        }
-        raw.trials = self.trials.unwrap_or(raw.estimator.default_trials(raw.trials));
-        given.extend(self.trials.map(|_| "--trials"));
         if let Some(seed) = self.seed {
             raw.seed = seed;
             given.push("--seed");
@@ -102,6 +89,30 @@ impl TrialArgs {
             raw.engine = engine;
             given.push("--engine");
         }
+        raw.threads = self.threads;
+        given
+    }
+}
+
+impl TrialArgs {
+    /// Sets the options given on `raw` (the others keep its defaults; `--trials` defaults to the
+    /// estimator's repetitions) and returns their names as typed, but `--threads` (it changes no
+    /// result, so a resume may give it).
+    pub fn apply(&self, raw: &mut RawSpec) -> Result<Vec<&'static str>, InputError> {
+        self.splitting.check(self.control.engine)?;
+        raw.estimator = self.splitting.estimator();
+        let mut given = Vec::new();
+        if let Some(init) = &self.init {
+            raw.init = Some(init.clone());
+            given.push("--init");
+        }
+        if let Some(measure) = self.measure {
+            raw.measure = measure;
+            given.push("--measure");
+        }
+        raw.trials = self.trials.unwrap_or(raw.estimator.default_trials(raw.trials));
+        given.extend(self.trials.map(|_| "--trials"));
+        given.extend(self.control.apply(raw));
         if self.census {
             raw.census = true;
             given.push("--census");
@@ -109,7 +120,6 @@ impl TrialArgs {
         if self.splitting.estimator.is_some() {
             given.push("--estimator");
         }
-        raw.threads = self.threads;
         Ok(given)
     }
 

@@ -73,7 +73,7 @@ fn resume(args: &RunArgs, file: &Path) -> Result<()> {
     let every = checkpoint_every(args)?;
     let checkpoint = Checkpoint::read(file)?;
     let stored = StoredSpec::of_checkpoint(&checkpoint, file)?;
-    let raw = stored.raw(args.trials.threads)?;
+    let raw = stored.raw(args.trials.control.threads)?;
     let spec = RunSpec::resolve(&raw)?;
     check_outputs(args, &raw, stored.trace.as_deref().map(Path::new))?;
     let progress = Progress::new(spec.settings.trials, &spec.protocol);

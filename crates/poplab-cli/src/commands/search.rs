@@ -11,10 +11,7 @@ use std::fmt::Write as _;
 pub fn search(args: &SearchArgs) -> Result<()> {
     let mut raw = args.target.raw("search")?;
     raw.init = args.init.clone();
-    raw.seed = args.seed.unwrap_or(raw.seed);
-    raw.max_steps = args.max_steps.unwrap_or(raw.max_steps);
-    raw.engine = args.engine.unwrap_or(raw.engine);
-    raw.threads = args.threads;
+    args.control.apply(&mut raw);
     let defaults = SearchSettings::default();
     let settings = SearchSettings {
         budget: args.budget.unwrap_or(defaults.budget),

@@ -157,7 +157,7 @@ fn resumed(args: &SweepArgs, dir: &std::path::Path) -> Result<SweepSpec> {
         .into());
     }
     let mut spec = read_definition(dir)?;
-    spec.template.threads = args.trials.threads;
+    spec.template.threads = args.trials.control.threads;
     Ok(spec)
 }
 

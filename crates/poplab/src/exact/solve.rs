@@ -380,16 +380,8 @@ pub fn expected_steps<P: Protocol>(
     let s = times.second_moment[origin as usize];
     let variance = if t.is_finite() { (s - t * t).max(0.0) } else { f64::INFINITY };
     let delta = times.relative_error_bound;
-    let trap = (!t.is_finite()).then(|| {
-        let target = times.trap.expect("an infinite expectation comes from a trap");
-        let path = space.schedule_to(target);
-        Counterexample {
-            reason: "the safe set is unreachable from the configuration this schedule leads to".into(),
-            start: path.start,
-            schedule: path.schedule,
-            end: path.end,
-        }
-    });
+    let trap = (!t.is_finite())
+        .then(|| trap_counterexample(&space, times.trap.expect("an infinite expectation comes from a trap")));
     Ok(ExactReport {
         configurations: space.len(),
         transient: times.transient,
@@ -407,4 +399,16 @@ pub fn expected_steps<P: Protocol>(
         solver: if times.iterative_components > 0 { "gth+gauss-seidel" } else { "gth" },
         trap,
     })
+}
+
+/// A shortest schedule from a start into the trap configuration `target` (from which the safe set
+/// is unreachable).
+pub(super) fn trap_counterexample<P: Protocol>(space: &Space<'_, P>, target: u32) -> Counterexample<P::State> {
+    let path = space.schedule_to(target);
+    Counterexample {
+        reason: "the safe set is unreachable from the configuration this schedule leads to".into(),
+        start: path.start,
+        schedule: path.schedule,
+        end: path.end,
+    }
 }

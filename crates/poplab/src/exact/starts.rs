@@ -13,7 +13,7 @@
 //! multinomial probability.
 
 use super::report::Counterexample;
-use super::solve::hitting_times;
+use super::solve::{hitting_times, trap_counterexample};
 use super::space::{Representation, Space};
 use super::{ExploreSettings, Starts};
 use crate::error::Result;
@@ -182,15 +182,7 @@ pub fn expected_steps_from_every<P: Protocol>(
             (name.clone(), space.find(agents).map(|i| StartTime { start: agents.clone(), ..time(i) }))
         })
         .collect();
-    let trap = times.trap.map(|target| {
-        let path = space.schedule_to(target);
-        Counterexample {
-            reason: "the safe set is unreachable from the configuration this schedule leads to".into(),
-            start: path.start,
-            schedule: path.schedule,
-            end: path.end,
-        }
-    });
+    let trap = times.trap.map(|target| trap_counterexample(&space, target));
     Ok(StartTimes {
         configurations: space.len(),
         transient: times.transient,
