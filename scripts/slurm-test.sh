@@ -4,6 +4,9 @@
 #   scripts/slurm-test.sh                  # the cluster itself: a throttled job array + afterok job
 #   scripts/slurm-test.sh --poplab BIN     # a sharded sweep (scripts/slurm/sweep.sbatch as an
 #                                          # array, then merge.sbatch) against an unsharded one
+#   scripts/slurm-test.sh --run CMD ARGS   # runs CMD ARGS (which submits jobs and waits for them)
+#                                          # while the cluster is up, e.g. the full reproduction:
+#                                          # --run scripts/slurm/reproduce.sh --work W -- --full
 #   options: --keep (keep the temporary directory and print its path, for debugging)
 #
 # Needs root and Debian (it installs slurm-wlm and munge with apt-get when they are missing).
@@ -20,10 +23,12 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 START=$SECONDS
 POPLAB_BIN=
 KEEP=0
+RUN=()
 while (( $# )); do
     case $1 in
         --poplab) POPLAB_BIN=${2:?--poplab needs the path of the poplab binary}; shift 2 ;;
         --keep) KEEP=1; shift ;;
+        --run) shift; RUN=("$@"); (( ${#RUN[@]} )) || { echo "--run needs a command" >&2; exit 2; }; break ;;
         -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -420,7 +425,10 @@ log "poplab slurm test on $HOST ($(nproc) CPUs), temporary directory $TMP"
 install_packages
 start_munge
 start_cluster
-if [[ -n $POPLAB_BIN ]]; then
+if (( ${#RUN[@]} )); then
+    log "body: ${RUN[*]}"
+    "${RUN[@]}"
+elif [[ -n $POPLAB_BIN ]]; then
     log "body: sharded poplab sweep with $POPLAB_BIN"
     poplab_body
 else

@@ -539,4 +539,14 @@ pub struct ReproduceArgs {
     /// report there.
     #[arg(long, value_name = "SHARD_DIR", num_args = 1.., conflicts_with_all = ["shard", "shard_from_env"])]
     pub merge: Vec<PathBuf>,
+
+    /// Only the searches for the slowest starts of the claims "from any configuration" (with
+    /// --shard: the searched sizes dealt round-robin), stored under --out for --starts.
+    #[arg(long, conflicts_with = "merge")]
+    pub searches: bool,
+
+    /// Read the searches from these `reproduce --searches` directories (copied into --out)
+    /// instead of searching; a shard then refuses to search.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "searches")]
+    pub starts: Vec<PathBuf>,
 }

@@ -26,7 +26,9 @@ mod starts;
 
 pub use catalog::{Claim, Estimator, Means, Mode, Picture, Rule, WorstStarts, XVar, YVar, claims};
 pub use judge::{axes, check, judge_sweep};
-pub use starts::{ChosenStart, EXACT_CHECK_CANDIDATES, EXACT_CHECK_TRIALS, ExactCheck, FoundStarts, Remeasured};
+pub use starts::{
+    ChosenStart, EXACT_CHECK_CANDIDATES, EXACT_CHECK_TRIALS, ExactCheck, FoundStarts, Remeasured, Searches,
+};
 
 use crate::engine::Outcome;
 use crate::error::{Error, Result};
@@ -218,7 +220,8 @@ impl Claim {
     /// A claim "from any configuration" ([`Claim::worst_starts`]) first searches each size for
     /// its slowest start (or reads the searches back) and measures the sizes from the starts found.
     pub fn run(&self, dir: &Path, threads: Option<usize>) -> Result<Findings> {
-        let (claim, starts) = self.with_found_starts(dir, threads)?;
+        let (claim, mut starts) = self.with_found_starts(dir, threads, Searches::Run)?;
+        starts.exact = self.exact_check(threads)?;
         let findings = match claim.estimator {
             Some(estimator) => claim.run_estimates(estimator, dir, threads),
             None => claim.run_trials(dir, threads),

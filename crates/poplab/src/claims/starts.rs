@@ -134,38 +134,77 @@ struct Record {
     start: Vec<Map<String, Value>>,
 }
 
+/// Whether [`Claim::with_found_starts`] may search, or only reads the searches back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Searches {
+    /// Search each size whose record is not stored yet (and store it).
+    Run,
+    /// Read every record back; a missing one is an error (a shard of a reproduction whose
+    /// searches ran apart, `reproduce --searches`).
+    Stored,
+}
+
 impl Claim {
     /// The claim with each size measured from the slowest start a search finds there (searching,
     /// or reading back the searches stored under `dir`), and what the searches found; the claim
-    /// itself when it has no [`WorstStarts`].
-    pub fn with_found_starts(&self, dir: &Path, threads: Option<usize>) -> Result<(Claim, FoundStarts)> {
+    /// itself when it has no [`WorstStarts`]. The check against the exact worst start is
+    /// [`Claim::exact_check`]'s.
+    pub fn with_found_starts(
+        &self,
+        dir: &Path,
+        threads: Option<usize>,
+        searches: Searches,
+    ) -> Result<(Claim, FoundStarts)> {
         let Some(worst) = self.worst_starts else { return Ok((self.clone(), FoundStarts::default())) };
         let mut claim = self.clone();
         claim.sweeps.clear();
         claim.data.clear();
         let mut found = FoundStarts::default();
-        for spec in &self.sweeps {
-            for cell in spec.cells()? {
-                let slug = cell.key().replace(' ', "-").replace('=', "");
-                let (chosen, start) = self.chosen_start(spec, &cell, &worst, dir, &slug, threads)?;
-                let mut single = spec.clone();
-                single.ns = vec![cell.n];
-                single.params = cell.params.iter().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
-                // The slower of the two on the fresh trials: the family when the search found
-                // nothing slower than it.
-                single.template.init = Some(if chosen.uses_family() {
-                    worst.family.to_string()
-                } else {
-                    serde_json::to_string(&start).map_err(|e| Error::Io(e.to_string()))?
-                });
-                claim.sweeps.push(single);
-                claim.data.push(format!("data/{}/{slug}", self.id));
-                found.starts.push(chosen);
-            }
+        for (spec, cell) in self.search_cells()? {
+            let slug = cell_slug(&cell);
+            let (chosen, start) = self.chosen_start(spec, &cell, &worst, dir, &slug, threads, searches)?;
+            let mut single = spec.clone();
+            single.ns = vec![cell.n];
+            single.params = cell.params.iter().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
+            // The slower of the two on the fresh trials: the family when the search found
+            // nothing slower than it.
+            single.template.init = Some(if chosen.uses_family() {
+                worst.family.to_string()
+            } else {
+                serde_json::to_string(&start).map_err(|e| Error::Io(e.to_string()))?
+            });
+            claim.sweeps.push(single);
+            claim.data.push(format!("data/{}/{slug}", self.id));
+            found.starts.push(chosen);
         }
         found.starts.sort_by(|a, b| a.x.total_cmp(&b.x));
-        found.exact = Some(self.exact_check(&worst, threads)?);
         Ok((claim, found))
+    }
+
+    /// The cells a claim "from any configuration" searches, in order (none for another claim):
+    /// the jobs of `reproduce --searches`.
+    pub fn search_cells(&self) -> Result<Vec<(&SweepSpec, Cell)>> {
+        if self.worst_starts.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut cells = Vec::new();
+        for spec in &self.sweeps {
+            cells.extend(spec.cells()?.into_iter().map(|cell| (spec, cell)));
+        }
+        Ok(cells)
+    }
+
+    /// Searches the cells of [`Claim::search_cells`] whose index `select` takes (a shard of the
+    /// searches), storing each under `dir` (a cell whose record is stored is read back); returns
+    /// the processor seconds the searches took.
+    pub fn search_starts(&self, dir: &Path, threads: Option<usize>, select: &dyn Fn(usize) -> bool) -> Result<f64> {
+        let Some(worst) = self.worst_starts else { return Ok(0.0) };
+        let mut seconds = 0.0;
+        for (_, (spec, cell)) in self.search_cells()?.into_iter().enumerate().filter(|(i, _)| select(*i)) {
+            let (chosen, _) = self.chosen_start(spec, &cell, &worst, dir, &cell_slug(&cell), threads, Searches::Run)?;
+            seconds += chosen.core_seconds;
+        }
+        Ok(seconds)
     }
 
     /// The search at one cell, or its record read back from `dir`.
@@ -177,6 +216,7 @@ impl Claim {
         dir: &Path,
         slug: &str,
         threads: Option<usize>,
+        searches: Searches,
     ) -> Result<(ChosenStart, Vec<Map<String, Value>>)> {
         let file = format!("data/{}/starts/{slug}.json", self.id);
         let record_path = dir.join(format!("data/{}/starts/{slug}.search.json", self.id));
@@ -198,6 +238,17 @@ impl Claim {
                 });
             }
             return Ok((record.chosen, record.start));
+        }
+        if searches == Searches::Stored {
+            return Err(Error::File {
+                path: record_path.display().to_string(),
+                reason: format!(
+                    "is missing: the search of {} at {} has not run; run `reproduce --searches` into this directory \
+                     (or give its directory with --starts)",
+                    self.id,
+                    cell.key()
+                ),
+            });
         }
         let raw = RawSpec {
             n: cell.n,
@@ -230,8 +281,10 @@ impl Claim {
         Ok((chosen, start))
     }
 
-    /// The search against `exact --from all` at the claim's small instance.
-    fn exact_check(&self, worst: &WorstStarts, threads: Option<usize>) -> Result<ExactCheck> {
+    /// The search against `exact --from all` at the claim's small instance (none for a claim
+    /// without [`WorstStarts`]).
+    pub fn exact_check(&self, threads: Option<usize>) -> Result<Option<ExactCheck>> {
+        let Some(worst) = self.worst_starts else { return Ok(None) };
         let spec = &self.sweeps[0];
         let (n, params) = worst.exact_check;
         let raw = RawSpec {
@@ -259,7 +312,7 @@ impl Claim {
         .exact(crate::exact::DEFAULT_MAX_CONFIGS)?;
         let worst_pt = exact.worst_steps() / n as f64;
         let found = Remeasured::of(&result.worst);
-        Ok(ExactCheck {
+        Ok(Some(ExactCheck {
             instance: format!(
                 "{} n={n}{}",
                 spec.template.protocol,
@@ -273,8 +326,13 @@ impl Claim {
             },
             found,
             found_exact_parallel_time: found_exact.expected_parallel_time,
-        })
+        }))
     }
+}
+
+/// A cell's name in file names: `n=16 N=300` is `n16-N300`.
+fn cell_slug(cell: &Cell) -> String {
+    cell.key().replace(' ', "-").replace('=', "")
 }
 
 /// A claim's search settings.

@@ -43,7 +43,7 @@ pub use cells::{Cell, MAX_CELLS, ResolvedCell, SweepRow};
 pub use merge::{MergePlan, merge, plan_merge};
 pub use resume::{run_in, run_in_with};
 pub use shard::Shard;
-pub use store::{CHECKSUM_FILE, SPEC_FILE, SweepResults, TRIALS_FILE, fits_json, read_definition};
+pub use store::{CHECKSUM_FILE, SPEC_FILE, SweepResults, TIMES_FILE, TRIALS_FILE, fits_json, read_definition};
 
 use crate::error::Result;
 use crate::spec::{RawSpec, RunSpec};
@@ -101,11 +101,12 @@ pub const CHECKPOINT_FILE: &str = "running.ckpt";
 /// sweep writes there (a sweep of trials or a holding curve): it would be overwritten.
 fn check_inputs_apart(template: &RawSpec, dir: &std::path::Path) -> crate::error::Result<()> {
     let [csv, json, fits] = store::SUMMARY_FILES;
-    let written = [SPEC_FILE, TRIALS_FILE, CHECKSUM_FILE, CHECKPOINT_FILE, csv, json, fits, store::ESTIMATES_FILE]
-        .into_iter()
-        .chain([estimates::LINES_FILE, estimates::TABLE_FILE, estimates::FIT_FILE])
-        .map(|name| dir.join(name))
-        .collect::<Vec<_>>();
+    let written =
+        [SPEC_FILE, TRIALS_FILE, TIMES_FILE, CHECKSUM_FILE, CHECKPOINT_FILE, csv, json, fits, store::ESTIMATES_FILE]
+            .into_iter()
+            .chain([estimates::LINES_FILE, estimates::TABLE_FILE, estimates::FIT_FILE])
+            .map(|name| dir.join(name))
+            .collect::<Vec<_>>();
     let outputs: Vec<(&str, &std::path::Path)> = written.iter().map(|path| ("--out", path.as_path())).collect();
     crate::files::check_apart(&outputs, &template.input_files())
 }

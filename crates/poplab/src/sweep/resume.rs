@@ -3,7 +3,7 @@
 use super::jobs::sweep_checkpointer;
 use super::merge::check_row;
 use super::store::{io_error, read_stored, write_definition, write_results};
-use super::{CHECKPOINT_FILE, ResolvedCell, SPEC_FILE, SweepResults, SweepSpec, TRIALS_FILE};
+use super::{CHECKPOINT_FILE, ResolvedCell, SPEC_FILE, SweepResults, SweepSpec, TIMES_FILE, TRIALS_FILE};
 use crate::error::{Error, Result};
 use crate::export::csv_line;
 use crate::files;
@@ -72,7 +72,16 @@ pub fn run_in_with(
     let done: HashSet<(String, u64)> =
         done_rows.into_keys().filter(|(key, trial)| keys.contains(key) && *trial < spec.template.trials).collect();
     on_start((cells.len() as u64 * spec.template.trials).saturating_sub(done.len() as u64));
-    let file = Mutex::new(file);
+    let times_path = dir.join(TIMES_FILE);
+    let mut times = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&times_path)
+        .map_err(|e| io_error(&times_path, e))?;
+    if times.metadata().map_err(|e| io_error(&times_path, e))?.len() == 0 {
+        times.write_all(csv_line(["cell", "trial", "cpu_seconds"]).as_bytes()).map_err(|e| io_error(&times_path, e))?;
+    }
+    let file = Mutex::new((file, times));
     let cpu_seconds = Mutex::new(0.0);
     let checkpointer = sweep_checkpointer(spec, &cells, dir, &definition, &done)?;
     checkpointer.around(spec.checkpoint_every, || {
@@ -81,9 +90,12 @@ pub fn run_in_with(
             &done,
             &|row, cpu| {
                 let line = spec.trial_line(&row);
-                let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+                let time = csv_line([row.cell.key(), row.record.index.to_string(), cpu.to_string()]);
+                let mut files = file.lock().unwrap_or_else(|e| e.into_inner());
+                let (file, times) = &mut *files;
                 // A failed write stops the sweep: the rows written so far stay complete.
                 file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&trials_path, e))?;
+                times.write_all(time.as_bytes()).map_err(|e| io_error(&times_path, e))?;
                 *cpu_seconds.lock().unwrap_or_else(|e| e.into_inner()) += cpu;
                 on_done();
                 Ok(())

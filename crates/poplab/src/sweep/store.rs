@@ -19,6 +19,10 @@ use std::path::Path;
 pub const SPEC_FILE: &str = "sweep.json";
 /// The file of a sweep's trials.
 pub const TRIALS_FILE: &str = "trials.csv";
+/// The processor time of each trial run into a directory (`cell,trial,cpu_seconds`, appended as
+/// trials end): what a run cost on its machine, for sizing a cluster. Not part of the results (a
+/// merge leaves it out, and a continued run appends the trials it runs).
+pub const TIMES_FILE: &str = "times.csv";
 /// The summary of each cell, as CSV and as JSON, and the fits of the growth (a whole sweep's).
 pub(super) const SUMMARY_FILES: [&str; 3] = ["summary.csv", "summary.json", "fits.json"];
 /// The definition of a sweep of the splitting estimator ([`super::estimates`]), in place of

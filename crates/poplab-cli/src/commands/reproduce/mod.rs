@@ -13,7 +13,7 @@ mod report;
 
 use crate::cli::ReproduceArgs;
 use anyhow::Result;
-use poplab::claims::{Claim, Findings, Mode, claims};
+use poplab::claims::{Claim, Findings, Mode, Searches, claims};
 use poplab::sweep::run_in;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -56,11 +56,17 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         .into_iter()
         .filter(|c| args.only.is_empty() || args.only.iter().any(|o| o == c.id))
         .collect();
-    if let Some(shard) = args.shard.shard()? {
-        return run_shard(selected, shard, &args.out, args.threads);
+    let shard = args.shard.shard()?;
+    if args.searches {
+        return run_searches(&selected, shard, &args.out, args.threads);
+    }
+    import_starts(&selected, &args.starts, &args.out)?;
+    if let Some(shard) = shard {
+        let searches = if args.starts.is_empty() { Searches::Run } else { Searches::Stored };
+        return run_shard(selected, shard, &args.out, args.threads, searches);
     }
     if !args.merge.is_empty() {
-        merge_shards(&selected, &args.merge, &args.out)?;
+        merge_shards(&selected, &args.merge, !args.starts.is_empty(), &args.out)?;
     }
     poplab::files::prepare_output_dir(&args.out)?;
     #[cfg(feature = "pictures")]
@@ -185,16 +191,79 @@ fn run_claim(claim: Claim, out: &Path, seed: u64, threads: Option<usize>) -> Res
     Ok(ClaimResult { seconds: started.elapsed().as_secs_f64(), ..result })
 }
 
+/// Runs the searches of the claims "from any configuration" into `out` (all, or those of one
+/// shard: the searched sizes of every claim, numbered in the claims' order, dealt round-robin).
+fn run_searches(
+    claims: &[Claim],
+    shard: Option<poplab::sweep::Shard>,
+    out: &Path,
+    threads: Option<usize>,
+) -> Result<()> {
+    let started = Instant::now();
+    poplab::files::prepare_output_dir(&out.join("data"))?;
+    let searching: Vec<Claim> = claims.iter().filter(|c| c.worst_starts.is_some()).cloned().collect();
+    // Each claim's first job: its sizes are numbered after those of the claims before it.
+    let mut firsts = std::collections::HashMap::new();
+    let mut first = 0;
+    for claim in &searching {
+        firsts.insert(claim.id, first);
+        first += claim.search_cells()?.len();
+    }
+    let searched = side_by_side(searching, threads, |claim| {
+        let first = firsts[claim.id];
+        let seconds = claim.search_starts(out, threads, &|i| shard.is_none_or(|s| s.contains((first + i) as u64)))?;
+        eprintln!("reproduce: the searches of {} done ({seconds:.0} core-s)", claim.id);
+        Ok(seconds)
+    })?;
+    eprintln!(
+        "{} of the searches ({first} sizes in all) written to '{}' ({:.0} s wall, {:.0} core-s); give it to the \
+         shards and the merge with --starts",
+        shard.map_or("all".to_string(), |s| s.describe()),
+        out.display(),
+        started.elapsed().as_secs_f64(),
+        searched.iter().sum::<f64>()
+    );
+    Ok(())
+}
+
+/// Copies the searches stored under each of `from` (`reproduce --searches` directories) into
+/// `out`; a record already there must be the same.
+fn import_starts(claims: &[Claim], from: &[PathBuf], out: &Path) -> Result<()> {
+    for dir in from {
+        if !dir.join("data").is_dir() {
+            return Err(crate::input::InputError(format!(
+                "--starts {}: not a `poplab reproduce --searches` directory (it has no data/ directory)",
+                dir.display()
+            ))
+            .into());
+        }
+        for claim in claims.iter().filter(|c| c.worst_starts.is_some()) {
+            let starts = format!("data/{}/starts", claim.id);
+            if dir.join(&starts).is_dir() {
+                copy_files(&dir.join(&starts), &out.join(&starts))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs one shard of every claim's sweeps into `out` (no analysis: `--merge` joins the shards and
 /// writes the report). Claims measured by the splitting estimator are not sharded: the merging
 /// run estimates them.
-fn run_shard(claims: Vec<Claim>, shard: poplab::sweep::Shard, out: &Path, threads: Option<usize>) -> Result<()> {
+fn run_shard(
+    claims: Vec<Claim>,
+    shard: poplab::sweep::Shard,
+    out: &Path,
+    threads: Option<usize>,
+    searches: Searches,
+) -> Result<()> {
     let started = Instant::now();
     let claims = claims.into_iter().filter(|c| c.estimator.is_none()).collect();
     side_by_side(claims, threads, |claim| {
         // A claim "from any configuration" searches its starts in every shard (the same starts:
-        // the searches are seeded and budgeted in candidates), so its sweeps are the same.
-        let (claim, _) = claim.with_found_starts(out, threads)?;
+        // the searches are seeded and budgeted in candidates), so its sweeps are the same; with
+        // --starts the searches ran apart and are read back.
+        let (claim, _) = claim.with_found_starts(out, threads, searches)?;
         for (i, spec) in claim.sweeps.iter().enumerate() {
             let mut spec = poplab::sweep::SweepSpec { shard: Some(shard), ..spec.clone() };
             spec.template.threads = threads;
@@ -213,8 +282,9 @@ fn run_shard(claims: Vec<Claim>, shard: poplab::sweep::Shard, out: &Path, thread
 }
 
 /// Joins the shards of every claim's sweeps, stored under each of `parts`, into `out`: every
-/// merge is checked before any is written.
-fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
+/// merge is checked before any is written. The searches are read from the first part, or from
+/// `out` when they were imported there (`--starts`).
+fn merge_shards(claims: &[Claim], parts: &[PathBuf], imported: bool, out: &Path) -> Result<()> {
     if let Some(part) = parts.iter().find(|part| !part.is_dir()) {
         return Err(crate::input::InputError(format!(
             "--merge {}: no such directory; give the --out directories of the reproduce --shard runs",
@@ -234,10 +304,11 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
     }
     // The sweeps of a claim "from any configuration" are those of the starts its searches found,
     // read back from the first shard (every shard found the same), whose records are copied.
+    let searched = if imported { out } else { &parts[0] };
     let claims: Vec<Claim> = claims
         .iter()
         .filter(|c| c.estimator.is_none())
-        .map(|c| c.with_found_starts(&parts[0], None).map(|(claim, _)| claim))
+        .map(|c| c.with_found_starts(searched, None, Searches::Stored).map(|(claim, _)| claim))
         .collect::<poplab::Result<_>>()?;
     let starts: Vec<String> =
         claims.iter().filter(|c| c.worst_starts.is_some()).map(|c| format!("data/{}/starts", c.id)).collect();
@@ -255,19 +326,36 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], out: &Path) -> Result<()> {
     for plan in plans {
         plan.write()?;
     }
-    for dir in starts {
-        copy_files(&parts[0].join(&dir), &out.join(&dir))?;
+    if !imported {
+        for dir in starts {
+            copy_files(&parts[0].join(&dir), &out.join(&dir))?;
+        }
     }
     Ok(())
 }
 
-/// Copies the files of directory `from` into `to` (made if missing), each written atomically.
+/// Copies the files of directory `from` into `to` (made if missing), each written atomically; a
+/// file already in `to` must have the same content.
 fn copy_files(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let path = entry?.path();
         if let Some(name) = path.file_name().filter(|_| path.is_file()) {
-            poplab::files::write_atomic(&to.join(name), &std::fs::read_to_string(&path)?)?;
+            let text = std::fs::read_to_string(&path)?;
+            let target = to.join(name);
+            match std::fs::read_to_string(&target) {
+                Ok(there) if there == text => {}
+                Ok(_) => {
+                    return Err(crate::input::InputError(format!(
+                        "{} differs from {}: the two come from different searches (another seed, mode or \
+                         version); use one reproduction's searches",
+                        target.display(),
+                        path.display()
+                    ))
+                    .into());
+                }
+                Err(_) => poplab::files::write_atomic(&target, &text)?,
+            }
         }
     }
     Ok(())
