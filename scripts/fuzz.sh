@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every fuzz target of fuzz/ (cargo-fuzz, libFuzzer) for SECONDS each, one after the other,
+# Runs every fuzz target of fuzz/ (cargo-fuzz, libFuzzer) for SECONDS each, one per core at a time,
 # and fails if any of them finds a crash, a hang or a memory blow-up.
 #
 #   scripts/fuzz.sh SECONDS [TARGET...]
@@ -31,9 +31,11 @@ fi
 # them in the middle of a run).
 binaries=target/$(rustc -vV | sed -n 's/^host: //p')/release
 
-failed=()
-mkdir -p logs
-for target in "${targets[@]}"; do
+# One target: its past findings, then SECONDS of fuzzing; its summary goes to logs/TARGET.summary,
+# and its exit status says whether it found nothing.
+fuzz_one() {
+    local target=$1 status options
+    exec >"logs/$target.summary" 2>&1
     mkdir -p "corpus-run/$target"
     # A hang is a finding: 60 s for one input is far beyond any parse of these sizes, even on a
     # loaded machine under nice.
@@ -49,8 +51,7 @@ for target in "${targets[@]}"; do
         if ! "$binaries/$target" -timeout=60 -rss_limit_mb=2048 "regressions/$target"/* \
             >"logs/$target-regressions.log" 2>&1; then
             echo "a past finding fails again (see fuzz/logs/$target-regressions.log)"
-            failed+=("$target")
-            continue
+            return 1
         fi
     fi
     mkdir -p "artifacts/$target"
@@ -59,14 +60,36 @@ for target in "${targets[@]}"; do
         status=ok
     else
         status=FAILED
-        failed+=("$target")
     fi
     grep -E '^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units|^Done [0-9]+ runs' "logs/$target.log" || true
     echo "corpus: $(find "corpus-run/$target" -type f | wc -l) inputs; $status"
     if [ "$status" = FAILED ]; then
         grep -E 'ERROR: libFuzzer|panicked at|Test unit written to|SUMMARY' "logs/$target.log" | head -5 || true
+        return 1
     fi
+}
+
+# The targets side by side, one per core (POPLAB_FUZZ_JOBS to change it): each fuzzes alone on
+# its core for SECONDS, so the run takes about SECONDS times the targets over the cores.
+jobs=${POPLAB_FUZZ_JOBS:-$(nproc)}
+failed=()
+mkdir -p logs
+declare -A running=()
+finish() { # waits for one target to end and records it
+    local pid target
+    wait -n -p pid "${!running[@]}" && true
+    local rc=$?
+    target=${running[$pid]}
+    unset "running[$pid]"
+    cat "logs/$target.summary"
+    (( rc == 0 )) || failed+=("$target")
+}
+for target in "${targets[@]}"; do
+    (( ${#running[@]} < jobs )) || finish
+    fuzz_one "$target" &
+    running[$!]=$target
 done
+while (( ${#running[@]} )); do finish; done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzzing found defects in: ${failed[*]} (see fuzz/logs/ and fuzz/artifacts/)" >&2
     exit 1

@@ -4,7 +4,8 @@
 #   1. cargo test --workspace (this also builds the `poplab` command, whose JSON documents the
 #      Python tests compare with);
 #   2. a virtual environment (made once, reused: $POPLAB_VENV, default <target dir>/venv-py) with
-#      pytest, scipy and matplotlib (the example notebook's plots), nbclient, ipykernel and nbformat
+#      pytest and pytest-xdist (the tests one per core), scipy and matplotlib (the example
+#      notebook's plots), nbclient, ipykernel and nbformat
 #      (to run ppsim's notebooks, tests/test_ppsim_notebooks.py), seaborn, ipywidgets and ipympl
 #      (what those notebooks import) and tqdm (run(timer=True)'s bar), and the `poplab` wheel
 #      built from crates/poplab-py by pip and maturin (release mode; cargo rebuilds only what
@@ -33,14 +34,16 @@ wheels=$target/wheels-py
 rm -rf "$wheels"
 "$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
 wheel=$(ls "$wheels"/poplab-*.whl)
-"$venv/bin/python" -m pip install --quiet "$wheel" pytest scipy matplotlib \
+"$venv/bin/python" -m pip install --quiet "$wheel" pytest pytest-xdist scipy matplotlib \
     nbclient ipykernel nbformat seaborn ipywidgets ipympl tqdm
 "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
 
 cd crates/poplab-py
 # Figures drawn off screen (ipympl, installed for the notebooks, would otherwise be picked).
 export MPLBACKEND=Agg
-POPLAB_BIN=${POPLAB_BIN:-$target/debug/poplab} "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+# One test per core at a time (pytest-xdist): the slowest (ppsim's notebooks) run side by side.
+POPLAB_BIN=${POPLAB_BIN:-$target/debug/poplab} "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    -n "${POPLAB_TEST_JOBS:-$(nproc)}" tests
 # The docstrings' examples; outputs that vary (timings, seeds drawn) are elided with `...`.
 "$venv/bin/python" -m pytest -q -p no:cacheprovider --doctest-modules --pyargs poplab \
     -o doctest_optionflags="ELLIPSIS NORMALIZE_WHITESPACE"

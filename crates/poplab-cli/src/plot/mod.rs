@@ -198,29 +198,60 @@ const LEGEND_ROW: u32 = 22;
 const LEGEND_LEFT: i32 = 90;
 const CHAR_PIXELS: f64 = 8.0;
 
+/// The backends place every point on whole device pixels: an SVG is drawn at [`SVG_SCALE`] times
+/// its size (and shown at its size through its `viewBox`), so that a curve's points fall within a
+/// quarter pixel of where they belong and fitted curves are drawn smooth; a PNG at
+/// [`PNG_SCALE`] times (a sharp picture on high-density screens and in print).
+const SVG_SCALE: u32 = 4;
+/// See [`SVG_SCALE`].
+const PNG_SCALE: u32 = 2;
+
 /// Draws `figures` as a grid of `shape` (rows, columns) panels, each 800 pixels wide and 520 high
 /// plus the tallest panel's legend, into `path`, an SVG or PNG file by its extension, atomically.
 fn render(figures: &[Figure], shape: (usize, usize), path: &Path) -> Result<()> {
     register_font();
     let legend = figures.iter().map(|f| legend_height(&legend(f))).max().unwrap_or(0);
     let size = (PANEL.0 * shape.1 as u32, (PANEL.1 + legend) * shape.0 as u32);
+    let scaled = |k: u32| (size.0 * k, size.1 * k);
     atomically(path, |partial, format| match format {
-        "svg" => panels(&SVGBackend::new(partial, size).into_drawing_area(), figures, shape),
-        _ => panels(&BitMapBackend::new(partial, size).into_drawing_area(), figures, shape),
+        "svg" => {
+            panels(&SVGBackend::new(partial, scaled(SVG_SCALE)).into_drawing_area(), figures, shape, SVG_SCALE)?;
+            show_at_size(partial, scaled(SVG_SCALE), size)
+        }
+        _ => panels(&BitMapBackend::new(partial, scaled(PNG_SCALE)).into_drawing_area(), figures, shape, PNG_SCALE),
     })
 }
 
-/// Draws `figures` on `root` split into `shape` (rows, columns), then writes it.
-fn panels<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figures: &[Figure], shape: (usize, usize)) -> Result<()>
+/// Sets the width and height of the SVG at `path`, drawn at `drawn` pixels, to `size`: its
+/// `viewBox` keeps the drawing's own coordinates.
+fn show_at_size(path: &Path, drawn: (u32, u32), size: (u32, u32)) -> Result<()> {
+    let svg = std::fs::read_to_string(path)?;
+    let head = format!(r#"<svg width="{}" height="{}" "#, drawn.0, drawn.1);
+    let shown = format!(r#"<svg width="{}" height="{}" "#, size.0, size.1);
+    if !svg.starts_with(&head) {
+        return Err(anyhow!("the SVG backend wrote an unexpected header: {}", svg.lines().next().unwrap_or("")));
+    }
+    std::fs::write(path, svg.replacen(&head, &shown, 1))?;
+    Ok(())
+}
+
+/// Draws `figures` on `root` split into `shape` (rows, columns), every length `k` times its size
+/// in pixels, then writes it.
+fn panels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    figures: &[Figure],
+    shape: (usize, usize),
+    k: u32,
+) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing figures: {e:?}");
     root.fill(&WHITE).map_err(fail)?;
     for (figure, area) in figures.iter().zip(root.split_evenly(shape)) {
-        let (plot, key) = area.split_vertically(PANEL.1);
-        draw(&plot, figure)?;
-        draw_legend(&key, &legend(figure)).map_err(fail)?;
+        let (plot, key) = area.split_vertically(PANEL.1 * k);
+        draw(&plot, figure, k)?;
+        draw_legend(&key, &legend(figure), k).map_err(fail)?;
     }
     // Once, for the whole picture: an SVG backend writes its file here and draws nothing after.
     root.present().map_err(fail)
@@ -312,7 +343,8 @@ fn drawable(range: (f64, f64), axis: &str, figure: &Figure) -> Result<(f64, f64)
     .into())
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> Result<()>
+/// Draws `figure` on `root`, every length `k` times its size in pixels.
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure, k: u32) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -321,16 +353,20 @@ where
     let x = drawable(bounds(xs(figure)), "x", figure)?;
     let x_axis = (x.0..x.1).log_scale().with_key_points(log_ticks(x, PLOT_PIXELS.0, Axis::X));
     let mut builder = ChartBuilder::on(root);
-    builder.caption(typeset(&figure.title), ("sans-serif", 20)).margin(12).x_label_area_size(45).y_label_area_size(75);
+    builder
+        .caption(typeset(&figure.title), ("sans-serif", 20 * k))
+        .margin(12 * k)
+        .x_label_area_size(45 * k)
+        .y_label_area_size(75 * k);
     if figure.y_log {
         let y = drawable(bounds(ys(figure)), "y", figure)?;
         let y_axis = (y.0..y.1).log_scale().with_key_points(log_ticks(y, PLOT_PIXELS.1, Axis::Y));
         let chart = builder.build_cartesian_2d(x_axis, y_axis).map_err(fail)?;
-        series(chart, figure, x, y.0, |v| v.ln())?;
+        series(chart, figure, x, y.0, |v| v.ln(), k)?;
     } else {
         let y = linear_bounds(ys(figure));
         let chart = builder.build_cartesian_2d(x_axis, y.0..y.1).map_err(fail)?;
-        series(chart, figure, x, y.0, |v| v)?;
+        series(chart, figure, x, y.0, |v| v, k)?;
     }
     Ok(())
 }
@@ -400,13 +436,19 @@ fn mark_color(look: MarkLook) -> RGBColor {
     }
 }
 
-/// A measured point at `at` in `look`: a circle or a triangle, hollow for a lower bound.
-fn marker<DB: DrawingBackend, C: Clone + 'static>(at: C, look: MarkLook, hollow: bool) -> DynElement<'static, DB, C> {
+/// A measured point at `at` in `look`: a circle or a triangle, hollow for a lower bound, `k` times
+/// its size in pixels.
+fn marker<DB: DrawingBackend, C: Clone + 'static>(
+    at: C,
+    look: MarkLook,
+    hollow: bool,
+    k: u32,
+) -> DynElement<'static, DB, C> {
     let color = mark_color(look);
-    let style = if hollow { color.stroke_width(2) } else { color.filled() };
+    let style = if hollow { color.stroke_width(2 * k) } else { color.filled() };
     match look {
-        MarkLook::Primary => Circle::new(at, 5, style).into_dyn(),
-        MarkLook::Secondary => TriangleMarker::new(at, 7, style).into_dyn(),
+        MarkLook::Primary => Circle::new(at, 5 * k, style).into_dyn(),
+        MarkLook::Secondary => TriangleMarker::new(at, 7 * k, style).into_dyn(),
     }
 }
 
@@ -419,13 +461,15 @@ fn dodges(series: usize, (x0, x1): (f64, f64)) -> Vec<f64> {
 }
 
 /// Draws the mesh and the figure's curves, groups and marks on `chart`, whose x axis runs over
-/// `x_range` and whose y axis starts at `y0` and is straight in `scale(y)`.
+/// `x_range` and whose y axis starts at `y0` and is straight in `scale(y)`, every length `k` times
+/// its size in pixels.
 fn series<'a, DB: DrawingBackend + 'a, X, Y>(
     mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
     figure: &Figure,
     x_range: (f64, f64),
     y0: f64,
     scale: fn(f64) -> f64,
+    k: u32,
 ) -> Result<()>
 where
     DB::ErrorType: 'static,
@@ -437,7 +481,11 @@ where
         .configure_mesh()
         .x_desc(typeset(&figure.x_label))
         .y_desc(typeset(&figure.y_label))
-        .label_style(("sans-serif", 14))
+        .label_style(("sans-serif", 14 * k))
+        .axis_desc_style(("sans-serif", 15 * k))
+        .axis_style(BLACK.stroke_width(k))
+        .bold_line_style(BLACK.mix(0.12).stroke_width(k))
+        .set_all_tick_mark_size(5 * k)
         .x_label_formatter(&|v| short(*v))
         .y_label_formatter(&|v| short(*v))
         .light_line_style(TRANSPARENT)
@@ -447,24 +495,24 @@ where
     for (curve, color) in figure.curves.iter().zip(curve_colors(figure)) {
         let points = curve.path().into_iter().filter(|p| in_range(*p));
         if dashed(curve.ink) {
-            chart.draw_series(DashedLineSeries::new(points, 10, 6, color.stroke_width(2))).map_err(fail)?;
+            chart.draw_series(DashedLineSeries::new(points, 10 * k, 6 * k, color.stroke_width(2 * k))).map_err(fail)?;
         } else {
-            chart.draw_series(LineSeries::new(points, color.stroke_width(2))).map_err(fail)?;
+            chart.draw_series(LineSeries::new(points, color.stroke_width(2 * k))).map_err(fail)?;
         }
     }
     for group in &figure.groups {
         let color = GROUPS[group.color % GROUPS.len()];
-        let dots = group.points.iter().filter(|p| in_range(**p)).map(|&p| Circle::new(p, 4, color.filled()));
+        let dots = group.points.iter().filter(|p| in_range(**p)).map(|&p| Circle::new(p, 4 * k, color.filled()));
         chart.draw_series(dots).map_err(fail)?;
     }
     for (marks, shift) in figure.marks.iter().zip(dodges(figure.marks.len(), x_range)) {
         let color = mark_color(marks.look);
         let intervals = marks.points.iter().filter_map(|m| {
             let x = m.x * shift;
-            m.interval.map(|[lo, hi]| PathElement::new(vec![(x, lo.max(y0)), (x, hi)], color.stroke_width(2)))
+            m.interval.map(|[lo, hi]| PathElement::new(vec![(x, lo.max(y0)), (x, hi)], color.stroke_width(2 * k)))
         });
         chart.draw_series(intervals).map_err(fail)?;
-        let points = marks.points.iter().map(|m| marker((m.x * shift, m.y), marks.look, m.lower_bound));
+        let points = marks.points.iter().map(|m| marker((m.x * shift, m.y), marks.look, m.lower_bound, k));
         chart.draw_series(points).map_err(fail)?;
     }
     Ok(())
@@ -513,31 +561,33 @@ fn legend_height(entries: &[Entry]) -> u32 {
 }
 
 /// Draws `entries` on `area`, below the plot, in [`legend_columns`] columns filled one after the
-/// other.
+/// other, every length `k` times its size in pixels.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[Entry],
+    k: u32,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let columns = legend_columns(entries);
     let rows = entries.len().div_ceil(columns).max(1);
     let width = (PANEL.0 as i32 - LEGEND_LEFT) / columns as i32;
+    let px = |v: i32| v * k as i32;
     for (i, entry) in entries.iter().enumerate() {
-        let x = LEGEND_LEFT + (i / rows) as i32 * width;
-        let y = (i % rows) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        let x = px(LEGEND_LEFT + (i / rows) as i32 * width);
+        let y = px((i % rows) as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2);
+        let line =
+            |color: RGBColor, from: i32, to: i32| PathElement::new(vec![(from, y), (to, y)], color.stroke_width(2 * k));
         match entry.glyph {
-            Glyph::Line(color, false) => {
-                area.draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))?
-            }
+            Glyph::Line(color, false) => area.draw(&line(color, x, x + px(24)))?,
             Glyph::Line(color, true) => {
-                for from in [x, x + 16] {
-                    area.draw(&PathElement::new(vec![(from, y), (from + 10, y)], color.stroke_width(2)))?;
+                for from in [x, x + px(16)] {
+                    area.draw(&line(color, from, from + px(10)))?;
                 }
             }
-            Glyph::Dot(color) => area.draw(&Circle::new((x + 12, y), 4, color.filled()))?,
-            Glyph::Marker(look) => area.draw(&marker::<DB, (i32, i32)>((x + 12, y), look, false))?,
+            Glyph::Dot(color) => area.draw(&Circle::new((x + px(12), y), 4 * k, color.filled()))?,
+            Glyph::Marker(look) => area.draw(&marker::<DB, (i32, i32)>((x + px(12), y), look, false, k))?,
         }
-        let style = ("sans-serif", 14).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(entry.label.clone(), (x + 32, y), style))?;
+        let style = ("sans-serif", 14 * k).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(entry.label.clone(), (x + px(32), y), style))?;
     }
     Ok(())
 }
@@ -565,12 +615,25 @@ fn short(v: f64) -> String {
         (mantissa, exponent) = (mantissa / 10.0, exponent + 1);
     }
     if v.abs() >= 1e4 || v.abs() < 1e-2 {
-        format!("{mantissa}e{exponent}")
+        // As printed: 10⁴, 2.5×10⁴, 10⁻³.
+        let power = format!("10{}", superscript(exponent));
+        if mantissa.abs() == 1.0 {
+            format!("{}{power}", if mantissa < 0.0 { "\u{2212}" } else { "" })
+        } else {
+            format!("{}\u{00d7}{power}", mantissa.to_string().replace('-', "\u{2212}"))
+        }
     } else {
         let digits = (5 - exponent).max(0) as usize;
         let plain = format!("{v:.digits$}");
         if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.').to_string() } else { plain }
     }
+}
+
+/// `k` in superscript digits (and a superscript minus).
+fn superscript(k: i32) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let digits = k.unsigned_abs().to_string().chars().map(|d| DIGITS[d as usize - '0' as usize]).collect::<String>();
+    if k < 0 { format!("⁻{digits}") } else { digits }
 }
 
 #[cfg(test)]
@@ -692,7 +755,8 @@ mod tests {
     #[test]
     fn tick_labels_are_short_and_exact() {
         let labels: Vec<String> = [1e5, 2.5e4, 0.95, 99999.99999999, 0.001, 3.0, 1234.5].map(short).into();
-        assert_eq!(labels, ["1e5", "2.5e4", "0.95", "1e5", "1e-3", "3", "1234.5"]);
+        assert_eq!(labels, ["10⁵", "2.5×10⁴", "0.95", "10⁵", "10⁻³", "3", "1234.5"]);
+        assert_eq!(short(-2e-12), "−2×10⁻¹²");
     }
 
     #[test]
@@ -757,7 +821,7 @@ mod tests {
         write_file(&both, &path).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        for label in ["fit", "pll: mean with 95% CI", "pll-as-printed: mean", "1000", "1e4", "1e5"] {
+        for label in ["fit", "pll: mean with 95% CI", "pll-as-printed: mean", "1000", "10⁴", "10⁵"] {
             assert!(svg.contains(&format!(">\n{label}\n<")), "{label}");
         }
     }

@@ -234,3 +234,59 @@ fn a_sharded_reproduction_merges_to_the_same_data() {
     }
     assert!(merged.join("report.md").exists());
 }
+
+#[test]
+fn a_reproduction_whose_searches_ran_apart_merges_to_the_same_data() {
+    let only = ["reproduce", "--tiny", "--only", "prl-n", "--only", "ls-timer-big-n", "--out"];
+    let whole = fresh("apart-whole");
+    poplab().args(only).arg(&whole).assert().success();
+    // The searched sizes (2 per claim) dealt to 3 search shards, then 2 shards of the sweeps.
+    let searches: Vec<PathBuf> = (0..3).map(|i| fresh(&format!("apart-search-{i}"))).collect();
+    for (i, dir) in searches.iter().enumerate() {
+        poplab().args(only).arg(dir).args(["--searches", "--shard", &format!("{i}/3")]).assert().success();
+    }
+    let records = |dir: &Path| -> usize {
+        ["prl-n", "ls-timer-big-n"]
+            .iter()
+            .filter_map(|claim| std::fs::read_dir(dir.join("data").join(claim).join("starts")).ok())
+            .map(|entries| {
+                entries.filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".search.json")).count()
+            })
+            .sum()
+    };
+    assert_eq!(searches.iter().map(|d| records(d)).collect::<Vec<_>>(), [2, 1, 1]);
+    // A shard without every search refuses to search on its own.
+    let lacking = fresh("apart-lacking");
+    let refused =
+        poplab().args(only).arg(&lacking).args(["--shard", "0/2", "--starts"]).arg(&searches[0]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("reproduce --searches"), "{refused:?}");
+    let parts: Vec<PathBuf> = (0..2).map(|i| fresh(&format!("apart-rep-{i}"))).collect();
+    for (i, part) in parts.iter().enumerate() {
+        poplab()
+            .args(only)
+            .arg(part)
+            .args(["--shard", &format!("{i}/2"), "--starts"])
+            .args(&searches)
+            .assert()
+            .success();
+    }
+    let merged = fresh("apart-merged");
+    poplab().args(only).arg(&merged).arg("--merge").args(&parts).arg("--starts").args(&searches).assert().success();
+    for claim in ["prl-n", "ls-timer-big-n"] {
+        for entry in std::fs::read_dir(whole.join("data").join(claim)).unwrap() {
+            let name = entry.unwrap().file_name();
+            if name != "starts" {
+                let sweep = Path::new("data").join(claim).join(name);
+                assert_same_files(&whole.join(&sweep), &merged.join(&sweep));
+            }
+        }
+    }
+    assert_eq!(records(&merged), 4);
+    // Searches of another seed clash with those imported.
+    let other = fresh("apart-other");
+    poplab().args(only).arg(&other).args(["--searches", "--seed", "2"]).assert().success();
+    let clash = poplab().args(only).arg(&merged).arg("--starts").arg(&other).output().unwrap();
+    assert_eq!(clash.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&clash.stderr).contains("different searches"), "{clash:?}");
+}

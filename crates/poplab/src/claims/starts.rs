@@ -162,7 +162,7 @@ impl Claim {
         let mut found = FoundStarts::default();
         for (spec, cell) in self.search_cells()? {
             let slug = cell_slug(&cell);
-            let (chosen, start) = self.chosen_start(spec, &cell, &worst, dir, &slug, threads, searches)?;
+            let (chosen, start) = self.chosen_start(spec, &cell, &worst, dir, threads, searches)?;
             let mut single = spec.clone();
             single.ns = vec![cell.n];
             single.params = cell.params.iter().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
@@ -201,7 +201,7 @@ impl Claim {
         let Some(worst) = self.worst_starts else { return Ok(0.0) };
         let mut seconds = 0.0;
         for (_, (spec, cell)) in self.search_cells()?.into_iter().enumerate().filter(|(i, _)| select(*i)) {
-            let (chosen, _) = self.chosen_start(spec, &cell, &worst, dir, &cell_slug(&cell), threads, Searches::Run)?;
+            let (chosen, _) = self.chosen_start(spec, &cell, &worst, dir, threads, Searches::Run)?;
             seconds += chosen.core_seconds;
         }
         Ok(seconds)
@@ -214,10 +214,10 @@ impl Claim {
         cell: &Cell,
         worst: &WorstStarts,
         dir: &Path,
-        slug: &str,
         threads: Option<usize>,
         searches: Searches,
     ) -> Result<(ChosenStart, Vec<Map<String, Value>>)> {
+        let slug = cell_slug(cell);
         let file = format!("data/{}/starts/{slug}.json", self.id);
         let record_path = dir.join(format!("data/{}/starts/{slug}.search.json", self.id));
         if record_path.exists() {
