@@ -549,4 +549,9 @@ pub struct ReproduceArgs {
     /// instead of searching; a shard then refuses to search.
     #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "searches")]
     pub starts: Vec<PathBuf>,
+
+    /// Set the verdicts of another reproduction (its report directory, e.g. a --quick one)
+    /// beside these, claim by claim, in a table of the report.
+    #[arg(long, value_name = "REPORT_DIR", conflicts_with_all = ["searches", "shard", "shard_from_env"])]
+    pub compare: Option<PathBuf>,
 }

@@ -18,7 +18,7 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
     assert!(report.contains("master seed 3"));
     let claims: Vec<&str> = report.lines().filter_map(|l| l.strip_prefix("## ")).filter(|h| h.contains(": ")).collect();
     assert!(claims.len() >= 8, "{claims:?}");
-    for heading in claims {
+    for heading in &claims {
         let id = heading.split(':').next().unwrap();
         let svg = std::fs::read_to_string(out.join("plots").join(format!("{id}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{id}: not an SVG document");
@@ -118,6 +118,42 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
         let plot = format!("plots/{id}.svg");
         assert_eq!(std::fs::read(alone.join(&plot)).unwrap(), std::fs::read(out.join(&plot)).unwrap(), "{plot}");
     }
+
+    // verdicts.json holds every claim's verdict; --compare sets another reproduction's beside them.
+    let verdicts: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("verdicts.json")).unwrap()).unwrap();
+    assert_eq!((verdicts["mode"].as_str(), verdicts["seed"].as_u64()), (Some("tiny"), Some(3)));
+    let listed = verdicts["claims"].as_array().unwrap();
+    assert_eq!(listed.len(), claims.len(), "{verdicts}");
+    let compared = std::env::temp_dir().join(format!("poplab-reproduce-test-compared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&compared);
+    Command::cargo_bin("poplab")
+        .unwrap()
+        .args(["reproduce", "--tiny", "--seed", "3", "--only", "pll-stabilisation", "--compare"])
+        .arg(&alone)
+        .arg("--out")
+        .arg(&compared)
+        .assert()
+        .success();
+    let with = std::fs::read_to_string(compared.join("report.md")).unwrap();
+    let table = with.split("## --tiny against --tiny").nth(1).expect("the comparison table");
+    // The same seed and design: the same verdict and exponent in both columns.
+    let row = table.lines().find(|l| l.starts_with("| pll-stabilisation |")).unwrap();
+    let cells: Vec<&str> = row.split(" | ").collect();
+    assert_eq!((cells[1], cells[3]), (cells[2], cells[4]), "{row}");
+    assert!(row.ends_with("| same |"), "{row}");
+    // A directory without verdicts is refused before anything runs.
+    let refused = Command::cargo_bin("poplab")
+        .unwrap()
+        .args(["reproduce", "--tiny", "--compare"])
+        .arg(&compared.join("data"))
+        .arg("--out")
+        .arg(&compared.join("other"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(!compared.join("other").exists());
+    let _ = std::fs::remove_dir_all(&compared);
     let _ = std::fs::remove_dir_all(&alone);
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -123,7 +123,8 @@ pub struct FoundStarts {
 impl FoundStarts {
     /// The processor seconds of the searches.
     pub fn core_seconds(&self) -> f64 {
-        self.starts.iter().map(|s| s.core_seconds).sum()
+        // From +0.0: an empty sum of floats is -0.0.
+        self.starts.iter().map(|s| s.core_seconds).fold(0.0, |a, b| a + b)
     }
 }
 

@@ -57,6 +57,8 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         .filter(|c| args.only.is_empty() || args.only.iter().any(|o| o == c.id))
         .collect();
     let shard = args.shard.shard()?;
+    // The reproduction to compare with is read before anything runs.
+    let compare = args.compare.as_deref().map(report::Verdicts::read).transpose()?;
     if args.searches {
         return run_searches(&selected, shard, &args.out, args.threads);
     }
@@ -88,6 +90,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<()> {
         mode,
         seed: args.seed,
         seconds: started.elapsed().as_secs_f64(),
+        compare,
         #[cfg(feature = "pictures")]
         papers,
     };

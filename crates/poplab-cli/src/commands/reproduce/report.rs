@@ -8,16 +8,153 @@ use crate::typeset::typeset;
 use anyhow::Result;
 use poplab::claims::{Claim, FoundStarts, Mode, Remeasured, Row};
 use poplab::rng::RNG_NAME;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// The file of a report's verdicts, read back by another report's `--compare`.
+pub const VERDICTS_FILE: &str = "verdicts.json";
 
 /// Facts about the whole reproduction.
 pub struct Context {
     pub mode: Mode,
     pub seed: u64,
     pub seconds: f64,
+    /// The verdicts of another reproduction to set beside these (`--compare`).
+    pub compare: Option<Verdicts>,
     /// One summary figure per paper: (paper, SVG file).
     #[cfg(feature = "pictures")]
     pub papers: Vec<(String, std::path::PathBuf)>,
+}
+
+/// What `verdicts.json` holds: a reproduction's mode and seed and each claim's verdict.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verdicts {
+    pub mode: String,
+    pub seed: u64,
+    pub claims: Vec<ClaimVerdict>,
+}
+
+/// One claim's verdict and the figures beside it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimVerdict {
+    pub id: String,
+    pub verdict: String,
+    pub evidence: String,
+    /// The probability that the design decides, estimated from its data.
+    pub power: Option<f64>,
+    /// The exponent of a power law fitted to the means, and its 95% interval.
+    pub exponent: Option<f64>,
+    pub exponent_ci95: Option<[f64; 2]>,
+    /// The processor time of the claim's trials, in core-hours (none when every trial was read back).
+    pub core_hours: Option<f64>,
+    /// The processor time of its searches for slow starts, in core-hours.
+    pub search_core_hours: f64,
+    /// The wall time of the claim (its experiment and pictures), in seconds.
+    pub seconds: f64,
+}
+
+impl Verdicts {
+    fn of(context: &Context, results: &[ClaimResult]) -> Self {
+        Verdicts {
+            mode: mode_flag(context.mode).trim_start_matches("--").into(),
+            seed: context.seed,
+            claims: results
+                .iter()
+                .map(|r| ClaimVerdict {
+                    id: r.claim.id.into(),
+                    verdict: r.findings.judgement.verdict.word().into(),
+                    evidence: r.findings.judgement.evidence.clone(),
+                    power: r.findings.judgement.power.map(|p| p.decide),
+                    exponent: r.findings.power.as_ref().map(|p| p.exponent),
+                    exponent_ci95: r.findings.power.as_ref().and_then(|p| p.exponent_ci95),
+                    core_hours: r.findings.core_hours(),
+                    search_core_hours: r.findings.starts.core_seconds() / 3600.0,
+                    seconds: r.seconds,
+                })
+                .collect(),
+        }
+    }
+
+    /// The verdicts stored in `dir` (a report directory), checked as strictly as input.
+    pub fn read(dir: &Path) -> Result<Self> {
+        let path = dir.join(VERDICTS_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            crate::input::InputError(format!(
+                "--compare {}: cannot read {} ({e}); give the directory of a report written by poplab reproduce",
+                dir.display(),
+                path.display()
+            ))
+        })?;
+        serde_json::from_str(&text).map_err(|e| {
+            crate::input::InputError(format!(
+                "--compare {}: {} is not a report's verdicts ({e}); write it again with poplab reproduce",
+                dir.display(),
+                path.display()
+            ))
+            .into()
+        })
+    }
+}
+
+fn mode_flag(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Tiny => "--tiny",
+        Mode::Quick => "--quick",
+        Mode::Full => "--full",
+    }
+}
+
+/// The exponent of a claim's power-law fit and its interval, in words.
+fn exponent(claim: Option<&ClaimVerdict>) -> String {
+    match claim.and_then(|c| c.exponent.map(|e| (e, c.exponent_ci95))) {
+        Some((e, Some([lo, hi]))) => format!("{} [{}, {}]", number(e), number(lo), number(hi)),
+        Some((e, None)) => number(e),
+        None => "-".into(),
+    }
+}
+
+/// The table of this reproduction's verdicts beside `other`'s, claim by claim.
+fn comparison(context: &Context, other: &Verdicts, results: &[ClaimResult]) -> Vec<Block> {
+    let here = Verdicts::of(context, results);
+    let (a, b) = (mode_flag(context.mode), format!("--{}", other.mode));
+    let rows = here
+        .claims
+        .iter()
+        .map(|mine| {
+            let theirs = other.claims.iter().find(|c| c.id == mine.id);
+            let verdict = theirs.map_or("-".to_string(), |c| c.verdict.clone());
+            let agree = match theirs {
+                None => "not in the other",
+                Some(c) if c.verdict == mine.verdict => "same",
+                Some(_) => "differs: see the claim",
+            };
+            vec![mine.id.clone(), mine.verdict.clone(), verdict, exponent(Some(mine)), exponent(theirs), agree.into()]
+        })
+        .collect();
+    vec![
+        Block::Heading(2, format!("{a} against {b}")),
+        Block::Paragraph(format!(
+            "Each claim's verdict here ({a}, seed {}) and in the reproduction compared ({b}, seed {}), with the exponent \
+             of a power law fitted to the means and its 95% interval (the slope of ln mean on ln x; none for exact, \
+             estimated or compared claims). A claim decided one way here and another way there is a finding to explain.",
+            context.seed, other.seed
+        )),
+        Block::Table(
+            [
+                "claim",
+                &format!("verdict {a}"),
+                &format!("verdict {b}"),
+                &format!("exponent {a}"),
+                &format!("exponent {b}"),
+                "verdicts",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        ),
+    ]
 }
 
 /// A piece of the report.
@@ -37,11 +174,7 @@ fn number(v: f64) -> String {
 }
 
 fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> {
-    let mode = match context.mode {
-        Mode::Tiny => "--tiny",
-        Mode::Quick => "--quick",
-        Mode::Full => "--full",
-    };
+    let mode = mode_flag(context.mode);
     let mut blocks = vec![
         Block::Heading(1, "poplab reproduce: the claims of the four papers".into()),
         Block::Paragraph(format!(
@@ -80,8 +213,11 @@ fn blocks(context: &Context, results: &[ClaimResult], out: &Path) -> Vec<Block> 
                 })
                 .collect(),
         ),
-        Block::Heading(2, "Summary by paper".into()),
     ];
+    if let Some(other) = &context.compare {
+        blocks.extend(comparison(context, other, results));
+    }
+    blocks.push(Block::Heading(2, "Summary by paper".into()));
     #[cfg(not(feature = "pictures"))]
     blocks.push(Block::Paragraph(format!("No pictures: {}.", crate::commands::NO_PICTURES)));
     #[cfg(feature = "pictures")]
@@ -460,9 +596,16 @@ fn anchor(text: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
-/// Writes `report.md` and `index.html` into `out`.
+/// Writes `report.md`, `index.html` and `verdicts.json` into `out`.
 pub fn write(out: &Path, context: &Context, results: &[ClaimResult]) -> Result<()> {
     let blocks = blocks(context, results, out);
     write_text(Some(&out.join("report.md")), &markdown(&blocks, out))?;
-    write_text(Some(&out.join("index.html")), &html(&blocks))
+    write_text(Some(&out.join("index.html")), &html(&blocks))?;
+    let verdicts = serde_json::to_string_pretty(&Verdicts::of(context, results))?;
+    write_text(
+        Some(&out.join(VERDICTS_FILE)),
+        &(verdicts
+            + "
+"),
+    )
 }
