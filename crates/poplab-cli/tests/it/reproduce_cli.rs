@@ -146,9 +146,9 @@ fn a_tiny_reproduction_writes_the_report_plots_and_verdicts() {
     let refused = Command::cargo_bin("poplab")
         .unwrap()
         .args(["reproduce", "--tiny", "--compare"])
-        .arg(&compared.join("data"))
+        .arg(compared.join("data"))
         .arg("--out")
-        .arg(&compared.join("other"))
+        .arg(compared.join("other"))
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
