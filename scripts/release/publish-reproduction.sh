@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Publishes a finished reproduction as the reproduction of record, in docs/reproduction/.
+#
+#   scripts/release/publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA]
+#
+# WORK is the directory of `scripts/slurm/reproduce.sh --work WORK -- --full ...` (its report/,
+# searches/, shards/ and logs/). It writes into DIR (default docs/reproduction):
+#
+#   report.md, index.html, verdicts.json   the report, rendered again from the stored data with
+#                                          --compare REPORT_DIR when given (quick against full)
+#   plots/*.svg, *.png, *.pdf               every figure (the PDF converted from the SVG by
+#                                          rsvg-convert, installed with apt-get if missing)
+#   data/CLAIM/...                          each sweep's sweep.json, summary.csv, summary.json,
+#                                          fits.json (not its trials), each search's record and
+#                                          start, each holding estimate's files
+#   sizing.md, sizing.json                  scripts/slurm/sizing.py: costs and modelled wall times
+#   README.md                               the provenance: commit, seed, machine, dates, the
+#                                          command, each claim's verdict, wall time and cost
+#
+# and refuses a result over 20 MB. POPLAB: the poplab binary of the run's commit (default
+# target/release/poplab); --commit names that commit (default: the one the binary reports in
+# WORK/logs, else HEAD).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work=${1:?usage: publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA]}
+shift
+quick="" dest=$repo/docs/reproduction commit=""
+while (( $# )); do
+    case $1 in
+        --quick) quick=$(realpath "$2"); shift 2 ;;
+        --dest) dest=$2; shift 2 ;;
+        --commit) commit=$2; shift 2 ;;
+        *) echo "publish-reproduction.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+poplab=${POPLAB:-$repo/target/release/poplab}
+work=$(realpath "$work")
+report=$work/report
+[[ -f $report/verdicts.json ]] || { echo "publish-reproduction.sh: $report has no verdicts.json" >&2; exit 2; }
+mode=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' "$report/verdicts.json")
+seed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seed"])' "$report/verdicts.json")
+commit=${commit:-$(git -C "$repo" rev-parse HEAD)}
+
+# The report again, from the stored data (nothing runs again), with the comparison.
+compare=()
+[[ -n $quick ]] && compare=(--compare "$quick")
+"$poplab" reproduce "--$mode" --seed "$seed" --out "$report" "${compare[@]}" 2>"$work/logs/publish-report.log"
+
+command -v rsvg-convert >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librsvg2-bin >/dev/null
+rm -rf "$dest"
+mkdir -p "$dest/plots"
+cp "$report/report.md" "$report/index.html" "$report/verdicts.json" "$dest/"
+cp "$report"/plots/*.svg "$report"/plots/*.png "$dest/plots/"
+for svg in "$dest"/plots/*.svg; do
+    rsvg-convert --format=pdf --output="${svg%.svg}.pdf" "$svg"
+done
+(cd "$report" && find data -type f \( -name sweep.json -o -name 'summary.*' -o -name fits.json \
+    -o -name '*.search.json' -o -path '*/starts/*.json' -o -name 'estimates*' -o -name 'holding*' \) \
+    -print0 | xargs -0 -I{} cp --parents {} "$dest/")
+python3 "$repo/scripts/slurm/sizing.py" "$work" --json "$dest/sizing.json" >"$dest/sizing.md"
+
+# Provenance.
+started=$(stat -c %y "$work/logs" | cut -d. -f1)
+finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
+{
+    echo "# The reproduction of record (\`poplab reproduce --$mode --seed $seed\`)"
+    echo
+    echo "- Commit: \`$commit\` (the binary that ran every step)."
+    echo "- Seed: $seed; generator Xoshiro256PlusPlus, seeded per trial by SplitMix64."
+    echo "- Machine: $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB;"
+    echo "  a one-node Slurm ($(sbatch --version 2>/dev/null || echo slurm)) started by \`scripts/slurm-test.sh --run\`."
+    echo "- Run from $started to $finished (UTC), the machine shared with other work at times: wall"
+    echo "  times are this machine's, core-hours are thread CPU time and do not depend on the load."
+    echo "- Command:"
+    echo
+    echo '  ```sh'
+    echo "  POPLAB=target/release/poplab scripts/slurm-test.sh --run scripts/slurm/reproduce.sh \\"
+    echo "      --work WORK --searches 32 --shards 16 --at-once 2 --merge-threads 2 -- --$mode --seed $seed"
+    echo '  ```'
+    echo
+    echo "  (or, without Slurm, \`poplab reproduce --$mode --seed $seed\`: the same data; see"
+    echo "  docs/cluster.md)."
+    echo
+    echo "## Verdicts and costs"
+    echo
+    python3 - "$dest/verdicts.json" "$dest/sizing.json" <<'PY'
+import json, sys
+verdicts = json.load(open(sys.argv[1]))
+sizing = json.load(open(sys.argv[2]))["claims"]
+print("| claim | verdict | trials (core-h) | searches (core-h) | holding (core-h) | wall time of its report step |")
+print("|---|---|---:|---:|---:|---:|")
+for c in verdicts["claims"]:
+    s = sizing.get(c["id"], {})
+    cost = lambda step: f"{s[step]['core_seconds'] / 3600:.2f}" if step in s else "-"
+    print(f"| {c['id']} | {c['verdict']} | {cost('trials')} | {cost('searches')} | {cost('holding')} | {c['seconds']:.0f} s |")
+PY
+    echo
+    echo "The costs per step and claim, and the modelled wall time on 2, 16, 100 and 1000 cores:"
+    echo "[sizing.md](sizing.md). The report: [report.md](report.md) ([index.html](index.html)); the"
+    echo "figures in [plots/](plots/) as SVG, PNG and PDF; the data in [data/](data/) (each sweep's"
+    echo "definition, summaries and fits, each search's record and start; not the trials, which the"
+    echo "command above writes again byte for byte)."
+} >"$dest/README.md"
+
+size=$(du -sm "$dest" | cut -f1)
+if (( size > 20 )); then
+    echo "publish-reproduction.sh: $dest is $size MB, over 20 MB" >&2
+    exit 1
+fi
+echo "published $mode reproduction (commit $commit, seed $seed) in $dest: $size MB"
