@@ -14,6 +14,8 @@
 #                                          fits.json (not its trials), each search's record and
 #                                          start, each holding estimate's files
 #   sizing.md, sizing.json                  scripts/slurm/sizing.py: costs and modelled wall times
+#   check/                                  the first trials of each sweep's smallest cell, which
+#                                          scripts/release/check-reproduction.sh runs again
 #   README.md                               the provenance: commit, seed, machine, dates, the
 #                                          command, each claim's verdict, wall time and cost
 #
@@ -58,6 +60,35 @@ done
     -o -name '*.search.json' -o -path '*/starts/*.json' -o -name 'estimates*' -o -name 'holding*' \) \
     -print0 | xargs -0 -I{} cp --parents {} "$dest/")
 python3 "$repo/scripts/slurm/sizing.py" "$work" --json "$dest/sizing.json" >"$dest/sizing.md"
+
+# What scripts/release/check-reproduction.sh runs again: per sweep of trials, the first
+# $check_trials trials of its smallest cell, their published rows in check/.
+python3 - "$report" "$dest" "${POPLAB_CHECK_TRIALS:-3}" <<'PY'
+import csv, io, json, os, sys
+report, dest, keep = sys.argv[1], sys.argv[2], int(sys.argv[3])
+replays = []
+for root, _, files in sorted(os.walk(os.path.join(report, "data"))):
+    if "sweep.json" not in files or "trials.csv" not in files:
+        continue
+    sweep = os.path.relpath(root, report)
+    definition = json.load(open(os.path.join(root, "sweep.json")))
+    text = open(os.path.join(root, "trials.csv")).read()
+    header, *lines = text.splitlines(keepends=True)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    n = min(definition["n"])
+    cell = next(r["cell"] for r in rows if int(r["n"]) == n)
+    chosen = [line for line, row in zip(lines, rows) if row["cell"] == cell and int(row["trial"]) < keep]
+    # The cell's parameters, from its key ("n=16 N=100").
+    params = [tuple(part.split("=", 1)) for part in cell.split()[1:]]
+    name = sweep.replace(os.sep, "-") + ".csv"
+    os.makedirs(os.path.join(dest, "check"), exist_ok=True)
+    with open(os.path.join(dest, "check", name), "w") as f:
+        f.write(header + "".join(chosen))
+    replays.append({"sweep": sweep, "cell": cell, "n": n, "params": params, "trials": len(chosen),
+                    "rows": os.path.join("check", name)})
+with open(os.path.join(dest, "check", "replay.json"), "w") as f:
+    json.dump(replays, f, indent=1)
+PY
 
 # Provenance.
 started=$(stat -c %y "$work/logs" | cut -d. -f1)
