@@ -351,7 +351,9 @@ where
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
     root.fill(&WHITE).map_err(fail)?;
     let x = drawable(bounds(xs(figure)), "x", figure)?;
-    let x_axis = (x.0..x.1).log_scale().with_key_points(log_ticks(x, PLOT_PIXELS.0, Axis::X));
+    let x_ticks = log_ticks(x, PLOT_PIXELS.0, Axis::X);
+    let x_labels = Labels::of(&x_ticks);
+    let x_axis = (x.0..x.1).log_scale().with_key_points(x_ticks);
     let mut builder = ChartBuilder::on(root);
     builder
         .caption(typeset(&figure.title), ("sans-serif", 20 * k))
@@ -360,13 +362,15 @@ where
         .y_label_area_size(75 * k);
     if figure.y_log {
         let y = drawable(bounds(ys(figure)), "y", figure)?;
-        let y_axis = (y.0..y.1).log_scale().with_key_points(log_ticks(y, PLOT_PIXELS.1, Axis::Y));
+        let y_ticks = log_ticks(y, PLOT_PIXELS.1, Axis::Y);
+        let y_labels = Labels::of(&y_ticks);
+        let y_axis = (y.0..y.1).log_scale().with_key_points(y_ticks);
         let chart = builder.build_cartesian_2d(x_axis, y_axis).map_err(fail)?;
-        series(chart, figure, x, y.0, |v| v.ln(), k)?;
+        series(chart, figure, x, y.0, |v| v.ln(), k, (x_labels, y_labels))?;
     } else {
         let y = linear_bounds(ys(figure));
         let chart = builder.build_cartesian_2d(x_axis, y.0..y.1).map_err(fail)?;
-        series(chart, figure, x, y.0, |v| v, k)?;
+        series(chart, figure, x, y.0, |v| v, k, (x_labels, Labels::Plain))?;
     }
     Ok(())
 }
@@ -470,6 +474,7 @@ fn series<'a, DB: DrawingBackend + 'a, X, Y>(
     y0: f64,
     scale: fn(f64) -> f64,
     k: u32,
+    (x_labels, y_labels): (Labels, Labels),
 ) -> Result<()>
 where
     DB::ErrorType: 'static,
@@ -486,8 +491,8 @@ where
         .axis_style(BLACK.stroke_width(k))
         .bold_line_style(BLACK.mix(0.12).stroke_width(k))
         .set_all_tick_mark_size(5 * k)
-        .x_label_formatter(&|v| short(*v))
-        .y_label_formatter(&|v| short(*v))
+        .x_label_formatter(&|v| x_labels.label(*v))
+        .y_label_formatter(&|v| y_labels.label(*v))
         .light_line_style(TRANSPARENT)
         .draw()
         .map_err(fail)?;
@@ -629,6 +634,41 @@ fn short(v: f64) -> String {
     }
 }
 
+/// How an axis writes its tick labels: one notation for the whole axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Labels {
+    /// Ticks at powers of ten only (three or more): every one as a power of ten (10¹, 10², 10³;
+    /// 1 for 10⁰).
+    Powers,
+    /// Any other ticks (a range within a decade, a linear axis): plain numbers (9800, 10000,
+    /// 10200), and a power of ten only beyond 10⁷ or below 10⁻³.
+    Plain,
+}
+
+impl Labels {
+    /// The notation for an axis with `ticks`.
+    fn of(ticks: &[f64]) -> Self {
+        let decade = |v: &f64| *v > 0.0 && (v.log10() - v.log10().round()).abs() < 1e-9;
+        if ticks.len() >= 3 && ticks.iter().all(decade) { Labels::Powers } else { Labels::Plain }
+    }
+
+    fn label(self, v: f64) -> String {
+        match self {
+            Labels::Powers if v > 0.0 => match v.log10().round() as i32 {
+                0 => "1".into(),
+                k => format!("10{}", superscript(k)),
+            },
+            Labels::Powers => short(v),
+            Labels::Plain if v != 0.0 && (v.abs() >= 1e7 || v.abs() < 1e-3) => short(v),
+            Labels::Plain => {
+                let digits = (5 - v.abs().log10().floor() as i32).max(0) as usize;
+                let plain = format!("{v:.digits$}");
+                if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.').to_string() } else { plain }
+            }
+        }
+    }
+}
+
 /// `k` in superscript digits (and a superscript minus).
 fn superscript(k: i32) -> String {
     const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
@@ -757,6 +797,16 @@ mod tests {
         let labels: Vec<String> = [1e5, 2.5e4, 0.95, 99999.99999999, 0.001, 3.0, 1234.5].map(short).into();
         assert_eq!(labels, ["10⁵", "2.5×10⁴", "0.95", "10⁵", "10⁻³", "3", "1234.5"]);
         assert_eq!(short(-2e-12), "−2×10⁻¹²");
+        // One notation per axis: powers of ten on an axis of decades, plain numbers within one.
+        let within = [9600.0, 9800.0, 1e4, 10200.0];
+        assert_eq!(Labels::of(&within), Labels::Plain);
+        assert_eq!(within.map(|v| Labels::Plain.label(v)), ["9600", "9800", "10000", "10200"]);
+        let decades = [1.0, 1e1, 1e2, 1e4, 1e-3];
+        assert_eq!(Labels::of(&decades), Labels::Powers);
+        assert_eq!(decades.map(|v| Labels::Powers.label(v)), ["1", "10¹", "10²", "10⁴", "10⁻³"]);
+        let mixed = [1e3, 2e3, 5e3, 1e4, 2e4];
+        assert_eq!(Labels::of(&mixed), Labels::Plain);
+        assert_eq!(mixed.map(|v| Labels::Plain.label(v)), ["1000", "2000", "5000", "10000", "20000"]);
     }
 
     #[test]
