@@ -871,7 +871,7 @@ mod tests {
         write_file(&both, &path).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        for label in ["fit", "pll: mean with 95% CI", "pll-as-printed: mean", "1000", "10⁴", "10⁵"] {
+        for label in ["fit", "pll: mean with 95% CI", "pll-as-printed: mean", "10³", "10⁴", "10⁵"] {
             assert!(svg.contains(&format!(">\n{label}\n<")), "{label}");
         }
     }
