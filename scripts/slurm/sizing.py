@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The wall time of a reproduction on K cores, modelled from what its run measured.
 
-    scripts/slurm/sizing.py WORK [--cores 2,16,100,1000] [--merge-threads U] [--node C] [--json FILE]
+    scripts/slurm/sizing.py WORK [--cores 2,16,100,1000] [--merge-threads U] [--node C]
+                            [--search-threads T] [--json FILE]
 
 WORK is the directory of `scripts/slurm/reproduce.sh --work WORK`: its searches (searches/*),
 shards (shards/*) and merged report (report/). The run's jobs and their measured costs:
@@ -14,8 +15,11 @@ shards (shards/*) and merged report (report/). The run's jobs and their measured
 The model runs the three steps one after another, as reproduce.sh does (every search, then every
 trial, then the merge's holding estimates), each by list scheduling, longest job first: the
 searches and trials on K cores, the holding estimates on min(K, C) (the merge is one process on
-one node of C cores, default 32, whose threads run an estimate's repetitions side by side). A
-step takes at least its longest job and its total over its cores. It prints, per claim, the
+one node of C cores, default 32, whose threads run an estimate's repetitions side by side). With
+--search-threads T (reproduce.sh --threads T), a search runs on T cores of a node and takes its
+processor time over T (an optimistic bound: a round of the race waits for its slowest trial), so
+the searches run K / T at a time. A step takes at least its longest job and its total over its
+cores. It prints, per claim, the
 core-hours of each step and the longest job, and per K the modelled wall time and what bounds
 it. The trial times are those of this machine: scale them by the speed of the cluster's cores.
 """
@@ -85,6 +89,7 @@ def main():
     parser.add_argument("--cores", default="2,16,100,1000")
     parser.add_argument("--merge-threads", type=int, default=2)
     parser.add_argument("--node", type=int, default=32)
+    parser.add_argument("--search-threads", type=int, default=1)
     parser.add_argument("--json")
     args = parser.parse_args()
     found = jobs(args.work, args.merge_threads)
@@ -117,7 +122,13 @@ def main():
         bound = {}
         for s in steps:
             costs = [c for st, _, _, c in found if st == s]
-            spans[s] = list_schedule(costs, min(k, args.node) if s == "holding" else k)
+            cores = k
+            if s == "holding":
+                cores = min(k, args.node)
+            elif s == "searches":
+                threads = max(1, min(args.search_threads, k, args.node))
+                costs, cores = [c / threads for c in costs], max(1, k // threads)
+            spans[s] = list_schedule(costs, cores)
             longest = max(costs, default=0.0)
             bound[s] = "longest job" if longest >= 0.999 * spans[s] and len(costs) > 1 and spans[s] > 0 else "total / K"
         wall = sum(spans.values())
