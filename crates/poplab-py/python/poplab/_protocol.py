@@ -61,6 +61,22 @@ class _Failure(Exception):
     """A Python rule or output failed: the message names the states, `__cause__` is the exception."""
 
 
+def _output_function(output: Any) -> Callable[[Any], str]:
+    """The function that names a state's output: by the dict or the function `output`, or
+    ``undecided`` for every state without one."""
+
+    def output_of(state: Any) -> str:
+        if output is None:
+            return "undecided"
+        if isinstance(output, Mapping):
+            if state not in output:
+                raise KeyError(f"the output dict has no entry for state {state!r}")
+            return _output_name(output[state], state)
+        return _output_name(output(state), state)
+
+    return output_of
+
+
 class _Registry:
     """The state objects of one protocol instance and their ids (the library's state names), and
     the callbacks the library calls. It does not reference the `Protocol`, so no cycle goes through
@@ -358,14 +374,7 @@ class Protocol:
     # The library's side.
 
     def _output_of(self, state: Any) -> str:
-        output = self.output
-        if output is None:
-            return "undecided"
-        if isinstance(output, Mapping):
-            if state not in output:
-                raise KeyError(f"the output dict has no entry for state {state!r}")
-            return _output_name(output[state], state)
-        return _output_name(output(state), state)
+        return _output_function(self.output)(state)
 
     def _rule_of(self) -> Callable:
         call, params = self._call, self.params
@@ -380,7 +389,10 @@ class Protocol:
 
     def _build(self) -> Tuple[Any, _Registry]:
         if self._handle is None:
-            registry = _Registry(self._rule_of(), self._output_of)
+            # Callbacks that do not reference this Protocol: the registry is held by the extension's
+            # protocol, which the garbage collector cannot see through, so a reference back to
+            # self would keep the whole Simulation alive (16 MB each in ppsim's README example).
+            registry = _Registry(self._rule_of(), _output_function(self.output))
             init: List[Tuple[str, Any]] = []
             if isinstance(self.init, Mapping):
                 for state, amount in self.init.items():
