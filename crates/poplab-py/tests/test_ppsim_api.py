@@ -247,6 +247,30 @@ def test_state_plotter_shows_counts_and_categories(agg):
     assert [r.get_height() for r in parity.ax.patches] == [config[i:30:3].sum() for i in range(3)]
 
 
+def test_plotters_follow_the_states_a_run_meets(agg, monkeypatch):
+    # An unbounded rule: state_list lists the states met, and a run meets new ones. A plotter added
+    # before the run follows them (it raised a shape mismatch in matmul on the next update).
+    monkeypatch.setattr(Simulation, "MAX_ENUMERATED_STATES", 40)
+    with pytest.warns(UserWarning):
+        sim = Simulation({0: 10}, counter, seed=1)
+    parity = StatePlotter(state_map=lambda s: s % 2)
+    every = StatePlotter()
+    lines = HistoryPlotter(state_map=lambda s: s % 2)
+    for snapshot in (parity, every, lines):
+        sim.add_snapshot(snapshot)
+    before = len(sim.state_list)
+    sim.run(3)
+    sim.run(2)
+    assert len(sim.state_list) > before
+    config = sim.config_array
+    assert parity.categories == [0, 1]
+    assert [r.get_height() for r in parity.ax.patches] == [config[0::2].sum(), config[1::2].sum()]
+    assert [r.get_height() for r in every.ax.patches] == config.tolist()
+    assert every.categories == sim.state_list
+    drawn = {line.get_label(): line.get_ydata()[-1] for line in lines.ax.get_lines()}
+    assert drawn == {"0": config[0::2].sum(), "1": config[1::2].sum()}
+
+
 def test_history_plotter_draws_the_history(agg):
     sim = Simulation({"A": 600, "B": 400}, MAJORITY, seed=1)
     lines = HistoryPlotter(state_map=lambda s: "decided" if s != "U" else "undecided")

@@ -205,6 +205,21 @@ class Plotter(Snapshot):
             self._matrix = None
             self.categories = list(self.simulation.state_list)
 
+    def _current(self, width: int) -> bool:
+        """Brings the categories up to the simulation's states when a configuration of ``width``
+        states no longer fits them (a run met states that ``state_list`` did not list before);
+        says whether they changed."""
+        if self._matrix is None:
+            if len(self.categories) == width:
+                return False
+            self.categories = list(self.simulation.state_list)
+            return True
+        if self._matrix.shape[0] == width:
+            return False
+        before = list(self.categories)
+        self._add_state_map(self.state_map)  # type: ignore[arg-type]
+        return self.categories != before
+
     def _counts(self, config: np.ndarray) -> np.ndarray:
         return np.asarray(config) if self._matrix is None else np.matmul(config, self._matrix)
 
@@ -230,6 +245,10 @@ class StatePlotter(Plotter):
     def initialize(self) -> None:
         """Draws the bars (at 0). Call it again after changing ``self.state_map``."""
         super().initialize()
+        self._draw_bars()
+
+    def _draw_bars(self) -> None:
+        self.ax.clear()
         labels = [str(c) for c in self.categories]
         self.bars = self.ax.bar(labels, np.zeros(len(labels)))
         if labels and max(len(label) for label in labels) > 2:
@@ -240,6 +259,8 @@ class StatePlotter(Plotter):
     def update(self, index: Optional[int] = None) -> None:
         """Sets the heights of the bars to the counts shown."""
         super().update(index)
+        if self._current(len(self.config)):  # type: ignore[arg-type]
+            self._draw_bars()
         heights = self._counts(self.config)  # type: ignore[arg-type]
         for rect, height in zip(self.bars, heights):
             rect.set_height(float(height))
@@ -267,6 +288,7 @@ class HistoryPlotter(Plotter):
         super().update(index)
         self.ax.clear()
         history = self.simulation.history
+        self._current(history.shape[1])
         if self._matrix is not None:
             frame = pd.DataFrame(np.matmul(history.to_numpy(), self._matrix), columns=self.categories,
                                  index=history.index)
