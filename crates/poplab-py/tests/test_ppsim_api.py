@@ -46,9 +46,10 @@ def test_state_list_of_a_dict_rule_holds_its_states_as_ppsim():
 
 def test_an_unbounded_rule_falls_back_to_the_states_met(monkeypatch):
     monkeypatch.setattr(Simulation, "MAX_ENUMERATED_STATES", 40)
+    sim = Simulation({0: 10}, counter, seed=1)
     with pytest.warns(UserWarning, match="more than 40 states are reachable"):
-        sim = Simulation({0: 10}, counter, seed=1)
-    assert sim.state_list == sorted(sim.states_met)
+        listed = sim.state_list
+    assert listed == sorted(sim.states_met)
     before = len(sim.state_list)
     sim.run(3)
     assert len(sim.state_list) > before and sim.state_list == sorted(sim.states_met)
@@ -61,9 +62,32 @@ def test_a_rule_failing_during_the_enumeration_raises_rule_error():
             raise KeyError("boom")
         return discrete_averaging(a, b)
 
+    sim = Simulation({0: 5, 4: 5}, broken, seed=1)
     with pytest.raises(RuleError, match="reachable states were enumerated: KeyError") as info:
-        Simulation({0: 5, 4: 5}, broken, seed=1)
+        sim.state_list
     assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_the_reachable_states_are_enumerated_on_first_use_only():
+    # ppsim enumerates at construction; poplab when state_list (or what reads it) is first asked
+    # for: a run that never reads it calls the rule only for the pairs it meets.
+    calls = []
+
+    def averaging(a, b):
+        calls.append((a, b))
+        return discrete_averaging(a, b)
+
+    sim = Simulation({0: 50, 50: 50}, averaging, seed=1)
+    # Construction meets the initial states' pairs only (the engine's first table).
+    assert set(calls) <= {(a, b) for a in (0, 50) for b in (0, 50)}
+    sim.run(0.2)
+    during_run = len(calls)
+    assert len(sim.state_list) == 51 and len(calls) > during_run
+    # The same trajectory as a simulation that enumerated first.
+    eager = Simulation({0: 50, 50: 50}, discrete_averaging, seed=1)
+    assert len(eager.state_list) == 51
+    eager.run(0.2)
+    assert eager.steps == sim.steps and eager.config_dict == sim.config_dict
 
 
 # rule, time_to_steps.
@@ -251,8 +275,9 @@ def test_plotters_follow_the_states_a_run_meets(agg, monkeypatch):
     # An unbounded rule: state_list lists the states met, and a run meets new ones. A plotter added
     # before the run follows them (it raised a shape mismatch in matmul on the next update).
     monkeypatch.setattr(Simulation, "MAX_ENUMERATED_STATES", 40)
+    sim = Simulation({0: 10}, counter, seed=1)
     with pytest.warns(UserWarning):
-        sim = Simulation({0: 10}, counter, seed=1)
+        sim.state_list
     parity = StatePlotter(state_map=lambda s: s % 2)
     every = StatePlotter()
     lines = HistoryPlotter(state_map=lambda s: s % 2)

@@ -10,9 +10,11 @@ listed exactly, each with its reason:
 - README: the two CRN cells (poplab does not take CRNs: `CRNNotSupported`, then the NameError of
   the ``crn`` that was never made), and the leader-election cells hit by ppsim's own ``u`` bug (the
   README's ``u`` is the string 'U' from its first example, so ``Ulogn = u * int(np.log2(n))`` is a
-  string and the rule's ``v.counter <= Ulogn`` raises TypeError, from the state enumeration as a
-  RuleError), and the cells after them that use that simulation's history (they get the earlier
-  ``sim`` and ``df``; their ``groupby(..., axis=1)`` is also gone from pandas 3).
+  string and the rule's ``v.counter <= Ulogn`` raises TypeError, as a RuleError: in the run, and
+  in the state enumeration that the cells reading that simulation's ``state_list`` or ``history``
+  start, since poplab enumerates on first use where ppsim does at construction; ppsim's own run
+  failed at the construction and its later cells used the earlier ``sim``), and the cells after
+  them that use ``df`` (still time_trials' frame).
 - majority: the cells that load ppsim's pickled simulations (majority_simulations/*.p, pickles of
   ``ppsim.simulation.Simulation`` written with pandas 1, which neither poplab nor pandas >= 2 can
   read; kept aside), and the cells after them that plot those simulations. The one data file that
@@ -123,27 +125,24 @@ def test_ppsim_readme_notebook(monkeypatch):
     run = run_notebook("ppsim_README.ipynb", monkeypatch)
     cells, stored = run.cells, run.stored
     assert "".join(cells[73].source).startswith("from poplab import species")
-    u_bug = (
-        r"RuleError: the rule failed while the reachable states were enumerated: "
-        r"TypeError: '<=' not supported between instances of 'int' and 'str'"
-    )
-    # groupby(..., axis=1) is gone from pandas 3; with pandas 2, sim (still the discrete averaging
-    # one) has no level 'role'.
-    not_that_simulation = r"TypeError: .*unexpected keyword argument 'axis'|KeyError: .*role"
+    # In the run (cell 55) and in the enumeration that reading state_list or history starts.
+    u_bug = r"RuleError: .*TypeError: '<=' not supported between instances of 'int' and 'str'"
     assert_failures(
         run,
         {
             53: u_bug,
             55: u_bug,
-            61: not_that_simulation,
-            63: not_that_simulation,
-            64: not_that_simulation,
-            66: not_that_simulation,
-            # df is still time_trials' frame (n, time), which has no level to unstack (cell 71's
-            # interact shows the error in its widget).
+            57: u_bug,
+            59: u_bug,
+            61: u_bug,
+            63: u_bug,
+            64: u_bug,
+            66: u_bug,
+            # df is still time_trials' frame (n, time), which has no level to unstack.
             68: r"ValueError: index must be a MultiIndex to unstack",
             69: r"ValueError: index must be a MultiIndex to unstack",
-            71: r"ValueError: index must be a MultiIndex to unstack",
+            # Its slider reads sim.history first.
+            71: u_bug,
             73: r"CRNNotSupported: poplab does not simulate chemical reaction networks",
             75: r"NameError: name 'crn' is not defined",
         },

@@ -227,10 +227,12 @@ class Simulation(PpsimViews):
             ``transition_order``, ``simulator_method`` or ``engine``.
         CRNNotSupported: (a ``NotImplementedError``) ppsim's chemical reaction networks: a list of
             reactions as the rule, ``volume``, ``continuous_time``, ``time_units``.
-        RuleError: the rule failed while the reachable states were enumerated.
+        RuleError: the rule failed while the reachable states were enumerated (on first use of
+            ``state_list``, not at construction).
 
-    ``state_list`` is ppsim's: every state reachable from the initial states, enumerated at
-    construction by breadth-first search (each new state meets every state found, in both orders;
+    ``state_list`` is ppsim's: every state reachable from the initial states, enumerated on first
+    use (of ``state_list``, ``config_array``, ``history``, the reactions; not by a run) by
+    breadth-first search (each new state meets every state found, in both orders;
     a dict rule's states are all included, as in ppsim). When more than
     ``MAX_ENUMERATED_STATES`` states are reachable (or the set is unbounded), the search stops
     there with a ``UserWarning`` and ``state_list`` falls back to ``states_met``: the states met
@@ -267,7 +269,7 @@ class Simulation(PpsimViews):
     (True, True)
     """
 
-    #: The most states ``state_list`` enumerates at construction (see above); a class attribute, set
+    #: The most states ``state_list`` enumerates (see above); a class attribute, set
     #: it (``Simulation.MAX_ENUMERATED_STATES = 5000``) for larger protocols: the search calls the
     #: rule about this many squared times.
     MAX_ENUMERATED_STATES = 1000
@@ -309,7 +311,13 @@ class Simulation(PpsimViews):
             raise ValueError(f"init_config has {self.n} agents, more than the 2**62 a simulation takes; give fewer")
         self.steps_per_time_unit = self.n
         self.snapshots: List[Snapshot] = []
-        self._enumerate(rule)
+        # The reachable states are enumerated on first use (_enumerated): a run that never reads
+        # state_list, config_array, history or the reactions pays nothing for them.
+        self._enumerated = False
+        self._reachable: Optional[List[Any]] = None
+        self._results: Dict[Tuple[Any, Any], Any] = {}
+        self._results_complete = False
+        self._reactions: Optional[Tuple[int, List[_reachable.Reaction]]] = None
         self._trial = 0
         self._start(self.init_config)
 
@@ -339,8 +347,14 @@ class Simulation(PpsimViews):
         """Interactions so far in this trial: those before the last ``sim.set_config`` and since."""
         return self._offset + self._live.step()
 
+    def _ensure_enumerated(self) -> None:
+        """Enumerates the reachable states if that has not been done: ppsim's ``state_list``, or
+        None past ``MAX_ENUMERATED_STATES`` (with a warning)."""
+        if not self._enumerated:
+            self._enumerate(self._ppsim_rule.rule)
+            self._enumerated = True
+
     def _enumerate(self, rule: Any) -> None:
-        """ppsim's ``state_list``: the reachable states, or None past ``MAX_ENUMERATED_STATES``."""
         initial = list(self.init_config)
         if isinstance(rule, Mapping):
             for (a, b), result in rule.items():
@@ -349,16 +363,16 @@ class Simulation(PpsimViews):
             found = _reachable.reachable_states(initial, self._ppsim_rule.one_way, self.MAX_ENUMERATED_STATES)
         except Exception as e:
             raise _poplab.RuleError(f"the rule failed while the reachable states were enumerated: {type(e).__name__}: {e}") from e
-        self._reactions: Optional[Tuple[int, List[_reachable.Reaction]]] = None
+        self._reactions = None
         self._results_complete = False
         if found is None:
             warnings.warn(
                 f"more than {self.MAX_ENUMERATED_STATES} states are reachable (Simulation.MAX_ENUMERATED_STATES): "
                 "state_list lists the states met so far (states_met), and grows as the simulation runs",
-                stacklevel=3,
+                stacklevel=4,
             )
-            self._reachable: Optional[List[Any]] = None
-            self._results: Dict[Tuple[Any, Any], Any] = {}
+            self._reachable = None
+            self._results = {}
             return
         self._reachable, self._results = found
         self._results_complete = len(self._reachable) <= _KEEP_RESULTS
@@ -460,7 +474,8 @@ class Simulation(PpsimViews):
         _check_history(history_interval, self.time, end_step, self.n)
         if condition is not None and condition(self.config_dict):
             return
-        limit = _history_limit(len(self.state_list))
+        # The states known so far (a run does not enumerate them): what a history row will hold.
+        limit = _history_limit(len(self.state_list) if self._enumerated else len(self.protocol.states))
         offset = self._offset
         self._live.sample_at(step - offset for step in _history_steps(self.time, history_interval, self.n, limit))
         piece = max(1, math.floor(stopping_interval * self.n))
@@ -593,7 +608,7 @@ class Simulation(PpsimViews):
     @property
     def state_list(self) -> List[Any]:
         """ppsim's ``state_list``: every state reachable from the initial configuration (enumerated
-        at construction, see the class), in ppsim's order (natural order of their ``repr``). The
+        on first use, see the class), in ppsim's order (natural order of their ``repr``). The
         order of the columns of ``history`` and of ``config_array``.
 
         When the enumeration stopped at ``MAX_ENUMERATED_STATES``, the states met so far instead
@@ -608,6 +623,7 @@ class Simulation(PpsimViews):
         >>> len(sim.states_met) < 51                # before any run: the states met so far
         True
         """
+        self._ensure_enumerated()
         met = self.protocol.states
         key = (len(met), self._reachable is None)
         if getattr(self, "_sorted_key", None) != key:
@@ -715,7 +731,7 @@ class Simulation(PpsimViews):
         state = dict(state)
         snapshot = state.pop("_snapshot")
         # Pickles of earlier versions lack the fields of ppsim's state enumeration and set_config.
-        self.__dict__.update({"_offset": 0, "_population": state["n"], "_reachable": None})
+        self.__dict__.update({"_offset": 0, "_population": state["n"], "_reachable": None, "_enumerated": True})
         self.__dict__.update(state)
         self._ppsim_rule = self.protocol.rule
         self._history, self._results, self._results_complete, self._reactions = None, {}, False, None

@@ -49,6 +49,7 @@ class PpsimViews:
 
     def _one_way(self) -> Any:
         """The results of single orders of pairs: from the enumeration when it kept them all."""
+        self._ensure_enumerated()
         if getattr(self, "_results_complete", False):
             return lambda a, b: self._results.get((a, b))
         memo: Dict[Tuple[Any, Any], Any] = {}
