@@ -7,6 +7,7 @@ mod common;
 
 mod cli;
 mod defects;
+mod docs_agree;
 mod engine_cli;
 mod exact_cli;
 mod reproduce_cli;
