@@ -25,8 +25,8 @@ pub enum Target {
 
 /// The raw spec of `protocol` for `n` agents with `settings`, the options as the Python layer
 /// normalised them: a JSON object of [`RawSpec`]'s fields (its serde; absent fields keep their
-/// defaults, and absent trials are the estimator's default).
-fn raw(settings: &str, protocol: &str, n: u64) -> PyResult<RawSpec> {
+/// defaults, and absent trials are the estimator's default, `direct` for direct simulation).
+fn raw_with(settings: &str, protocol: &str, n: u64, direct: u64) -> PyResult<RawSpec> {
     let invalid = |e: serde_json::Error| PyValueError::new_err(e.to_string());
     let mut fields: Map<String, Value> = serde_json::from_str(settings).map_err(invalid)?;
     let trials_given = fields.contains_key("trials");
@@ -34,9 +34,14 @@ fn raw(settings: &str, protocol: &str, n: u64) -> PyResult<RawSpec> {
     fields.insert("n".into(), n.into());
     let mut raw: RawSpec = serde_json::from_value(Value::Object(fields)).map_err(invalid)?;
     if !trials_given {
-        raw.trials = raw.estimator.default_trials(raw.trials);
+        raw.trials = raw.estimator.default_trials(direct);
     }
     Ok(raw)
+}
+
+/// [`raw_with`] for a run: direct trials default to a run's (one).
+fn raw(settings: &str, protocol: &str, n: u64) -> PyResult<RawSpec> {
+    raw_with(settings, protocol, n, RawSpec::new(protocol, n).trials)
 }
 
 /// Resolves `settings` for `target`, then runs `then` on the spec with the GIL released; errors
@@ -232,7 +237,8 @@ pub fn sweep(
     variants: HashMap<String, Py<UserProtocol>>,
     out: Option<PathBuf>,
 ) -> PyResult<(&'static str, String, String, String)> {
-    let spec = SweepSpec { template: raw(settings, &protocol, 0)?, ns, params, ..SweepSpec::new(&protocol, &[]) };
+    let template = raw_with(settings, &protocol, 0, poplab::sweep::DEFAULT_TRIALS)?;
+    let spec = SweepSpec { template, ns, params, ..SweepSpec::new(&protocol, &[]) };
     let customs: HashMap<String, Custom> = variants.iter().map(|(k, v)| (k.clone(), v.get().custom.clone())).collect();
     let resolve = |raw: &RawSpec| -> poplab::Result<RunSpec> {
         if customs.is_empty() {

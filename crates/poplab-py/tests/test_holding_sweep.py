@@ -21,3 +21,19 @@ def test_a_splitting_sweep_gives_the_commands_estimates(cli, tmp_path):
     assert (tmp_path / "py" / "estimates.csv").exists()
     # Direct sweeps are unchanged.
     assert isinstance(poplab.sweep("angluin", [10], trials=2, seed=1), poplab.SweepResult)
+
+
+def test_trials_left_out_are_the_commands_default_for_either_estimator(cli, tmp_path):
+    # The splitting estimator's repetitions (100), not a direct sweep's 20 trials, as the command.
+    options = ["--measure", "holding", "--estimator", "splitting", "--replicas", "20", "--cycles", "50"]
+    cli("sweep", "ls-timer", "--n", "4", *options, "--seed", "7", "--out", str(tmp_path / "cli"))
+    expected = json.loads((tmp_path / "cli" / "estimates.jsonl").read_text().splitlines()[0])["estimate"]
+    estimator = {"replicas": 20, "cycles": 50}
+    curve = poplab.sweep("ls-timer", 4, measure="holding", estimator=estimator, seed=7)
+    (got,) = curve.document["cells"]
+    assert got["estimate"]["repetitions"] == expected["repetitions"] == 100
+    assert got["estimate"] == expected
+    # A direct sweep without trials: the command's 20 per cell.
+    cli("sweep", "angluin", "--n", "10", "--seed", "1", "--out", str(tmp_path / "direct"))
+    rows = (tmp_path / "direct" / "trials.csv").read_text().splitlines()[1:]
+    assert len(poplab.sweep("angluin", 10, seed=1).trials) == len(rows) == 20

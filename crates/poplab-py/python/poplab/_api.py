@@ -753,7 +753,7 @@ def sweep(
     n: Union[int, Sequence[int]],
     *,
     params: Optional[Mapping] = None,
-    trials: int = 20,
+    trials: Optional[int] = None,
     out: Union[None, str, "os.PathLike[str]"] = None,
     **options: Any,
 ) -> Union["SweepResult", "HoldingSweepResult"]:
@@ -764,7 +764,8 @@ def sweep(
         protocol: as for `run`.
         n: a size or a list of sizes.
         params: each parameter with a value or a list of values, ``{"k": [5, 10]}``.
-        trials: trials per cell (default 20).
+        trials: trials per cell (default: as ``poplab sweep``, 20, or with
+            ``estimator="splitting"`` the estimator's repetitions, 100).
         seed: the master seed. Cell seeds come from it and the cell, so adding sizes or values
             never changes the cells already there.
         out: a directory: the sweep directory of ``poplab sweep`` is written there

@@ -94,6 +94,11 @@ pub fn run_sweep(
     }
 }
 
+/// A sweep's direct trials per cell when none are given (a sweep with the splitting estimator
+/// takes its repetitions, [`crate::spec::Estimator::default_trials`]): `poplab sweep` and
+/// Python's `poplab.sweep` alike.
+pub const DEFAULT_TRIALS: u64 = 20;
+
 /// The checkpoint of the running trials ([`crate::checkpoint`]), removed when the sweep ends.
 pub const CHECKPOINT_FILE: &str = "running.ckpt";
 
@@ -150,7 +155,7 @@ impl SweepSpec {
     /// A sweep of `protocol` over `ns` with every other setting at its default (20 trials per cell).
     pub fn new(protocol: &str, ns: &[u64]) -> Self {
         Self {
-            template: RawSpec { trials: 20, ..RawSpec::new(protocol, 0) },
+            template: RawSpec { trials: DEFAULT_TRIALS, ..RawSpec::new(protocol, 0) },
             ns: ns.to_vec(),
             params: Vec::new(),
             shard: None,
