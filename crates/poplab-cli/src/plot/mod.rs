@@ -628,10 +628,16 @@ fn short(v: f64) -> String {
             format!("{}\u{00d7}{power}", mantissa.to_string().replace('-', "\u{2212}"))
         }
     } else {
-        let digits = (5 - exponent).max(0) as usize;
-        let plain = format!("{v:.digits$}");
-        if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.').to_string() } else { plain }
+        plain(v, exponent)
     }
+}
+
+/// `v` as a plain number with about six significant digits (`exponent` is its power of ten),
+/// trailing zeros dropped.
+fn plain(v: f64, exponent: i32) -> String {
+    let digits = (5 - exponent).max(0) as usize;
+    let text = format!("{v:.digits$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
 }
 
 /// How an axis writes its tick labels: one notation for the whole axis.
@@ -660,11 +666,7 @@ impl Labels {
             },
             Labels::Powers => short(v),
             Labels::Plain if v != 0.0 && (v.abs() >= 1e7 || v.abs() < 1e-3) => short(v),
-            Labels::Plain => {
-                let digits = (5 - v.abs().log10().floor() as i32).max(0) as usize;
-                let plain = format!("{v:.digits$}");
-                if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.').to_string() } else { plain }
-            }
+            Labels::Plain => plain(v, v.abs().log10().floor() as i32),
         }
     }
 }

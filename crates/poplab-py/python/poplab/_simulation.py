@@ -351,10 +351,11 @@ class Simulation(PpsimViews):
         """Enumerates the reachable states if that has not been done: ppsim's ``state_list``, or
         None past ``MAX_ENUMERATED_STATES`` (with a warning)."""
         if not self._enumerated:
-            self._enumerate(self._ppsim_rule.rule)
+            self._enumerate()
             self._enumerated = True
 
-    def _enumerate(self, rule: Any) -> None:
+    def _enumerate(self) -> None:
+        rule = self._ppsim_rule.rule
         initial = list(self.init_config)
         if isinstance(rule, Mapping):
             for (a, b), result in rule.items():
