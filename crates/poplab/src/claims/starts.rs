@@ -7,7 +7,8 @@
 //! (so that it is the same in every directory, shard and merge). The
 //! start is also written as a file `data/CLAIM/starts/CELL.json` (an array of agent states that
 //! `--init @FILE` takes) with the search's record beside it (`CELL.search.json`: read back, so a
-//! reproduction that continues does not search again). At a small instance the search is checked
+//! reproduction that continues does not search again; a search killed continues from its journal,
+//! `CELL.search.journal`, which goes once the record is written). At a small instance the search is checked
 //! against the exact worst start of `exact --from all`.
 
 use super::catalog::{Claim, WorstStarts};
@@ -260,7 +261,13 @@ impl Claim {
             threads,
             ..spec.template.clone()
         };
-        let result = RunSpec::resolve(&raw)?.search(&search_settings(worst), &|_| {})?;
+        // The trials are journaled beside the record, so that a search killed (at the end of a
+        // Slurm allocation, say) continues where it stopped; the journal goes once the record is
+        // written.
+        std::fs::create_dir_all(dir.join(format!("data/{}/starts", self.id))).map_err(|e| Error::Io(e.to_string()))?;
+        let journal = dir.join(format!("data/{}/starts/{slug}.search.journal", self.id));
+        let settings = SearchSettings { journal: Some(journal.clone()), ..search_settings(worst) };
+        let result = RunSpec::resolve(&raw)?.search(&settings, &|_| {})?;
         let family = result.families.iter().find(|f| f.description.starts_with(worst.family)).unwrap_or(&result.worst);
         let chosen = ChosenStart {
             cell: cell.key(),
@@ -276,9 +283,9 @@ impl Claim {
         let states = serde_json::to_string_pretty(&start).map_err(|e| Error::Io(e.to_string()))?;
         let record = serde_json::to_string_pretty(&Record { chosen: chosen.clone(), start: start.clone() })
             .map_err(|e| Error::Io(e.to_string()))?;
-        std::fs::create_dir_all(dir.join(format!("data/{}/starts", self.id))).map_err(|e| Error::Io(e.to_string()))?;
         files::write_atomic(&dir.join(&file), &(states + "\n"))?;
         files::write_atomic(&record_path, &(record + "\n"))?;
+        std::fs::remove_file(&journal).map_err(|e| Error::Io(format!("'{}': {e}", journal.display())))?;
         Ok((chosen, start))
     }
 
@@ -304,6 +311,7 @@ impl Claim {
             top: 1,
             race_trials: worst.race_trials.max(8),
             families: false,
+            journal: None,
         };
         let result = run.search(&settings, &|_| {})?;
         let found_exact = RunSpec::resolve(&RawSpec {
@@ -344,5 +352,6 @@ fn search_settings(worst: &WorstStarts) -> SearchSettings {
         top: 1,
         race_trials: worst.race_trials,
         families: false,
+        journal: None,
     }
 }

@@ -11,5 +11,6 @@ pub mod experiment;
 pub mod export;
 mod record;
 pub mod search;
+mod search_journal;
 pub mod spec;
 pub mod splitting;

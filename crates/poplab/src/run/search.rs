@@ -29,7 +29,8 @@
 //!
 //! The same seed gives the same result at any thread count. A budget in candidates is the same on
 //! any machine; a budget in core-seconds stops where the processor time runs out, so it is
-//! reproducible only on the same machine and load.
+//! reproducible only on the same machine and load. With a journal
+//! ([`SearchSettings::journal`]) a search killed and run again continues where it stopped.
 
 use crate::clock;
 use crate::engine::{Measure, Outcome, Series};
@@ -39,10 +40,12 @@ use crate::graph::Graph;
 use crate::init::InitSpec;
 use crate::protocol::{Protocol, state_from_json, state_to_json};
 use crate::rng::{PopRng, below_u64, trial_seed};
+use crate::run::search_journal::{Journal, Timed, TrialKey, start_hash};
 use crate::stats::{mean, mean_ci95};
 use rand_core::SeedableRng;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
+use std::path::PathBuf;
 
 /// Trials per candidate in the first round.
 pub const FIRST_TRIALS: u64 = 2;
@@ -117,6 +120,10 @@ pub struct SearchSettings {
     pub race_trials: u64,
     /// Re-measure every named family (`false`: only the spec's own start, when it is one).
     pub families: bool,
+    /// A file that records each trial as it finishes; a search run again with it reads them back
+    /// instead of running them, and returns the same result. It belongs to one search (protocol,
+    /// n, seed, horizon): another search refuses it.
+    pub journal: Option<PathBuf>,
 }
 
 impl Default for SearchSettings {
@@ -127,6 +134,7 @@ impl Default for SearchSettings {
             top: 3,
             race_trials: LAST_TRIALS,
             families: true,
+            journal: None,
         }
     }
 }
@@ -209,7 +217,21 @@ pub(crate) fn search<P: Protocol>(
         });
     }
     let mut rng = PopRng::seed_from_u64(trial_seed(settings.seed ^ CANDIDATE_TAG, 0));
-    let mut race = Race { protocol, settings, horizon: settings.max_steps, trials_run: 0, core_seconds: 0.0 };
+    let journal = match &search.journal {
+        Some(path) => Journal::open(
+            path,
+            &format!(
+                "{} n={} seed={:016x} horizon={}",
+                protocol.info().name,
+                protocol.n(),
+                settings.seed,
+                settings.max_steps
+            ),
+        )?,
+        None => Journal::none(),
+    };
+    let mut race =
+        Race { protocol, settings, horizon: settings.max_steps, trials_run: 0, core_seconds: 0.0, journal: &journal };
     let mut pool = initial_candidates(protocol, settings, &mut rng)?;
     let states = state_pool(protocol, &pool, &mut rng);
     pool.extend(corners(protocol.n(), &states, &mut rng));
@@ -323,6 +345,7 @@ struct Race<'a, P: Protocol> {
     horizon: u128,
     trials_run: u64,
     core_seconds: f64,
+    journal: &'a Journal,
 }
 
 impl<P: Protocol> Race<'_, P> {
@@ -337,15 +360,23 @@ impl<P: Protocol> Race<'_, P> {
         if jobs.is_empty() {
             return Ok(());
         }
-        let inits: Vec<InitSpec> = pool.iter().map(|c| self.init_of(&c.agents)).collect();
+        let inits: Vec<(InitSpec, u64)> = pool
+            .iter()
+            .map(|c| {
+                let init = self.init_of(&c.agents);
+                let hash = start_hash(&init);
+                (init, hash)
+            })
+            .collect();
         let settings = RunSettings { seed: self.settings.seed ^ RACE_TAG, ..self.run_settings() };
         let results = experiment::in_parallel(self.settings.threads, jobs.len() as u64, &|| {}, |job| {
             let (c, t) = jobs[job as usize];
-            self.timed_trial(&RunSettings { init: inits[c].clone(), ..settings.clone() }, t)
+            let (init, hash) = &inits[c];
+            self.timed_trial(&RunSettings { init: init.clone(), ..settings.clone() }, *hash, t)
         })?;
-        for (&(c, _), record) in jobs.iter().zip(results) {
-            self.count(&record);
-            pool[c].times.push(parallel_time(&record, self.protocol.n()));
+        for (&(c, _), timed) in jobs.iter().zip(results) {
+            self.count(&timed);
+            pool[c].times.push(self.parallel_time(&timed));
         }
         Ok(())
     }
@@ -366,18 +397,31 @@ impl<P: Protocol> Race<'_, P> {
         InitSpec::Explicit(agents.iter().map(|&s| state_to_json(self.protocol, s)).collect())
     }
 
-    /// One trial, with its processor time in the record's `wall_seconds`-free count.
-    fn timed_trial(&self, settings: &RunSettings, index: u64) -> Result<(TrialRecord, f64)> {
+    /// Trial `index` from the start `settings.init` (whose [`start_hash`] is `start`) and its
+    /// processor time: read back from the journal, or run and recorded there.
+    fn timed_trial(&self, settings: &RunSettings, start: u64, index: u64) -> Result<Timed> {
+        let key = TrialKey::new(start, settings.seed, index, settings.max_steps);
+        if let Some(timed) = self.journal.get(&key) {
+            return Ok(timed);
+        }
         let started = clock::thread_cpu_seconds();
         let engine = settings.engine_used(self.protocol)?;
-        let record = experiment::trial(self.protocol, settings, engine, index, &mut Series::default(), None)?;
+        let record: TrialRecord =
+            experiment::trial(self.protocol, settings, engine, index, &mut Series::default(), None)?;
         let seconds = clock::thread_cpu_seconds().zip(started).map_or(0.0, |(end, start)| end - start);
-        Ok((record, seconds))
+        let timed = Timed { steps: record.steps.0, censored: record.outcome == Outcome::Censored, seconds };
+        self.journal.record(&key, &timed)?;
+        Ok(timed)
     }
 
-    fn count(&mut self, (_, seconds): &(TrialRecord, f64)) {
+    fn count(&mut self, timed: &Timed) {
         self.trials_run += 1;
-        self.core_seconds += seconds;
+        self.core_seconds += timed.seconds;
+    }
+
+    /// A trial's parallel time (a censored one's at its horizon).
+    fn parallel_time(&self, timed: &Timed) -> f64 {
+        timed.steps as f64 / self.protocol.n() as f64
     }
 
     /// A re-measurement on fresh seeds, at the spec's own horizon (a race's is shorter).
@@ -403,13 +447,14 @@ impl<P: Protocol> Fresh<'_, P> {
             max_steps: race.settings.max_steps,
             ..race.run_settings()
         };
-        let records =
-            experiment::in_parallel(race.settings.threads, self.trials, &|| {}, |t| race.timed_trial(&settings, t))?;
-        let n = race.protocol.n();
-        let times: Vec<f64> = records.iter().map(|r| parallel_time(r, n)).collect();
-        let censored = records.iter().filter(|(r, _)| r.outcome == Outcome::Censored).count() as u64;
+        let start = start_hash(&settings.init);
+        let records = experiment::in_parallel(race.settings.threads, self.trials, &|| {}, |t| {
+            race.timed_trial(&settings, start, t)
+        })?;
+        let times: Vec<f64> = records.iter().map(|r| race.parallel_time(r)).collect();
+        let censored = records.iter().filter(|r| r.censored).count() as u64;
         self.trials_run += records.len() as u64;
-        self.core_seconds += records.iter().map(|(_, s)| s).sum::<f64>();
+        self.core_seconds += records.iter().map(|r| r.seconds).sum::<f64>();
         let m = mean(&times);
         Ok(Found {
             start: candidate.agents.iter().map(|&s| state_to_json(race.protocol, s)).collect(),
@@ -421,10 +466,6 @@ impl<P: Protocol> Fresh<'_, P> {
             censored,
         })
     }
-}
-
-fn parallel_time((record, _): &(TrialRecord, f64), n: usize) -> f64 {
-    record.steps.0 as f64 / n as f64
 }
 
 /// The spec's start, `default`, each named family, and the protocol's parameterized families.
@@ -679,6 +720,33 @@ mod tests {
         }
         assert_eq!(found.worst.start.len(), 6);
         assert_eq!(found.worst.trials, 20);
+    }
+
+    #[test]
+    fn a_search_run_again_from_its_journal_continues_to_the_same_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("search.journal");
+        let settings = SearchSettings { journal: Some(path.clone()), ..small(16) };
+        let whole = ls_timer(Some(2)).search(&settings, &|_| {}).unwrap();
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count() as u64;
+        assert_eq!(lines, 1 + whole.trials_run);
+        let numbers = |r: &SearchResult| {
+            (r.worst.clone(), r.top.clone(), r.families.clone(), r.candidates, r.trials_run, r.rounds, r.race_horizon)
+        };
+        // Read back whole: the same result, and no trial ran again (none was appended).
+        let text = std::fs::read_to_string(&path).unwrap();
+        let replayed = ls_timer(Some(1)).search(&settings, &|_| {}).unwrap();
+        assert_eq!(numbers(&replayed), numbers(&whole));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        // Killed halfway through a line: the rest runs again, to the same starts and means.
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        let continued = ls_timer(Some(2)).search(&settings, &|_| {}).unwrap();
+        assert_eq!(numbers(&continued), numbers(&whole));
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count() as u64, 1 + whole.trials_run);
+        // The journal of another search is refused.
+        let other = RunSpec::resolve(&RawSpec { params: vec!["s=8".into()], seed: 4, ..RawSpec::new("ls-timer", 6) });
+        let error = other.unwrap().search(&settings, &|_| {}).unwrap_err().to_string();
+        assert!(error.contains("not the journal of this search"), "{error}");
     }
 
     #[test]
