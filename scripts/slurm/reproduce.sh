@@ -49,7 +49,8 @@ throttle=""
 
 echo "reproduce.sh: $searches search tasks, $shards shards, $threads threads per task ($merge_threads for the merge), into $work"
 
-submit() { sbatch --parsable --chdir="$work" --cpus-per-task="$threads" "$@" | cut -d';' -f1; }
+# --open-mode=append: a job run again (a cluster's job ids can start over) adds to its log.
+submit() { sbatch --parsable --open-mode=append --chdir="$work" --cpus-per-task="$threads" "$@" | cut -d';' -f1; }
 quoted=$(printf ' %q' "${args[@]}")
 search=$(submit --job-name=poplab-searches --array="0-$((searches - 1))$throttle" \
     --output="$work/logs/%x-%A_%a.out" \
@@ -59,7 +60,7 @@ sweeps=$(submit --job-name=poplab-shards --array="0-$((shards - 1))$throttle" --
     --output="$work/logs/%x-%A_%a.out" \
     --wrap="exec $poplab reproduce$quoted --shard-from-env --threads $threads --starts$starts --out shards/rep-\$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))")
 parts=$(for (( i = 0; i < shards; i++ )); do printf ' shards/rep-%d' "$i"; done)
-merge=$(sbatch --parsable --chdir="$work" --cpus-per-task="$merge_threads" --job-name=poplab-merge \
+merge=$(sbatch --parsable --open-mode=append --chdir="$work" --cpus-per-task="$merge_threads" --job-name=poplab-merge \
     --dependency="afterok:$sweeps" --output="$work/logs/%x-%j.out" \
     --wrap="exec $poplab reproduce$quoted --threads $merge_threads --merge$parts --starts$starts --out report")
 echo "reproduce.sh: submitted searches $search, shards $sweeps (afterok), merge $merge (afterok)"
