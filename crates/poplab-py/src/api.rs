@@ -84,7 +84,7 @@ pub fn run(py: Python<'_>, protocol: Target, n: u64, settings: &str) -> PyResult
     with_spec(py, &protocol, n, settings, None, |spec| {
         let document = match spec.estimator {
             Estimator::Direct => Json.export(&spec.run(&|| {})?),
-            Estimator::Splitting(_) => Json.export(&spec.estimate(&|| {})?),
+            Estimator::Splitting(_) => Json.export(&spec.estimate(&|| {}, None)?),
         }?;
         Ok((spec.estimator.method(), document))
     })

@@ -130,7 +130,7 @@ fn estimate(args: &RunArgs, raw: &RawSpec) -> Result<()> {
     let spec = RunSpec::resolve(raw)?;
     check_outputs(args, raw, None)?;
     let progress = Progress::counting(spec.settings.trials, &spec.protocol, "repetitions");
-    let result = spec.estimate(&|| progress.inc())?;
+    let result = spec.estimate(&|| progress.inc(), None)?;
     drop(progress);
     let text = if args.json {
         Json.export(&result)?

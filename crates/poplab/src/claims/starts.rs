@@ -163,7 +163,7 @@ impl Claim {
         claim.data.clear();
         let mut found = FoundStarts::default();
         for (spec, cell) in self.search_cells()? {
-            let slug = cell_slug(&cell);
+            let slug = cell.slug();
             let (chosen, start) = self.chosen_start(spec, &cell, &worst, dir, threads, searches)?;
             let mut single = spec.clone();
             single.ns = vec![cell.n];
@@ -219,7 +219,7 @@ impl Claim {
         threads: Option<usize>,
         searches: Searches,
     ) -> Result<(ChosenStart, Vec<Map<String, Value>>)> {
-        let slug = cell_slug(cell);
+        let slug = cell.slug();
         let file = format!("data/{}/starts/{slug}.json", self.id);
         let record_path = dir.join(format!("data/{}/starts/{slug}.search.json", self.id));
         if record_path.exists() {
@@ -337,11 +337,6 @@ impl Claim {
             found_exact_parallel_time: found_exact.expected_parallel_time,
         }))
     }
-}
-
-/// A cell's name in file names: `n=16 N=300` is `n16-N300`.
-fn cell_slug(cell: &Cell) -> String {
-    cell.key().replace(' ', "-").replace('=', "")
 }
 
 /// A claim's search settings.

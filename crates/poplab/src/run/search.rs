@@ -40,7 +40,7 @@ use crate::graph::Graph;
 use crate::init::InitSpec;
 use crate::protocol::{Protocol, state_from_json, state_to_json};
 use crate::rng::{PopRng, below_u64, trial_seed};
-use crate::run::search_journal::{Journal, Timed, TrialKey, start_hash};
+use crate::run::journal::{Timed, TrialJournal, TrialKey, parse_trial, start_hash, trial_line};
 use crate::stats::{mean, mean_ci95};
 use rand_core::SeedableRng;
 use serde_json::{Map, Value};
@@ -218,17 +218,18 @@ pub(crate) fn search<P: Protocol>(
     }
     let mut rng = PopRng::seed_from_u64(trial_seed(settings.seed ^ CANDIDATE_TAG, 0));
     let journal = match &search.journal {
-        Some(path) => Journal::open(
+        Some(path) => TrialJournal::open(
             path,
             &format!(
-                "{} n={} seed={:016x} horizon={}",
+                "search of {} n={} seed={:016x} horizon={}",
                 protocol.info().name,
                 protocol.n(),
                 settings.seed,
                 settings.max_steps
             ),
+            parse_trial,
         )?,
-        None => Journal::none(),
+        None => TrialJournal::none(),
     };
     let mut race =
         Race { protocol, settings, horizon: settings.max_steps, trials_run: 0, core_seconds: 0.0, journal: &journal };
@@ -345,7 +346,7 @@ struct Race<'a, P: Protocol> {
     horizon: u128,
     trials_run: u64,
     core_seconds: f64,
-    journal: &'a Journal,
+    journal: &'a TrialJournal,
 }
 
 impl<P: Protocol> Race<'_, P> {
@@ -410,7 +411,7 @@ impl<P: Protocol> Race<'_, P> {
             experiment::trial(self.protocol, settings, engine, index, &mut Series::default(), None)?;
         let seconds = clock::thread_cpu_seconds().zip(started).map_or(0.0, |(end, start)| end - start);
         let timed = Timed { steps: record.steps.0, censored: record.outcome == Outcome::Censored, seconds };
-        self.journal.record(&key, &timed)?;
+        self.journal.record(&trial_line(&key, &timed))?;
         Ok(timed)
     }
 
@@ -746,7 +747,7 @@ mod tests {
         // The journal of another search is refused.
         let other = RunSpec::resolve(&RawSpec { params: vec!["s=8".into()], seed: 4, ..RawSpec::new("ls-timer", 6) });
         let error = other.unwrap().search(&settings, &|_| {}).unwrap_err().to_string();
-        assert!(error.contains("not the journal of this search"), "{error}");
+        assert!(error.contains("not the journal of this computation"), "{error}");
     }
 
     #[test]

@@ -614,8 +614,10 @@ impl RunSpec {
     /// splitting estimator ([`crate::splitting`]) its [`Estimator::Splitting`] options describe, on
     /// the agent-array engine whatever the spec's engine: the spec's trials are the estimator's
     /// independent repetitions, its seed and threads the estimator's; `done` is called as each
-    /// repetition finishes.
-    pub fn estimate(&self, done: &(dyn Fn() + Sync)) -> Result<EstimateResult> {
+    /// repetition finishes; with a `journal` file the repetitions are written there as they
+    /// finish, and an estimate run again with it continues where it stopped
+    /// ([`estimate_holding`](splitting::estimate_holding)).
+    pub fn estimate(&self, done: &(dyn Fn() + Sync), journal: Option<&Path>) -> Result<EstimateResult> {
         let Estimator::Splitting(options) = &self.estimator else {
             return Err(Error::Conflict {
                 reason: "this run measures by direct simulation; give --estimator splitting".into(),
@@ -662,7 +664,7 @@ impl RunSpec {
             ..SplittingSettings::default()
         };
         let started = std::time::Instant::now();
-        let estimate = self.runner.estimate(&self.settings, &splitting, done)?;
+        let estimate = self.runner.estimate(&self.settings, &splitting, done, journal)?;
         Ok(EstimateResult { spec: self.clone(), estimate, wall_seconds: started.elapsed().as_secs_f64() })
     }
 
@@ -739,6 +741,7 @@ trait Runner: Send + Sync {
         settings: &RunSettings,
         splitting: &SplittingSettings,
         done: &(dyn Fn() + Sync),
+        journal: Option<&Path>,
     ) -> Result<HoldingEstimate>;
     fn holding_scores(&self) -> &'static [&'static str];
     fn state_names(&self) -> Vec<(String, Output)>;
@@ -793,9 +796,10 @@ impl<P: Protocol> Runner for Typed<P> {
         settings: &RunSettings,
         splitting: &SplittingSettings,
         done: &(dyn Fn() + Sync),
+        journal: Option<&Path>,
     ) -> Result<HoldingEstimate> {
         let start = self.start(settings)?;
-        splitting::estimate_holding(&self.0, &settings.graph, &start, splitting, done)
+        splitting::estimate_holding(&self.0, &settings.graph, &start, splitting, done, journal)
     }
 
     fn holding_scores(&self) -> &'static [&'static str] {

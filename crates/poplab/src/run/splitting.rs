@@ -18,7 +18,7 @@
 //! let estimator = Estimator::Splitting(options);
 //! let raw = RawSpec { params, measure: Measure::Holding, trials: 20, seed: 1, estimator, ..RawSpec::new("ls-timer", 4) };
 //! let spec = RunSpec::resolve(&raw)?;
-//! let estimate = spec.estimate(&|| {})?.estimate;
+//! let estimate = spec.estimate(&|| {}, None)?.estimate;
 //! // The exact value is 64,431.72 steps (poplab exact, the same spec).
 //! let exact = spec.exact(DEFAULT_MAX_CONFIGS)?.expected_steps;
 //! let [low, high] = estimate.ci95.unwrap();
@@ -95,14 +95,17 @@
 
 use crate::engine::{AgentRun, Watch};
 use crate::error::{Error, Result};
+use crate::files::fnv1a64;
 use crate::graph::{Graph, RandomScheduler};
-use crate::protocol::{Monitor, Protocol};
+use crate::protocol::{Monitor, Protocol, state_to_json};
 use crate::rng::{PopRng, below_u64, trial_seed};
+use crate::run::journal::Journal;
 use crate::stats;
 use rand_core::SeedableRng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
+use std::path::Path;
 
 /// How the splitting estimator runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -535,13 +538,17 @@ fn check_memory<P: Protocol>(protocol: &P, settings: &SplittingSettings) -> Resu
 }
 
 /// Estimates the expected holding time of `protocol` from the safe configuration `start` on
-/// `graph` (see the module docs). `done` is called as each repetition finishes.
+/// `graph` (see the module docs). `done` is called as each repetition finishes. With a `journal`
+/// (a file), each repetition is written there as it finishes, and an estimate run again with it
+/// reads them back instead of running them: a kill loses only the repetitions that were running,
+/// and the estimate is the same.
 pub fn estimate_holding<P: Protocol>(
     protocol: &P,
     graph: &Graph,
     start: &[P::State],
     settings: &SplittingSettings,
     done: &(dyn Fn() + Sync),
+    journal: Option<&Path>,
 ) -> Result<HoldingEstimate> {
     if settings.replicas < 2 {
         return Err(Error::Option {
@@ -607,14 +614,23 @@ pub fn estimate_holding<P: Protocol>(
         None => pilot_base(&mut sim, start, settings.seed)?,
     };
     let pilot_interactions = sim.interactions;
+    let journal = match journal {
+        Some(path) => Journal::open(path, &journal_identity(protocol, graph, start, settings, base), parse_repetition)?,
+        None => Journal::none(),
+    };
     let runs: Vec<Repetition> = crate::experiment::pool(settings.threads)?.install(|| {
         (0..settings.repetitions)
             .into_par_iter()
             .map(|index| {
+                if let Some(run) = journal.get(&index) {
+                    done();
+                    return Ok(run);
+                }
                 let mut sim = Sim::new(protocol, graph, settings)?;
-                let run = repetition(&mut sim, start, base, settings, index);
+                let run = repetition(&mut sim, start, base, settings, index)?;
+                journal.record(&repetition_line(index, &run))?;
                 done();
-                run
+                Ok(run)
             })
             .collect::<Result<Vec<_>>>()
     })?;
@@ -626,6 +642,69 @@ pub fn estimate_holding<P: Protocol>(
         max_level: runs.iter().map(|r| r.max_level).max().unwrap_or(0),
     };
     combine(score_name, settings, levels, pilot_interactions, runs)
+}
+
+/// What names an estimate in its journal: everything its repetitions depend on.
+fn journal_identity<P: Protocol>(
+    protocol: &P,
+    graph: &Graph,
+    start: &[P::State],
+    settings: &SplittingSettings,
+    base: u64,
+) -> String {
+    let states: Vec<String> =
+        start.iter().map(|&s| serde_json::Value::from(state_to_json(protocol, s)).to_string()).collect();
+    format!(
+        "splitting estimate of {} n={} graph={} start={:016x} seed={:016x} replicas={} cycles={} score={} base={base} \
+         max_cycle_steps={}",
+        protocol.info().name,
+        protocol.n(),
+        graph.name(),
+        fnv1a64(states.join(",").as_bytes()),
+        settings.seed,
+        settings.replicas,
+        settings.cycles,
+        settings.score,
+        settings.max_cycle_steps
+    )
+}
+
+/// A repetition's journal line: its index and fields, numbers as Rust writes them (so that
+/// they read back exactly; JSON's float parsing need not).
+fn repetition_line(index: u64, run: &Repetition) -> String {
+    let p = run.log10_break_probability.map_or("none".to_string(), |p| p.to_string());
+    format!(
+        "{index} {} {} {p} {} {} {} {} {}",
+        run.mean_cycle_steps,
+        run.flux_breaks,
+        run.iterations,
+        run.binomial_relative_variance,
+        run.max_level,
+        run.interactions,
+        run.initial_breaks
+    )
+}
+
+/// Reads [`repetition_line`]'s line back.
+fn parse_repetition(line: &str) -> Option<(u64, Repetition)> {
+    let words: Vec<&str> = line.split(' ').collect();
+    let [index, mean_cycle_steps, flux_breaks, p, iterations, variance, max_level, interactions, initial_breaks] =
+        words[..]
+    else {
+        return None;
+    };
+    let finite = |word: &str| word.parse::<f64>().ok().filter(|x| x.is_finite());
+    let run = Repetition {
+        mean_cycle_steps: finite(mean_cycle_steps)?,
+        flux_breaks: flux_breaks.parse().ok()?,
+        log10_break_probability: if p == "none" { None } else { Some(finite(p)?) },
+        iterations: iterations.parse().ok()?,
+        binomial_relative_variance: finite(variance)?,
+        max_level: max_level.parse().ok()?,
+        interactions: interactions.parse().ok()?,
+        initial_breaks: initial_breaks.parse().ok()?,
+    };
+    Some((index.parse().ok()?, run))
 }
 
 /// Combines independent repetitions into the estimate and its delta-method interval, in

@@ -30,6 +30,11 @@ impl Cell {
         key
     }
 
+    /// The cell's name in file names: `n=16 N=300` is `n16-N300`.
+    pub fn slug(&self) -> String {
+        self.key().replace(' ', "-").replace('=', "")
+    }
+
     /// `error` as this cell's ([`Error::Cell`]); a file's or the memory's refusal stays as it is.
     pub(crate) fn error(&self, error: Error) -> Error {
         match error {

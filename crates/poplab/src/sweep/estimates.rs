@@ -8,6 +8,8 @@
 //! - `estimates.jsonl`: one line per finished cell, appended as each finishes, so a kill loses
 //!   only the cell that was running; the same command run again into the same directory continues
 //!   with the cells still missing (a directory holding another definition is refused);
+//! - `CELL.repetitions.journal` while a cell runs: its repetitions as they finish, so that a kill
+//!   loses only the repetitions running (see [`crate::splitting::estimate_holding`]);
 //! - `estimates.csv`: one row per cell in the sweep's order (written at the end);
 //! - `estimates-fit.json`: when exactly one of `n` and the swept parameters varies, the weighted
 //!   fits of `log10 E[T]` against it (its exponential rate) and against its logarithm (its power
@@ -37,6 +39,8 @@ pub const LINES_FILE: &str = "estimates.jsonl";
 pub const TABLE_FILE: &str = "estimates.csv";
 /// The fits along the swept axis.
 pub const FIT_FILE: &str = "estimates-fit.json";
+/// The suffix of a running cell's journal of repetitions, `CELL.repetitions.journal`.
+pub const REPETITIONS_SUFFIX: &str = "repetitions.journal";
 
 /// One cell's estimate.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -115,11 +119,15 @@ pub fn run_in_with(
         .open(&lines_path)
         .map_err(|e| io_error(&lines_path, e))?;
     for cell in missing {
-        let result = cell.spec.estimate(done).map_err(|e| cell.cell.error(e))?;
+        // The cell's repetitions are journaled as they finish, so that a kill loses only those
+        // running; the journal goes once the cell's line is written.
+        let journal = dir.join(format!("{}.{}", cell.cell.slug(), REPETITIONS_SUFFIX));
+        let result = cell.spec.estimate(done, Some(&journal)).map_err(|e| cell.cell.error(e))?;
         let result =
             CellEstimate { cell: cell.cell.key(), estimate: result.estimate, wall_seconds: result.wall_seconds };
         let line = serde_json::to_string(&result).map_err(|e| Error::Io(format!("internal: {e}")))? + "\n";
         file.write_all(line.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_error(&lines_path, e))?;
+        std::fs::remove_file(&journal).map_err(|e| io_error(&journal, e))?;
         finished.insert(result.cell.clone(), result);
     }
     let ordered: Vec<(Cell, CellEstimate)> = cells

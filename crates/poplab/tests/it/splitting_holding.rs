@@ -37,7 +37,7 @@ fn estimate<P: Protocol>(p: &P, replicas: usize, repetitions: u64, cycles: u64, 
 
 fn estimate_with<P: Protocol>(p: &P, settings: SplittingSettings) -> HoldingEstimate {
     let started = Instant::now();
-    let e = estimate_holding(p, &Graph::Complete, &safe(p), &settings, &|| {}).unwrap();
+    let e = estimate_holding(p, &Graph::Complete, &safe(p), &settings, &|| {}, None).unwrap();
     let ci = interval(&e);
     eprintln!(
         "{} n={} {settings:?}: score {} base {}: {:.6e} [{:.6e}, {:.6e}], {} interactions, {:.2}s",
@@ -207,7 +207,7 @@ fn coverage(n: usize, s: u32, count: u64, settings: SplittingSettings) -> u64 {
     let covered = (1000..1000 + count)
         .filter(|&seed| {
             let settings = SplittingSettings { seed, ..settings };
-            covers(&estimate_holding(&p, &Graph::Complete, &start, &settings, &|| {}).unwrap(), truth)
+            covers(&estimate_holding(&p, &Graph::Complete, &start, &settings, &|| {}, None).unwrap(), truth)
         })
         .count() as u64;
     eprintln!("coverage ls-timer n={n} s={s} {settings:?}: {covered}/{count}");
@@ -240,4 +240,35 @@ fn report_cases_beyond_direct_simulation() {
         let e = estimate(&ls_timer(n, s), 100, 40, 1000, 31);
         eprintln!("n={n} s={s}: exact {truth:.6e}, covered {}", covers(&e, truth));
     }
+}
+
+#[test]
+fn an_estimate_run_again_from_its_journal_continues_to_the_same_estimate() {
+    let p = ls_timer(6, 6);
+    let settings = SplittingSettings {
+        replicas: 20,
+        repetitions: 12,
+        cycles: 50,
+        seed: 5,
+        threads: Some(2),
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("estimate.journal");
+    let run =
+        |settings: &SplittingSettings| estimate_holding(&p, &Graph::Complete, &safe(&p), settings, &|| {}, Some(&path));
+    let whole = run(&settings).unwrap();
+    assert_eq!(whole, estimate_holding(&p, &Graph::Complete, &safe(&p), &settings, &|| {}, None).unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), 1 + 12);
+    // Read back whole: the same estimate, nothing run again (nothing appended).
+    assert_eq!(run(&SplittingSettings { threads: Some(1), ..settings }).unwrap(), whole);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    // Killed in the middle of a line: the repetitions missing run again, to the same estimate.
+    std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+    assert_eq!(run(&settings).unwrap(), whole);
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 1 + 12);
+    // Another estimate's journal is refused.
+    let error = run(&SplittingSettings { seed: 6, ..settings }).unwrap_err().to_string();
+    assert!(error.contains("not the journal of this computation"), "{error}");
 }

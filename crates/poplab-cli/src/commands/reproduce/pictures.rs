@@ -339,7 +339,7 @@ fn exact_holding(
         };
         let spec = RunSpec::resolve(&raw)?;
         let truth = spec.exact(poplab::exact::DEFAULT_MAX_CONFIGS)?.expected_steps;
-        let estimate = spec.estimate(&|| {})?.estimate;
+        let estimate = spec.estimate(&|| {}, None)?.estimate;
         let (Some(mean), Some(interval)) = (estimate.mean_steps, estimate.ci95) else {
             anyhow::bail!("{protocol} {param} = {value}: the estimate is beyond 10^300 steps");
         };
