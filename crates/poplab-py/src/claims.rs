@@ -1,8 +1,8 @@
 //! `claim`: one claim of the reproduction ([`poplab::claims`]) run to its points and verdict;
-//! `judge` and `sweep_axes`: a user's claim judged on the caller's points or a sweep's trials.
+//! `judge` and `judge_sweep`: a user's claim judged on the caller's points or a sweep's trials.
 
 use poplab::claim::ClaimText;
-use poplab::claims::Mode;
+use poplab::claims::{Mode, SweptTrial, YVar};
 use poplab::verdict::Point;
 use pyo3::prelude::*;
 use serde_json::json;
@@ -84,15 +84,46 @@ pub fn judge(
     .map_err(crate::value_error)
 }
 
-/// The swept variable of a sweep over `ns` and `params` (each parameter with its values as text)
-/// and the values of the claim's other variables, as `poplab sweep --claim` finds them
-/// ([`poplab::claims::axes`]): a sweep that varies no variable or several is refused.
+/// Judges the claim `claim` on a sweep's trials, one entry per trial in each list: its `n`,
+/// `steps`, whether it was `censored`, and each parameter with its value per trial as text;
+/// measured in parallel time (`parallel_time`) or steps. The library gathers the points and
+/// decides ([`poplab::claims::judge_trials`], as `poplab sweep --claim`); returns the same
+/// document as [`judge`].
 #[pyfunction]
-pub fn sweep_axes(
+#[pyo3(signature = (claim, n, steps, censored, params, parallel_time))]
+pub fn judge_sweep(
+    py: Python<'_>,
     claim: &str,
-    ns: Vec<u64>,
+    n: Vec<u64>,
+    steps: Vec<u128>,
+    censored: Vec<bool>,
     params: Vec<(String, Vec<String>)>,
-) -> PyResult<(String, Vec<(String, f64)>)> {
-    let claim = ClaimText::parse(claim).map_err(crate::value_error)?;
-    poplab::claims::axes(&claim, &ns, &params).map_err(crate::value_error)
+    parallel_time: bool,
+) -> PyResult<String> {
+    let trials = n.len();
+    if steps.len() != trials || censored.len() != trials || params.iter().any(|(_, values)| values.len() != trials) {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "n, steps, censored and every parameter need one entry per trial",
+        ));
+    }
+    py.detach(|| -> poplab::Result<String> {
+        let claim = ClaimText::parse(claim)?;
+        let per_trial: Vec<Vec<(String, String)>> = (0..n.len())
+            .map(|i| params.iter().map(|(name, values)| (name.clone(), values[i].clone())).collect())
+            .collect();
+        let trials: Vec<SweptTrial<'_>> = (0..n.len())
+            .map(|i| SweptTrial { n: n[i], params: &per_trial[i], steps: steps[i], censored: censored[i] })
+            .collect();
+        let y = if parallel_time { YVar::ParallelTime } else { YVar::Steps };
+        let (variable, judgement) = poplab::claims::judge_trials(&trials, &claim, y)?;
+        Ok(json!({
+            "claim": claim.text,
+            "variable": variable,
+            "verdict": judgement.verdict,
+            "evidence": judgement.evidence,
+            "power": judgement.power,
+        })
+        .to_string())
+    })
+    .map_err(crate::value_error)
 }

@@ -84,7 +84,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::spec_fields, m)?)?;
     m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge, m)?)?;
-    m.add_function(wrap_pyfunction!(claims::sweep_axes, m)?)?;
+    m.add_function(wrap_pyfunction!(claims::judge_sweep, m)?)?;
     m.add("RNG", poplab::rng::RNG_NAME)?;
     Ok(())
 }

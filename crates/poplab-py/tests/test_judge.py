@@ -53,7 +53,7 @@ def test_exact_claims_and_other_variables():
 
 def test_errors_name_the_argument():
     values = n_log_n()
-    with pytest.raises(ValueError, match=r"--claim O\(n: .*parentheses"):
+    with pytest.raises(ValueError, match=r"claim 'O\(n': .*parentheses"):
         poplab.judge(SIZES, values, "O(n")
     with pytest.raises(ValueError, match="'Big' is no bound"):
         poplab.judge(SIZES, values, "Big(n)")

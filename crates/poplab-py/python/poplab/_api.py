@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import pandas as pd
 
 from . import _poplab
-from ._judge import Judgement, _judge, _Point
+from ._judge import Judgement, _check_claim
 # _MAX_AGENTS and _graph are imported from here by _simulation.
 from ._options import (
     _MAX_AGENTS,
@@ -717,34 +717,18 @@ class SweepResult:
         """
         if unit not in ("parallel_time", "steps"):
             raise ValueError(f"unit must be 'parallel_time' or 'steps', not {unit!r}")
+        _check_claim(claim)
         trials = self.trials
-        texts = self._param_texts
-        ns = list(dict.fromkeys(int(n) for n in trials["n"]))
-        params = [(name, list(dict.fromkeys(values))) for name, values in texts.items()]
-        variable, fixed = _poplab.sweep_axes(claim, ns, params)
-        points: Dict[float, _Point] = {}
-        for i, (n, steps, outcome) in enumerate(zip(trials["n"], trials["steps"], trials["outcome"])):
-            if variable == "n":
-                x = float(n)
-            else:
-                text = texts[variable][i]
-                try:
-                    x = float(text)
-                except ValueError:
-                    raise ValueError(
-                        f"--claim {claim.strip()}: {variable} = {text} is not a number: a claim needs a numeric "
-                        "swept variable"
-                    ) from None
-            # As the library measures: the exact step count as a float, over n for parallel time.
-            value = float(int(steps))
-            if unit == "parallel_time":
-                value /= float(n)
-            _, ended, censored, horizon = points.setdefault(x, (x, [], 0, 0.0))
-            if outcome == "censored":
-                points[x] = (x, ended, censored + 1, max(horizon, value))
-            else:
-                ended.append(value)
-        return _judge(claim, variable, dict(fixed), [points[x] for x in sorted(points)])
+        # The library gathers the trials into points and decides (as `poplab sweep --claim`).
+        document = _poplab.judge_sweep(
+            claim,
+            [int(n) for n in trials["n"]],
+            [int(steps) for steps in trials["steps"]],
+            [outcome == "censored" for outcome in trials["outcome"]],
+            [(name, [str(v) for v in values]) for name, values in self._param_texts.items()],
+            unit == "parallel_time",
+        )
+        return Judgement(document)
 
 
 @_with_options

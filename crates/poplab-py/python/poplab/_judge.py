@@ -53,10 +53,15 @@ class Judgement:
         return f"<Judgement {self.claim}: {self.verdict}{power}>"
 
 
-def _judge(claim: Any, variable: Any, fixed: Any, points: List[_Point]) -> Judgement:
-    """The library's verdict on `points` (the one path of `judge` and `SweepResult.judge`)."""
+def _check_claim(claim: Any) -> None:
+    """Refuses a claim that is not text (what the text says, the library checks)."""
     if not isinstance(claim, str):
         raise TypeError(f"claim must be a string such as 'O(log n)', not {type(claim).__name__}")
+
+
+def _judge(claim: Any, variable: Any, fixed: Any, points: List[_Point]) -> Judgement:
+    """The library's verdict on `points`."""
+    _check_claim(claim)
     if not isinstance(variable, str) or not variable.strip():
         raise ValueError(f"variable must be the name the claim uses for x ('n', 'N', ...), not {variable!r}")
     if fixed is None:

@@ -58,6 +58,15 @@ pub enum Error {
         known: String,
     },
 
+    /// A claim (`O(log n)`, `= (n-1)^2`) cannot be read, or cannot be judged on the data given.
+    #[error("claim '{claim}': {reason}")]
+    Claim {
+        /// The claim as written.
+        claim: String,
+        /// What is wrong and what to write or sweep instead.
+        reason: String,
+    },
+
     /// The initial configuration cannot be built (bad family name, bad file contents, wrong length).
     #[error("initial configuration: {0}")]
     Init(String),

@@ -18,10 +18,14 @@ pub fn axes(claim: &ClaimText, ns: &[u64], params: &[(String, Vec<String>)]) -> 
     if ns.len() > 1 {
         swept.insert(0, "n");
     }
-    let refuse = |reason: String| Err(Error::Option { option: "--claim", value: claim.text.clone(), reason });
+    let refuse = |reason: String| Err(Error::Claim { claim: claim.text.clone(), reason });
     let var = match swept[..] {
         [one] => one.to_string(),
-        [] => return refuse("a claim needs a sweep over one variable (--n or one --set KEY=LIST)".into()),
+        [] => {
+            return refuse(
+                "a claim needs a sweep over one variable: several sizes n, or several values of one parameter".into(),
+            );
+        }
         _ => {
             return refuse(format!(
                 "a claim is about one swept variable, and this sweep varies {}; sweep one of them",
@@ -47,9 +51,8 @@ pub fn check(claim: &ClaimText, spec: &SweepSpec) -> Result<()> {
     let values =
         if var == "n" { spec.ns.len() } else { spec.params.iter().find(|(k, _)| *k == var).map_or(0, |p| p.1.len()) };
     if values < 3 {
-        return Err(Error::Option {
-            option: "--claim",
-            value: claim.text.clone(),
+        return Err(Error::Claim {
+            claim: claim.text.clone(),
             reason: format!(
                 "a claim needs three values of {var} or more: a trend needs three points; sweep three or more values of {var}"
             ),
@@ -58,16 +61,47 @@ pub fn check(claim: &ClaimText, spec: &SweepSpec) -> Result<()> {
     claim.check_variables(&var, &fixed)
 }
 
+/// One trial of a sweep, as a claim reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct SweptTrial<'a> {
+    /// Its population size.
+    pub n: u64,
+    /// Its parameters' values as given (`k=10`), in the sweep's order.
+    pub params: &'a [(String, String)],
+    /// Its steps (to the horizon if censored).
+    pub steps: u128,
+    /// Whether it reached the horizon first.
+    pub censored: bool,
+}
+
 /// Judges `claim` on the trials of a finished sweep, measured in `y` (steps or parallel time).
 pub fn judge_sweep(results: &SweepResults, claim: &ClaimText, y: YVar) -> Result<Judgement> {
-    let ns: Vec<u64> = {
-        let mut ns: Vec<u64> = results.cells.iter().map(|c| c.cell.n).collect();
-        ns.dedup();
-        ns
-    };
+    let trials: Vec<SweptTrial<'_>> = results
+        .rows
+        .values()
+        .map(|row| SweptTrial {
+            n: row.cell.n,
+            params: &row.cell.params,
+            steps: row.record.steps.0,
+            censored: row.record.outcome == Outcome::Censored,
+        })
+        .collect();
+    Ok(judge_trials(&trials, claim, y)?.1)
+}
+
+/// Judges `claim` on a sweep's trials, measured in `y`: the trials gathered into one [`Point`]
+/// per value of the swept variable (the one with several values; [`axes`]), the censored ones
+/// counted at their horizon, and [`ClaimText::judge`]'s rule applied; returns the swept variable
+/// and the judgement. `poplab sweep --claim` and Python's `SweepResult.judge` both judge through
+/// it.
+pub fn judge_trials(trials: &[SweptTrial<'_>], claim: &ClaimText, y: YVar) -> Result<(String, Judgement)> {
+    let mut ns: Vec<u64> = Vec::new();
     let mut params: Vec<(String, Vec<String>)> = Vec::new();
-    for cell in &results.cells {
-        for (k, v) in &cell.cell.params {
+    for trial in trials {
+        if !ns.contains(&trial.n) {
+            ns.push(trial.n);
+        }
+        for (k, v) in trial.params {
             match params.iter_mut().find(|(name, _)| name == k) {
                 Some((_, values)) if !values.contains(v) => values.push(v.clone()),
                 Some(_) => {}
@@ -77,24 +111,23 @@ pub fn judge_sweep(results: &SweepResults, claim: &ClaimText, y: YVar) -> Result
     }
     let (var, fixed) = axes(claim, &ns, &params)?;
     let mut by_x: BTreeMap<u64, Point> = BTreeMap::new();
-    for row in results.rows.values() {
+    for trial in trials {
         let x = if var == "n" {
-            row.cell.n as f64
+            trial.n as f64
         } else {
-            let value = row.cell.params.iter().find(|(k, _)| *k == var).map(|(_, v)| v.as_str()).unwrap_or("");
-            value.parse::<f64>().map_err(|_| Error::Option {
-                option: "--claim",
-                value: claim.text.clone(),
+            let value = trial.params.iter().find(|(k, _)| *k == var).map(|(_, v)| v.as_str()).unwrap_or("");
+            value.parse::<f64>().map_err(|_| Error::Claim {
+                claim: claim.text.clone(),
                 reason: format!("{var} = {value} is not a number: a claim needs a numeric swept variable"),
             })?
         };
-        let steps = row.record.steps.0 as f64;
+        let steps = trial.steps as f64;
         let value = match y {
-            YVar::ParallelTime => steps / row.cell.n as f64,
+            YVar::ParallelTime => steps / trial.n as f64,
             _ => steps,
         };
         let point = by_x.entry(x.to_bits()).or_insert(Point { x, values: Vec::new(), censored: 0, horizon: 0.0 });
-        if row.record.outcome == Outcome::Censored {
+        if trial.censored {
             point.censored += 1;
             point.horizon = point.horizon.max(value);
         } else {
@@ -103,5 +136,6 @@ pub fn judge_sweep(results: &SweepResults, claim: &ClaimText, y: YVar) -> Result
     }
     let mut points: Vec<Point> = by_x.into_values().collect();
     points.sort_by(|a, b| a.x.total_cmp(&b.x));
-    claim.judge(&points, &var, &fixed)
+    let judgement = claim.judge(&points, &var, &fixed)?;
+    Ok((var, judgement))
 }

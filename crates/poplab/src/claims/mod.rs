@@ -25,7 +25,7 @@ mod judge;
 mod starts;
 
 pub use catalog::{Claim, Estimator, Means, Mode, Picture, Rule, WorstStarts, XVar, YVar, claims};
-pub use judge::{axes, check, judge_sweep};
+pub use judge::{SweptTrial, check, judge_sweep, judge_trials};
 pub use starts::{
     ChosenStart, EXACT_CHECK_CANDIDATES, EXACT_CHECK_TRIALS, ExactCheck, FoundStarts, Remeasured, Searches,
 };

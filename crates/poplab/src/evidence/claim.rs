@@ -164,7 +164,7 @@ pub struct ClaimText {
 }
 
 fn bad(text: &str, reason: impl Into<String>) -> Error {
-    Error::Option { option: "--claim", value: text.into(), reason: reason.into() }
+    Error::Claim { claim: text.trim().into(), reason: reason.into() }
 }
 
 impl ClaimText {
@@ -495,7 +495,7 @@ mod tests {
         ] {
             let error = ClaimText::parse(text).unwrap_err().to_string();
             assert!(error.contains(says), "{text}: {error}");
-            assert!(error.contains("--claim"), "{text}: {error}");
+            assert!(error.starts_with(&format!("claim '{text}': ")) && !error.contains("--"), "{text}: {error}");
         }
         let claim = ClaimText::parse("O(N log n)").unwrap();
         let error = claim.check_variables("n", &[]).unwrap_err().to_string();
