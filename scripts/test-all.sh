@@ -8,8 +8,8 @@
 #      notebook's plots), nbclient, ipykernel and nbformat
 #      (to run ppsim's notebooks, tests/test_ppsim_notebooks.py), seaborn, ipywidgets and ipympl
 #      (what those notebooks import) and tqdm (run(timer=True)'s bar), and the `poplab` wheel
-#      built from crates/poplab-py by pip and maturin (release mode; cargo rebuilds only what
-#      changed);
+#      built from crates/poplab-py by pip and maturin (with the test profile's settings, reusing the library
+#      step 1 built; cargo rebuilds only what changed);
 #   3. pytest on crates/poplab-py/tests, then on the examples (doctests) of the installed package's
 #      docstrings (`--doctest-modules --pyargs poplab`: what `help(poplab.run)` shows is run).
 #
@@ -32,7 +32,11 @@ fi
 # --no-deps puts the new build in place of an older one of the same version.
 wheels=$target/wheels-py
 rm -rf "$wheels"
-"$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
+# The wheel is built with the dev profile set to the test profile's settings (optimised, with
+# line tables and debug assertions), so that it reuses the library cargo test just built instead
+# of compiling it again in release mode. (`--profile test` itself would build a test harness.)
+CARGO_PROFILE_DEV_OPT_LEVEL=3 CARGO_PROFILE_DEV_DEBUG=line-tables-only MATURIN_PEP517_ARGS="--profile dev" \
+    "$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
 wheel=$(ls "$wheels"/poplab-*.whl)
 "$venv/bin/python" -m pip install --quiet "$wheel" pytest pytest-xdist scipy matplotlib \
     nbclient ipykernel nbformat seaborn ipywidgets ipympl tqdm
