@@ -10,7 +10,8 @@
 #
 # Each step starts only if the one before succeeded (afterok). Run it again after a failure or a
 # kill: every task continues from what its directory holds (finished searches and trials are read
-# back, running trials from their checkpoints), so nothing done is done twice.
+# back, running trials from their checkpoints, running searches and holding estimates from their
+# journals of finished trials and repetitions), so little done is done twice.
 #
 #   scripts/slurm/reproduce.sh [--work DIR] [--searches S] [--shards K] [--at-once M] [--threads T]
 #                              [--merge-threads U] -- REPRODUCE_ARGS
