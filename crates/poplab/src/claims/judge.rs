@@ -90,7 +90,7 @@ pub fn judge_sweep(results: &SweepResults, claim: &ClaimText, y: YVar) -> Result
 }
 
 /// Judges `claim` on a sweep's trials, measured in `y`: the trials gathered into one [`Point`]
-/// per value of the swept variable (the one with several values; [`axes`]), the censored ones
+/// per value of the swept variable (the one with several values), the censored ones
 /// counted at their horizon, and [`ClaimText::judge`]'s rule applied; returns the swept variable
 /// and the judgement. `poplab sweep --claim` and Python's `SweepResult.judge` both judge through
 /// it.

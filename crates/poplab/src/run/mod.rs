@@ -7,10 +7,12 @@
 
 pub mod checkpoint;
 pub mod checkpointed;
+mod estimator;
 pub mod experiment;
 pub mod export;
 mod journal;
 mod record;
+mod runner;
 pub mod search;
 pub mod spec;
 pub mod splitting;

@@ -23,7 +23,7 @@
 use crate::checkpoint::TrialCheckpoint;
 use crate::engine::{Engine, Fault, Measure, Series, TraceEvery, TraceSink};
 use crate::error::{Error, Result};
-use crate::exact::{self, ExactReport, ExploreSettings, StartTimes, Starts, Verification};
+use crate::exact::{ExactReport, StartTimes, Verification};
 use crate::experiment::{self, RunSettings, Summary, TrialRecord};
 use crate::files;
 use crate::graph::Graph;
@@ -31,9 +31,10 @@ use crate::init::InitSpec;
 use crate::protocol::{Output, Params, Protocol};
 use crate::protocols::custom::Custom;
 use crate::protocols::{ProtocolVisitor, with_protocol};
-use crate::rng::TrialStreams;
+pub use crate::run::estimator::{Estimator, SplittingOptions};
+use crate::run::runner::{Runner, Typed};
 use crate::search::{SearchResult, SearchSettings};
-use crate::splitting::{self, HoldingEstimate, SplittingSettings};
+use crate::splitting::{HoldingEstimate, SplittingSettings};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use smart_default::SmartDefault;
@@ -218,145 +219,6 @@ mod named {
     }
 }
 
-/// How a holding time is measured.
-///
-/// Stored as `{"method": "splitting", "replicas": R, "cycles": C, "score": S, "base_level": L}`
-/// (absent for [`Estimator::Direct`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "EstimatorFields", try_from = "EstimatorFields")]
-pub enum Estimator {
-    /// Independent trials, each until the break.
-    #[default]
-    Direct,
-    /// Renewal decomposition with generalized adaptive multilevel splitting ([`crate::splitting`]).
-    Splitting(SplittingOptions),
-}
-
-/// The splitting estimator's options (its repetitions, seed and threads are the spec's).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SplittingOptions {
-    /// gAMS replicas per repetition.
-    pub replicas: u64,
-    /// Directly simulated cycles per repetition.
-    pub cycles: u64,
-    /// The holding score, one of the protocol's (`None`: its first).
-    pub score: Option<String>,
-    /// The reference set is `{score <= L}` (`None`: chosen by a pilot run).
-    pub base_level: Option<u64>,
-}
-
-impl Default for SplittingOptions {
-    fn default() -> Self {
-        let defaults = SplittingSettings::default();
-        Self { replicas: defaults.replicas as u64, cycles: defaults.cycles, score: None, base_level: None }
-    }
-}
-
-impl Estimator {
-    /// Every method with its default options, in the order the command line lists them.
-    pub fn methods() -> [Estimator; 2] {
-        [Estimator::Direct, Estimator::Splitting(SplittingOptions::default())]
-    }
-
-    /// Its method's name, as typed and stored: `direct` or `splitting`.
-    ///
-    /// ```
-    /// use poplab::spec::Estimator;
-    ///
-    /// for estimator in Estimator::methods() {
-    ///     assert_eq!(estimator.method().parse::<Estimator>()?, estimator);
-    /// }
-    /// assert!("gams".parse::<Estimator>().unwrap_err().to_string().contains("direct or splitting"));
-    /// # Ok::<(), poplab::Error>(())
-    /// ```
-    pub fn method(&self) -> &'static str {
-        match self {
-            Estimator::Direct => "direct",
-            Estimator::Splitting(_) => "splitting",
-        }
-    }
-
-    /// What its `--trials` count: `trials` (direct) or `repetitions` (splitting).
-    pub fn trials_are(&self) -> &'static str {
-        match self {
-            Estimator::Direct => "trials",
-            Estimator::Splitting(_) => "repetitions",
-        }
-    }
-
-    /// Whether this is direct simulation.
-    pub fn is_direct(&self) -> bool {
-        *self == Estimator::Direct
-    }
-
-    /// The trials of a run when none are given: the estimator's repetitions, or `direct` trials.
-    pub fn default_trials(&self, direct: u64) -> u64 {
-        match self {
-            Estimator::Direct => direct,
-            Estimator::Splitting(_) => SplittingSettings::default().repetitions,
-        }
-    }
-}
-
-impl std::str::FromStr for Estimator {
-    type Err = Error;
-
-    /// A method by its name (`direct` or `splitting`), with its default options.
-    fn from_str(method: &str) -> Result<Self> {
-        Self::methods().into_iter().find(|e| e.method() == method).ok_or_else(|| Error::UnknownName {
-            kind: "estimator",
-            name: method.into(),
-            choices: "direct or splitting".into(),
-        })
-    }
-}
-
-/// An [`Estimator`] as stored.
-#[derive(Serialize, Deserialize)]
-struct EstimatorFields {
-    method: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    replicas: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    cycles: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    score: Option<Option<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    base_level: Option<Option<u64>>,
-}
-
-impl From<Estimator> for EstimatorFields {
-    fn from(estimator: Estimator) -> Self {
-        let method = estimator.method().into();
-        match estimator {
-            Estimator::Direct => Self { method, replicas: None, cycles: None, score: None, base_level: None },
-            Estimator::Splitting(o) => Self {
-                method,
-                replicas: Some(o.replicas),
-                cycles: Some(o.cycles),
-                score: Some(o.score),
-                base_level: Some(o.base_level),
-            },
-        }
-    }
-}
-
-impl TryFrom<EstimatorFields> for Estimator {
-    type Error = Error;
-
-    fn try_from(fields: EstimatorFields) -> Result<Self> {
-        Ok(match fields.method.parse()? {
-            Estimator::Direct => Estimator::Direct,
-            Estimator::Splitting(defaults) => Estimator::Splitting(SplittingOptions {
-                replicas: fields.replicas.unwrap_or(defaults.replicas),
-                cycles: fields.cycles.unwrap_or(defaults.cycles),
-                score: fields.score.flatten(),
-                base_level: fields.base_level.flatten(),
-            }),
-        })
-    }
-}
-
 /// An experiment resolved and validated: what runs, exactly.
 #[derive(Clone)]
 pub struct RunSpec {
@@ -506,7 +368,7 @@ impl RunSpec {
 
     /// The exact expected steps from the initial configuration, exploring at most `max_configs`
     /// configurations: to the safe set ([`Measure::Convergence`]), or until an output changes from
-    /// a safe start ([`Measure::Holding`], [`exact::expected_holding_steps`]), as the spec's measure
+    /// a safe start ([`Measure::Holding`], [`crate::exact::expected_holding_steps`]), as the spec's measure
     /// says; states of a trap come back as JSON objects.
     ///
     /// ```
@@ -616,7 +478,7 @@ impl RunSpec {
     /// independent repetitions, its seed and threads the estimator's; `done` is called as each
     /// repetition finishes; with a `journal` file the repetitions are written there as they
     /// finish, and an estimate run again with it continues where it stopped
-    /// ([`estimate_holding`](splitting::estimate_holding)).
+    /// ([`estimate_holding`](crate::splitting::estimate_holding)).
     pub fn estimate(&self, done: &(dyn Fn() + Sync), journal: Option<&Path>) -> Result<EstimateResult> {
         let Estimator::Splitting(options) = &self.estimator else {
             return Err(Error::Conflict {
@@ -710,150 +572,6 @@ impl RunSpec {
             )));
         }
         Ok(())
-    }
-}
-
-/// What a resolved spec needs of its protocol, with the protocol's type erased.
-trait Runner: Send + Sync {
-    fn trial(
-        &self,
-        settings: &RunSettings,
-        index: u64,
-        trace: &mut dyn TraceSink,
-        checkpoint: Option<TrialCheckpoint<'_>>,
-    ) -> Result<TrialRecord>;
-    fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>>;
-    fn exact_every(&self, settings: &RunSettings, max_configs: usize) -> Result<StartTimes<Map<String, Value>>>;
-    fn search(
-        &self,
-        settings: &RunSettings,
-        search: &SearchSettings,
-        progress: &(dyn Fn(&str) + Sync),
-    ) -> Result<SearchResult>;
-    fn verify(
-        &self,
-        settings: &RunSettings,
-        from_all: bool,
-        max_configs: usize,
-    ) -> Result<Verification<Map<String, Value>>>;
-    fn estimate(
-        &self,
-        settings: &RunSettings,
-        splitting: &SplittingSettings,
-        done: &(dyn Fn() + Sync),
-        journal: Option<&Path>,
-    ) -> Result<HoldingEstimate>;
-    fn holding_scores(&self) -> &'static [&'static str];
-    fn state_names(&self) -> Vec<(String, Output)>;
-}
-
-struct Typed<P>(P);
-
-impl<P: Protocol> Typed<P> {
-    /// The one start configuration of an exploration.
-    fn start(&self, settings: &RunSettings) -> Result<Vec<P::State>> {
-        settings.init.build(&self.0, &mut TrialStreams::new(0).init)
-    }
-
-    fn explore(&self, settings: &RunSettings, max_configs: usize) -> ExploreSettings {
-        ExploreSettings { graph: settings.graph.clone(), max_configs }
-    }
-
-    /// Every configuration of the protocol's listed state space.
-    fn every(&self) -> Result<Starts<P::State>> {
-        let states = self.0.configurations().and_then(|c| c.state_space()).ok_or_else(|| {
-            Error::Init(format!(
-                "{} does not list its state space (or it is too large to list), so --from all is not available; use \
-                 --from default, a family or @FILE.json, or smaller parameters",
-                self.0.info().name
-            ))
-        })?;
-        Ok(Starts::Every(states))
-    }
-
-    /// The starts a user reads a worst case against: `default`, each named family this instance
-    /// can build, and the spec's own start when it is a file or counts.
-    fn named_starts(&self, settings: &RunSettings) -> Vec<(String, Vec<P::State>)> {
-        let mut names: Vec<InitSpec> = std::iter::once(InitSpec::Default)
-            .chain(self.0.info().families.iter().filter(|f| f.name != "random").map(|f| InitSpec::from_name(f.name)))
-            .collect();
-        if matches!(settings.init, InitSpec::Explicit(_) | InitSpec::Counts(_)) {
-            names.push(settings.init.clone());
-        }
-        names
-            .into_iter()
-            .filter_map(|init| {
-                let start = init.build(&self.0, &mut TrialStreams::new(0).init).ok()?;
-                Some((init.name(), start))
-            })
-            .collect()
-    }
-}
-
-impl<P: Protocol> Runner for Typed<P> {
-    fn estimate(
-        &self,
-        settings: &RunSettings,
-        splitting: &SplittingSettings,
-        done: &(dyn Fn() + Sync),
-        journal: Option<&Path>,
-    ) -> Result<HoldingEstimate> {
-        let start = self.start(settings)?;
-        splitting::estimate_holding(&self.0, &settings.graph, &start, splitting, done, journal)
-    }
-
-    fn holding_scores(&self) -> &'static [&'static str] {
-        crate::protocol::holding_scores(&self.0)
-    }
-
-    fn state_names(&self) -> Vec<(String, Output)> {
-        self.0.observables().filter(|o| o.counts_states()).map_or_else(Vec::new, |o| o.state_names())
-    }
-
-    fn trial(
-        &self,
-        settings: &RunSettings,
-        index: u64,
-        trace: &mut dyn TraceSink,
-        checkpoint: Option<TrialCheckpoint<'_>>,
-    ) -> Result<TrialRecord> {
-        experiment::trial(&self.0, settings, settings.engine, index, trace, checkpoint)
-    }
-
-    fn exact(&self, settings: &RunSettings, max_configs: usize) -> Result<ExactReport<Map<String, Value>>> {
-        let (start, explore) = (self.start(settings)?, self.explore(settings, max_configs));
-        let report = match settings.measure {
-            Measure::Convergence => exact::expected_steps(&self.0, &start, &explore)?,
-            Measure::Holding => exact::expected_holding_steps(&self.0, &start, &explore)?,
-        };
-        Ok(report.map(&|s| crate::protocol::state_to_json(&self.0, s)))
-    }
-
-    fn search(
-        &self,
-        settings: &RunSettings,
-        search: &SearchSettings,
-        progress: &(dyn Fn(&str) + Sync),
-    ) -> Result<SearchResult> {
-        crate::search::search(&self.0, settings, search, progress)
-    }
-
-    fn exact_every(&self, settings: &RunSettings, max_configs: usize) -> Result<StartTimes<Map<String, Value>>> {
-        let named = self.named_starts(settings);
-        let times =
-            exact::expected_steps_from_every(&self.0, &self.every()?, &named, &self.explore(settings, max_configs))?;
-        Ok(times.map(&|s| crate::protocol::state_to_json(&self.0, s)))
-    }
-
-    fn verify(
-        &self,
-        settings: &RunSettings,
-        from_all: bool,
-        max_configs: usize,
-    ) -> Result<Verification<Map<String, Value>>> {
-        let starts = if from_all { self.every()? } else { Starts::Configurations(vec![self.start(settings)?]) };
-        let verification = exact::verify(&self.0, &starts, &self.explore(settings, max_configs))?;
-        Ok(verification.map(&|s| crate::protocol::state_to_json(&self.0, s)))
     }
 }
 
