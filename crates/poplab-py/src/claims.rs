@@ -1,5 +1,6 @@
 //! `claim`: one claim of the reproduction ([`poplab::claims`]) run to its points and verdict;
-//! `judge` and `judge_sweep`: a user's claim judged on the caller's points or a sweep's trials.
+//! `judge` and `judge_sweep`: a user's claim judged on the caller's points or a sweep's trials;
+//! `bootstrap_mean_ci95`: the interval figures draw.
 
 use poplab::claim::ClaimText;
 use poplab::claims::{Mode, SweptTrial, YVar};
@@ -126,4 +127,13 @@ pub fn judge_sweep(
         .to_string())
     })
     .map_err(crate::value_error)
+}
+
+/// The percentile bootstrap interval (95%) of the mean of `values` that `poplab plot` and the
+/// report draw ([`poplab::verdict::bootstrap_mean_ci95`], seeded with
+/// [`FIGURE_BOOTSTRAP_SEED`](poplab::verdict::FIGURE_BOOTSTRAP_SEED)); `None` for fewer than two
+/// values.
+#[pyfunction]
+pub fn bootstrap_mean_ci95(values: Vec<f64>) -> Option<(f64, f64)> {
+    poplab::verdict::bootstrap_mean_ci95(&values, poplab::verdict::FIGURE_BOOTSTRAP_SEED).map(|[low, high]| (low, high))
 }

@@ -85,6 +85,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(claims::bootstrap_mean_ci95, m)?)?;
     m.add("RNG", poplab::rng::RNG_NAME)?;
     Ok(())
 }

@@ -147,6 +147,14 @@ def test_a_sweep_plots_means_with_bootstrap_intervals_and_a_smooth_fit_on_log_ax
             assert times.min() <= low < mean < high <= times.max()
 
 
+def test_plots_draw_the_interval_the_command_line_draws():
+    # The numbers the library's test the_figures_interval_is_pinned pins for poplab plot and the
+    # report: Python draws the same interval for the same times.
+    times = [1.0, 1.2, 0.9, 1.1, 1.0, 1.3, 0.8, 1.0, 1.1, 400.0]
+    assert poplab._plot.bootstrap_mean_interval(times) == (0.9800000000000001, 120.75999999999999)
+    assert poplab._plot.bootstrap_mean_interval([7.0]) == (7.0, 7.0)
+
+
 def test_bootstrap_intervals_of_bimodal_times_stay_above_zero_where_t_intervals_do_not():
     times = [10.0] * 18 + [4000.0, 5000.0]
     mean, sd = np.mean(times), np.std(times, ddof=1)

@@ -15,7 +15,7 @@ use crate::input::InputError;
 use crate::plot::{Curve, Figure, Mark, Marks, write_file};
 use anyhow::Result;
 use poplab::table::Table;
-use poplab::verdict::bootstrap_mean_ci95;
+use poplab::verdict::{FIGURE_BOOTSTRAP_SEED, bootstrap_mean_ci95};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -83,7 +83,9 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
             // The percentile bootstrap of the cell's trials: never below zero on the log axis,
             // as the t-interval of skewed times in summary.csv can be.
             let interval = match number("mean_parallel_time")? {
-                Some(_) => times.get(table.text(row, "cell")?).and_then(|t| bootstrap_mean_ci95(t, BOOTSTRAP_SEED)),
+                Some(_) => {
+                    times.get(table.text(row, "cell")?).and_then(|t| bootstrap_mean_ci95(t, FIGURE_BOOTSTRAP_SEED))
+                }
                 None => None,
             };
             let mark = match number("mean_parallel_time")? {
@@ -133,9 +135,6 @@ fn sweep_figure(dir: &Path) -> Result<Figure> {
     ))
     .into())
 }
-
-/// The seed of the bootstrap intervals (fixed: a figure draws the same intervals again).
-const BOOTSTRAP_SEED: u64 = 0x5EED;
 
 /// The parallel times of the trials that ended, by cell, from a sweep's `trials.csv` (none if
 /// the file is missing: no intervals then).

@@ -14,9 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-#: Resamples of a bootstrap interval, and the seed they are drawn with (a figure is reproducible).
-_RESAMPLES = 2000
-_SEED = 0
+from . import _poplab
 
 #: Points a fitted curve is evaluated at.
 _CURVE_POINTS = 200
@@ -53,24 +51,22 @@ def _plain_log_ticks(axis: Any, which: str) -> None:
     ticks.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
 
 
-def bootstrap_mean_interval(values: Sequence[float], level: float = 0.95) -> Tuple[float, float]:
-    """The percentile bootstrap interval of the mean of ``values``: the ``level`` central range of
-    the means of resamples drawn with replacement (seeded: the same values give the same interval).
-    It lies within the values' range, so it is never below zero for times.
+def bootstrap_mean_interval(values: Sequence[float]) -> Tuple[float, float]:
+    """The percentile bootstrap interval (95%) of the mean of ``values``: the central range of the
+    means of resamples drawn with replacement, the interval ``poplab plot`` and the report draw
+    (the library's, with the same seed: the same values give the same interval). It lies within
+    the values' range, so it is never below zero for times.
 
     >>> from poplab._plot import bootstrap_mean_interval
     >>> low, high = bootstrap_mean_interval([1.0, 1.0, 1.0, 100.0])
     >>> 1.0 <= low < 26.0 < high <= 100.0
     True
     """
-    data = np.asarray(values, dtype=float)
-    if data.size == 0:
+    data = [float(v) for v in values]
+    if not data:
         raise ValueError("no values: an interval needs at least one")
-    rng = np.random.default_rng(_SEED)
-    means = rng.choice(data, size=(_RESAMPLES, data.size), replace=True).mean(axis=1)
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
-    return float(low), float(high)
+    interval = _poplab.bootstrap_mean_ci95(data)
+    return (data[0], data[0]) if interval is None else interval
 
 
 def plot_trace(frame: pd.DataFrame, ax: Any = None) -> Any:

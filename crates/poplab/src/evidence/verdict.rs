@@ -228,6 +228,10 @@ pub fn estimates(points: &[Point]) -> Result<Vec<Estimate>, Judgement> {
 /// Resamples of [`ratio_of_means`] and [`bootstrap_mean_ci95`].
 pub const RESAMPLES: usize = 2000;
 
+/// The seed of the intervals figures draw ([`bootstrap_mean_ci95`]): `poplab plot`, the
+/// report's figures and Python's plots draw the same interval for the same trials.
+pub const FIGURE_BOOTSTRAP_SEED: u64 = 0x5EED;
+
 /// The 95% percentile bootstrap interval of the mean of `values`: the 2.5% and 97.5% quantiles
 /// of the means of [`RESAMPLES`] resamples drawn with replacement from a generator seeded by
 /// `seed`. It lies within the values' range, so it is never below zero for times, and it follows
@@ -478,6 +482,15 @@ fn unzip(points: &[LogPoint], x: impl Fn(f64) -> f64) -> (Vec<f64>, Vec<f64>, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pinned: Python's `_plot.bootstrap_mean_interval` (tests/test_trace_counts.py) asserts the
+    /// same numbers, so the CLI's figures and Python's draw the same interval.
+    #[test]
+    fn the_figures_interval_is_pinned() {
+        let times = [1.0, 1.2, 0.9, 1.1, 1.0, 1.3, 0.8, 1.0, 1.1, 400.0];
+        let [low, high] = bootstrap_mean_ci95(&times, FIGURE_BOOTSTRAP_SEED).unwrap();
+        assert_eq!([low, high], [0.9800000000000001, 120.75999999999999]);
+    }
 
     fn point(x: f64, values: Vec<f64>) -> Point {
         Point { x, values, censored: 0, horizon: f64::INFINITY }
