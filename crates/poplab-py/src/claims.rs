@@ -4,7 +4,7 @@
 
 use poplab::claim::ClaimText;
 use poplab::claims::{Mode, SweptTrial, YVar};
-use poplab::verdict::Point;
+use poplab::verdict::{Judgement, Point};
 use pyo3::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
@@ -73,16 +73,22 @@ pub fn judge(
         let points: Vec<Point> =
             points.into_iter().map(|(x, values, censored, horizon)| Point { x, values, censored, horizon }).collect();
         let judgement = claim.judge(&points, variable, &fixed)?;
-        Ok(json!({
-            "claim": claim.text,
-            "variable": variable,
-            "verdict": judgement.verdict,
-            "evidence": judgement.evidence,
-            "power": judgement.power,
-        })
-        .to_string())
+        Ok(judgement_document(&claim, variable, &judgement))
     })
     .map_err(crate::value_error)
+}
+
+/// The document `judge` and `judge_sweep` return: the claim as parsed, the swept variable and
+/// the judgement.
+fn judgement_document(claim: &ClaimText, variable: &str, judgement: &Judgement) -> String {
+    json!({
+        "claim": claim.text,
+        "variable": variable,
+        "verdict": judgement.verdict,
+        "evidence": judgement.evidence,
+        "power": judgement.power,
+    })
+    .to_string()
 }
 
 /// Judges the claim `claim` on a sweep's trials, one entry per trial in each list: its `n`,
@@ -117,14 +123,7 @@ pub fn judge_sweep(
             .collect();
         let y = if parallel_time { YVar::ParallelTime } else { YVar::Steps };
         let (variable, judgement) = poplab::claims::judge_trials(&trials, &claim, y)?;
-        Ok(json!({
-            "claim": claim.text,
-            "variable": variable,
-            "verdict": judgement.verdict,
-            "evidence": judgement.evidence,
-            "power": judgement.power,
-        })
-        .to_string())
+        Ok(judgement_document(&claim, &variable, &judgement))
     })
     .map_err(crate::value_error)
 }

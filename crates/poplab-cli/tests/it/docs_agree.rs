@@ -1,5 +1,6 @@
 //! The documents agree with the code where a list can be read from the code: the fuzz targets,
-//! the Python package's modules and the steps of CI.
+//! the Python package's modules and the steps of CI; and with each other where they state the
+//! same figure (the build time).
 
 use std::path::{Path, PathBuf};
 
@@ -57,4 +58,18 @@ fn the_summaries_of_ci_name_every_script_it_runs() {
             assert!(text.contains(script), "{summary} does not say that CI runs {script}");
         }
     }
+}
+
+/// The minutes of `... about M minutes` after `lead` in `text`.
+fn minutes_after(text: &str, lead: &str) -> String {
+    let at = text.find(lead).unwrap_or_else(|| panic!("no '{lead}'")) + lead.len();
+    text[at..].split_whitespace().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_readme_and_the_installing_chapter_state_the_same_build_time() {
+    let readme = minutes_after(&read("README.md"), "build about");
+    let installing = minutes_after(&read("docs/guide/src/installing.md"), "The release build takes about");
+    assert!(readme.parse::<f64>().is_ok(), "README.md: build about {readme} minutes");
+    assert_eq!(readme, installing, "README.md and docs/guide/src/installing.md state different build times");
 }
