@@ -90,6 +90,14 @@ pub fn run(py: Python<'_>, protocol: Target, n: u64, settings: &str) -> PyResult
     })
 }
 
+/// The library's limits the Python layer checks before calling it: the most agents a run takes
+/// ([`poplab::engine::MAX_AGENTS`]) and the most trials per run or sweep
+/// ([`poplab::experiment::MAX_TRIALS`]).
+#[pyfunction]
+pub fn limits() -> (u64, u64) {
+    (poplab::engine::MAX_AGENTS, poplab::experiment::MAX_TRIALS)
+}
+
 /// The fields of the library's `RawSpec`, which the Python layer's options set (a test checks
 /// that none is forgotten).
 #[pyfunction]

@@ -82,6 +82,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(user::safe_set_is_closed, m)?)?;
     m.add_function(wrap_pyfunction!(api::available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(api::spec_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(api::limits, m)?)?;
     m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge_sweep, m)?)?;

@@ -15,10 +15,12 @@ import pandas as pd
 
 from . import _poplab
 from ._judge import Judgement, _check_claim
-# _MAX_AGENTS and _graph are imported from here by _simulation.
+# _MAX_AGENTS, _MAX_AGENTS_TEXT and _graph are imported from here by _simulation.
 from ._options import (
     _MAX_AGENTS,
+    _MAX_AGENTS_TEXT,
     _MAX_TRIALS,
+    _MAX_TRIALS_TEXT,
     _U64_MAX,
     _U128_MAX,
     _check_params,
@@ -499,7 +501,7 @@ def search(
     (4, True)
     """
     target, user, n, settings = _prepare(protocol, n, params, **options)
-    document = _poplab.search(target, n, settings, str(budget), _whole("trials", trials, 2, _MAX_TRIALS, "10**8"), _whole("top", top, 1, 1000))
+    document = _poplab.search(target, n, settings, str(budget), _whole("trials", trials, 2, _MAX_TRIALS, _MAX_TRIALS_TEXT), _whole("top", top, 1, 1000))
     return _states_back(json.loads(document), user)
 
 

@@ -14,6 +14,8 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
+from . import _poplab
+
 if TYPE_CHECKING:
     from ._protocol import Protocol
 
@@ -26,12 +28,23 @@ def _param_text(value: Any) -> str:
 
 #: The largest value of a 64-bit unsigned integer (seeds, population sizes).
 _U64_MAX = 2**64 - 1
-# The most agents a run takes (the library's `engine::MAX_AGENTS`).
-_MAX_AGENTS = 2**62
 #: The largest value of a 128-bit unsigned integer (step counts).
 _U128_MAX = 2**128 - 1
-#: The most trials per run or sweep, as the command line.
-_MAX_TRIALS = 10**8
+
+
+def _power_text(value: int) -> str:
+    """``value`` as messages write it: ``10**8``, ``2**62``, else its digits."""
+    for base in (10, 2):
+        exponent = round(math.log(value, base))
+        if base**exponent == value:
+            return f"{base}**{exponent}"
+    return str(value)
+
+
+#: The most agents a run takes and the most trials per run or sweep: the library's
+#: ``engine::MAX_AGENTS`` and ``experiment::MAX_TRIALS``, as messages write them.
+_MAX_AGENTS, _MAX_TRIALS = _poplab.limits()
+_MAX_AGENTS_TEXT, _MAX_TRIALS_TEXT = _power_text(_MAX_AGENTS), _power_text(_MAX_TRIALS)
 
 
 def _whole(name: str, value: Any, low: int, high: int, high_text: Optional[str] = None) -> int:
@@ -60,7 +73,7 @@ def _n(n: Any) -> int:
     if n < 0:
         raise ValueError(f"n = {n} is out of range: a population needs at least 2 agents")
     if n > _MAX_AGENTS:
-        raise ValueError(f"n = {n} is out of range: at most 2**62 agents (the engines' limit)")
+        raise ValueError(f"n = {n} is out of range: at most {_MAX_AGENTS_TEXT} agents (the engines' limit)")
     return n
 
 
@@ -221,7 +234,7 @@ def _settings(
         "measure": str(measure),
     }
     if trials is not None:
-        settings["trials"] = _whole("trials", trials, 1, _MAX_TRIALS, "10**8")
+        settings["trials"] = _whole("trials", trials, 1, _MAX_TRIALS, _MAX_TRIALS_TEXT)
     settings["seed"] = _whole("seed", seed, 0, _U64_MAX, "2**64 - 1")
     if max_steps is not None:
         settings["max_steps"] = _max_steps(max_steps)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import _poplab, _reachable
-from ._api import _MAX_AGENTS, _graph, _whole
+from ._api import _MAX_AGENTS, _MAX_AGENTS_TEXT, _graph, _whole
 from ._protocol import Protocol, _copy
 from ._snapshot import Snapshot, TimeUpdate
 from ._views import PpsimViews
@@ -308,7 +308,7 @@ class Simulation(PpsimViews):
         if self.n < 2:
             raise ValueError(f"init_config has {self.n} agents; a population needs at least 2")
         if self.n > _MAX_AGENTS:
-            raise ValueError(f"init_config has {self.n} agents, more than the 2**62 a simulation takes; give fewer")
+            raise ValueError(f"init_config has {self.n} agents, more than the {_MAX_AGENTS_TEXT} a simulation takes; give fewer")
         self.steps_per_time_unit = self.n
         self.snapshots: List[Snapshot] = []
         # The reachable states are enumerated on first use (_enumerated): a run that never reads
@@ -339,7 +339,7 @@ class Simulation(PpsimViews):
         if population < 2:
             raise ValueError(f"the configuration has {population} agents; a population needs at least 2")
         if population > _MAX_AGENTS:
-            raise ValueError(f"the configuration has {population} agents, more than the 2**62 a simulation takes")
+            raise ValueError(f"the configuration has {population} agents, more than the {_MAX_AGENTS_TEXT} a simulation takes")
         handle, _ = self.protocol._ensure()
         return _poplab.LiveSimulation(handle, names, _graph(self.graph), self.engine, seed)
 
@@ -411,7 +411,7 @@ class Simulation(PpsimViews):
             config = {state: _count(state, amount) for state, amount in init_config.items()}
         agents = sum(config.values())
         if not 2 <= agents <= _MAX_AGENTS:
-            raise ValueError(f"reset: init_config has {agents} agents; give from 2 to 2**62")
+            raise ValueError(f"reset: init_config has {agents} agents; give from 2 to {_MAX_AGENTS_TEXT}")
         self._trial += 1
         self.n = self.steps_per_time_unit = agents
         self._start(config)
