@@ -6,7 +6,9 @@
 # Reports every arrow between the library's top-level modules that does not point down its layers,
 # and every circle between the children (files or subfolders) of any one folder, the crate's root
 # included (arrows to and from a folder's own mod.rs are the folder's business). Exits 1 if there
-# is any.
+# is any. The Python package (crates/poplab-py/python/poplab) too: its circles between modules
+# (`from .X import`, `from . import X`, at any indentation; imports under `if TYPE_CHECKING:` are
+# not run, so they do not count).
 #   scripts/import-map.sh [--edges]      (--edges also lists every arrow)
 #   scripts/import-map.sh --selftest     (checks itself on the tree in scripts/import-map-fixture)
 set -euo pipefail
@@ -223,6 +225,50 @@ def check(crate, root, root_file, layers, show_edges):
     return problems + len(found)
 
 
+PYTHON_PACKAGE = "crates/poplab-py/python/poplab"
+
+
+def python_imports(package):
+    """The arrows between the modules of a Python package, by module name."""
+    modules = sorted(f[:-3] for f in os.listdir(package) if f.endswith(".py"))
+    arrows = defaultdict(set)
+    for m in modules:
+        skip_deeper_than = None
+        for line in open(os.path.join(package, m + ".py"), encoding="utf-8"):
+            text = line.strip()
+            indent = len(line) - len(line.lstrip())
+            if skip_deeper_than is not None:
+                if text and indent <= skip_deeper_than:
+                    skip_deeper_than = None
+                else:
+                    continue
+            if re.match(r"if (typing\.)?TYPE_CHECKING:", text):
+                skip_deeper_than = indent
+                continue
+            found = re.match(r"from \.(\w+) import", text)
+            if found:
+                targets = [found.group(1)]
+            else:
+                found = re.match(r"from \. import (.+)", text)
+                targets = [t.strip().split(" as ")[0] for t in found.group(1).strip("()").split(",")] if found else []
+            arrows[m].update(t for t in targets if t in modules and t != m)
+    return arrows
+
+
+def check_python(package, show_edges):
+    """Prints the package's circles; returns how many there are."""
+    arrows = python_imports(package)
+    if show_edges:
+        print("python arrows:")
+        for a in sorted(arrows):
+            print(f"  {a} -> {' '.join(sorted(arrows[a]))}")
+    found = circles(arrows)
+    print(f"python ({package}): circles: {len(found)}")
+    for c in found:
+        print(f"  {' <-> '.join(c)}")
+    return len(found)
+
+
 if "--selftest" in sys.argv:
     # scripts/import-map-fixture/README.md says what the tree holds.
     root = "scripts/import-map-fixture"
@@ -243,5 +289,6 @@ if "--selftest" in sys.argv:
     sys.exit(0 if ok else 1)
 
 problems = sum(check(*crate, "--edges" in sys.argv) for crate in CRATES)
+problems += check_python(PYTHON_PACKAGE, "--edges" in sys.argv)
 sys.exit(1 if problems else 0)
 PY

@@ -24,7 +24,7 @@ from . import _poplab, _reachable
 from ._api import _MAX_AGENTS, _MAX_AGENTS_TEXT, _graph, _whole
 from ._protocol import Protocol, _copy
 from ._snapshot import Snapshot, TimeUpdate
-from ._views import PpsimViews
+from ._views import PpsimViews, _count
 from .crn import CRNNotSupported
 
 #: What ``transition_order`` takes.
@@ -185,16 +185,6 @@ def _same_outcomes(x: Any, y: Any) -> bool:
 def _natural_key(state: Any) -> List[Tuple[int, Any]]:
     """ppsim's order of states (natsort on ``repr``): digits compare as numbers."""
     return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", repr(state))]
-
-
-def _count(state: Any, amount: Any) -> int:
-    """A count of ``init_config``: a whole number (ppsim's examples write ``0.501 * n``)."""
-    if isinstance(amount, bool) or not isinstance(amount, (int, float, np.integer, np.floating)):
-        raise TypeError(f"init_config: the count of state {state!r} must be a number, not {amount!r}")
-    count = int(round(float(amount))) if not isinstance(amount, (int, np.integer)) else int(amount)
-    if abs(float(amount) - count) > 1e-6 * max(1.0, abs(float(amount))) or count < 0:
-        raise ValueError(f"init_config: the count of state {state!r} is {amount!r}; give a whole number of agents >= 0")
-    return count
 
 
 class Simulation(PpsimViews):

@@ -20,6 +20,16 @@ from ._snapshot import Snapshot
 _SAMPLE_STREAMS = 0x5DEECE66D
 
 
+def _count(state: Any, amount: Any) -> int:
+    """A count of ``init_config``: a whole number (ppsim's examples write ``0.501 * n``)."""
+    if isinstance(amount, bool) or not isinstance(amount, (int, float, np.integer, np.floating)):
+        raise TypeError(f"init_config: the count of state {state!r} must be a number, not {amount!r}")
+    count = int(round(float(amount))) if not isinstance(amount, (int, np.integer)) else int(amount)
+    if abs(float(amount) - count) > 1e-6 * max(1.0, abs(float(amount))) or count < 0:
+        raise ValueError(f"init_config: the count of state {state!r} is {amount!r}; give a whole number of agents >= 0")
+    return count
+
+
 class PpsimViews:
     """ppsim's methods on the rule, the configuration and snapshots (a part of `Simulation`)."""
 
@@ -145,8 +155,6 @@ class PpsimViews:
     # Changing and sampling the configuration.
 
     def _as_config(self, config: Union[Mapping, np.ndarray, List[int]]) -> Dict[Any, int]:
-        from ._simulation import _count
-
         if isinstance(config, Mapping):
             return {state: _count(state, amount) for state, amount in config.items()}
         counts = np.asarray(config)
