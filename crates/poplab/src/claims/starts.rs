@@ -220,8 +220,9 @@ impl Claim {
         searches: Searches,
     ) -> Result<(ChosenStart, Vec<Map<String, Value>>)> {
         let slug = cell.slug();
-        let file = format!("data/{}/starts/{slug}.json", self.id);
-        let record_path = dir.join(format!("data/{}/starts/{slug}.search.json", self.id));
+        let starts = format!("data/{}/starts", self.id);
+        let file = format!("{starts}/{slug}.json");
+        let record_path = dir.join(format!("{starts}/{slug}.search.json"));
         if record_path.exists() {
             let text = files::read_limited(&record_path, "search record", 1 << 30, "a search record can take")?;
             let record: Record = serde_json::from_str(&text).map_err(|e| Error::File {
@@ -264,8 +265,8 @@ impl Claim {
         // The trials are journaled beside the record, so that a search killed (at the end of a
         // Slurm allocation, say) continues where it stopped; the journal goes once the record is
         // written.
-        std::fs::create_dir_all(dir.join(format!("data/{}/starts", self.id))).map_err(|e| Error::Io(e.to_string()))?;
-        let journal = dir.join(format!("data/{}/starts/{slug}.search.journal", self.id));
+        std::fs::create_dir_all(dir.join(&starts)).map_err(|e| Error::Io(e.to_string()))?;
+        let journal = dir.join(format!("{starts}/{slug}.search.journal"));
         let settings = SearchSettings { journal: Some(journal.clone()), ..search_settings(worst) };
         let result = RunSpec::resolve(&raw)?.search(&settings, &|_| {})?;
         let family = result.families.iter().find(|f| f.description.starts_with(worst.family)).unwrap_or(&result.worst);
