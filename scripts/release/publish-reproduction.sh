@@ -3,7 +3,7 @@
 #
 #   scripts/release/publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA]
 #
-# WORK is the directory of `scripts/slurm/reproduce.sh --work WORK -- --full ...` (its report/,
+# WORK is the directory of `scripts/cluster/reproduce.sh --work WORK -- --full ...` (its report/,
 # searches/, shards/ and logs/). It writes into DIR (default docs/reproduction):
 #
 #   report.md, index.html, verdicts.json   the report, rendered again from the stored data with
@@ -13,7 +13,7 @@
 #   data/CLAIM/...                          each sweep's sweep.json, summary.csv, summary.json,
 #                                          fits.json (not its trials), each search's record and
 #                                          start, each holding estimate's files
-#   sizing.md, sizing.json                  scripts/slurm/sizing.py: costs and modelled wall times
+#   sizing.md, sizing.json                  scripts/cluster/sizing.py: costs and modelled wall times
 #   check/                                  the first trials of each sweep's smallest cell, which
 #                                          scripts/release/check-reproduction.sh runs again
 #   README.md                               the provenance: commit, seed, machine, dates, the
@@ -59,7 +59,7 @@ done
 (cd "$report" && find data -type f \( -name sweep.json -o -name 'summary.*' -o -name fits.json \
     -o -name '*.search.json' -o -path '*/starts/*.json' -o -name 'estimates*' -o -name 'holding*' \) \
     -print0 | xargs -0 -I{} cp --parents {} "$dest/")
-python3 "$repo/scripts/slurm/sizing.py" "$work" --json "$dest/sizing.json" >"$dest/sizing.md"
+python3 "$repo/scripts/cluster/sizing.py" "$work" --json "$dest/sizing.json" >"$dest/sizing.md"
 
 # What scripts/release/check-reproduction.sh runs again: per sweep of trials, the first
 # $check_trials trials of its smallest cell, their published rows in check/.
@@ -99,13 +99,13 @@ finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
     echo "- Commit: \`$commit\` (the binary that ran every step)."
     echo "- Seed: $seed; generator Xoshiro256PlusPlus, seeded per trial by SplitMix64."
     echo "- Machine: $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB;"
-    echo "  a one-node Slurm ($(sbatch --version 2>/dev/null || echo slurm)) started by \`scripts/slurm-test.sh --run\`."
+    echo "  a one-node Slurm ($(sbatch --version 2>/dev/null || echo slurm)) started by \`scripts/cluster/slurm-test.sh --run\`."
     echo "- Run from $started to $finished (UTC), the machine shared with other work at times: wall"
     echo "  times are this machine's, core-hours are thread CPU time and do not depend on the load."
     echo "- Command:"
     echo
     echo '  ```sh'
-    echo "  POPLAB=target/release/poplab scripts/slurm-test.sh --run scripts/slurm/reproduce.sh \\"
+    echo "  POPLAB=target/release/poplab scripts/cluster/slurm-test.sh --run scripts/cluster/reproduce.sh \\"
     echo "      --work WORK --searches 32 --shards 16 --at-once 2 --merge-threads 2 -- --$mode --seed $seed"
     echo '  ```'
     echo

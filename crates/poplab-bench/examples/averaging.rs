@@ -1,7 +1,7 @@
 //! The README's discrete averaging (ppsim's example 2, 51 states) as `poplab.Simulation` runs it,
 //! for profilers: `averaging N [SEED]` runs `{0: N/2, 50: N/2}` on the batched engine, a sample
 //! every `N/10` steps and a check every `N` steps until at most three consecutive values are
-//! present (`sim.run(three_consecutive_values, 0.1)` in `scripts/ppsim_inprocess.py`); prints
+//! present (`sim.run(three_consecutive_values, 0.1)` in `scripts/bench/ppsim_inprocess.py`); prints
 //! the steps, the parallel time and the wall seconds.
 use poplab::engine::{Engine, LiveRun, SampleSteps};
 use poplab::graph::Graph;

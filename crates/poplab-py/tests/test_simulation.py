@@ -1,12 +1,12 @@
 """ppsim's API on poplab's engines: `poplab.Simulation` and `poplab.time_trials`.
 
 The three examples of ppsim's README run here with only the import changed (and smaller n): their
-code is scripts/ppsim_readme.py, which the in-process benchmark against ppsim runs too.
+code is ppsim_readme.py, next to this file, which the in-process benchmark against ppsim
+(scripts/bench/ppsim_inprocess.py) runs too.
 """
 
 import gc
 import math
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,10 +15,8 @@ import pytest
 
 import poplab
 from poplab import Simulation
-from conftest import REPO, z_test
-
-sys.path.insert(0, str(REPO / "scripts"))
-from ppsim_readme import (  # noqa: E402
+from conftest import z_test
+from ppsim_readme import (
     U,
     Agent,
     a,

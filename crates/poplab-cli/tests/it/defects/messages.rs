@@ -261,7 +261,7 @@ fn h3_counts_naming_a_state_twice_are_refused() {
     );
 }
 
-/// H5 (scripts/check-html.py in headless Chromium): the HTML report showed the Markdown of its
+/// H5 (scripts/checks/check-html.py in headless Chromium): the HTML report showed the Markdown of its
 /// first paragraph's command as a stray pair of backticks; inline code is now `<code>`.
 #[test]
 fn h5_the_html_report_renders_inline_code() {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Every test of poplab: the Rust workspace, then the Python package.
+#
+#   1. cargo test --workspace (this also builds the `poplab` command, whose JSON documents the
+#      Python tests compare with);
+#   2. a virtual environment (made once, reused: $POPLAB_VENV, default <target dir>/venv-py) with
+#      pytest and pytest-xdist (the tests one per core), scipy and matplotlib (the example
+#      notebook's plots), nbclient, ipykernel and nbformat
+#      (to run ppsim's notebooks, tests/test_ppsim_notebooks.py), seaborn, ipywidgets and ipympl
+#      (what those notebooks import) and tqdm (run(timer=True)'s bar), and the `poplab` wheel
+#      built from crates/poplab-py by pip and maturin (with the test profile's settings, reusing the library
+#      step 1 built; cargo rebuilds only what changed);
+#   3. pytest on crates/poplab-py/tests, then on the examples (doctests) of the installed package's
+#      docstrings (`--doctest-modules --pyargs poplab`: what `help(poplab.run)` shows is run).
+#
+# Idempotent: run it again and it reuses the environment and the builds.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+
+cargo test --workspace
+
+venv=${POPLAB_VENV:-$target/venv-py}
+python=${PYTHON:-python3}
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --upgrade pip
+fi
+# The wheel, built once per run (cargo rebuilds only what changed), then installed with its
+# dependencies (numpy, pandas: fetched the first time only) and the test tools; --force-reinstall
+# --no-deps puts the new build in place of an older one of the same version.
+wheels=$target/wheels-py
+rm -rf "$wheels"
+# The wheel is built with the dev profile set to the test profile's settings (optimised, with
+# line tables and debug assertions), so that it reuses the library cargo test just built instead
+# of compiling it again in release mode. (`--profile test` itself would build a test harness.)
+CARGO_PROFILE_DEV_OPT_LEVEL=3 CARGO_PROFILE_DEV_DEBUG=line-tables-only MATURIN_PEP517_ARGS="--profile dev" \
+    "$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
+wheel=$(ls "$wheels"/poplab-*.whl)
+"$venv/bin/python" -m pip install --quiet "$wheel" pytest pytest-xdist scipy matplotlib \
+    nbclient ipykernel nbformat seaborn ipywidgets ipympl tqdm
+"$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
+
+cd crates/poplab-py
+# Figures drawn off screen (ipympl, installed for the notebooks, would otherwise be picked).
+export MPLBACKEND=Agg
+# One test per core at a time (pytest-xdist): the slowest (ppsim's notebooks) run side by side.
+POPLAB_BIN=${POPLAB_BIN:-$target/debug/poplab} "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    -n "${POPLAB_TEST_JOBS:-$(nproc)}" tests
+# The docstrings' examples; outputs that vary (timings, seeds drawn) are elided with `...`.
+"$venv/bin/python" -m pytest -q -p no:cacheprovider --doctest-modules --pyargs poplab \
+    -o doctest_optionflags="ELLIPSIS NORMALIZE_WHITESPACE"
