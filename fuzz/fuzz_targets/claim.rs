@@ -1,4 +1,4 @@
-//! Claims (`claim::ClaimText::parse`, what `--claim` and Python's `judge` read): no panic; a
+//! Claims (`judge::ClaimText::parse`, what `--claim` and Python's `judge` read): no panic; a
 //! refusal is a claim error that names the text; what parses reads back to itself from its text,
 //! and judged on a small sweep's trials (`claims::judge_trials`, over n with a parameter held
 //! fixed) gives a verdict or a typed refusal.
@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use poplab::Error;
-use poplab::claim::ClaimText;
+use poplab::judge::ClaimText;
 use poplab::claims::{SweptTrial, YVar, judge_trials};
 
 fuzz_target!(|data: &[u8]| {

@@ -8,12 +8,12 @@ use poplab::engine::{Series, TraceEvery};
 use poplab::export::{CountColumns, Exporter, Json};
 use poplab::protocol::Protocol;
 use poplab::protocols::custom::Custom;
-use poplab::spec::{Estimator, RawSpec, RunSpec};
-use poplab::sweep::{SweepOutcome, SweepResults, SweepSpec, fits_json, run_in_with, run_sweep};
+use poplab::spec::{Measured, RawSpec, RunSpec};
+use poplab::sweep::{SweepOutcome, SweepSpec, fits_json, run_sweep};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// What to run: a registry name or `@FILE`, or a protocol defined in Python.
@@ -82,9 +82,9 @@ pub fn protocols() -> String {
 #[pyfunction]
 pub fn run(py: Python<'_>, protocol: Target, n: u64, settings: &str) -> PyResult<(&'static str, String)> {
     with_spec(py, &protocol, n, settings, None, |spec| {
-        let document = match spec.estimator {
-            Estimator::Direct => Json.export(&spec.run(&|| {})?),
-            Estimator::Splitting(_) => Json.export(&spec.estimate(&|| {}, None)?),
+        let document = match spec.measure(&|| {})? {
+            Measured::Trials(result) => Json.export(&result),
+            Measured::Estimate(estimate) => Json.export(&estimate),
         }?;
         Ok((spec.estimator.method(), document))
     })
@@ -258,24 +258,11 @@ pub fn sweep(
         RunSpec::resolve_custom(&RawSpec { params: Vec::new(), ..raw.clone() }, custom)
     };
     let result = py.detach(|| -> poplab::Result<_> {
-        if !spec.template.estimator.is_direct() {
-            let scratch = std::env::temp_dir().join(format!("poplab-holding-{}-{:?}", std::process::id(), ns_now()));
-            let dir = out.clone().unwrap_or_else(|| scratch.clone());
-            let outcome = run_sweep(&spec, &dir, &resolve, &|_| {}, &|| {});
-            if out.is_none() {
-                let _ = std::fs::remove_dir_all(&scratch);
-            }
-            let SweepOutcome::Holding(curve) = outcome? else { unreachable!("a splitting sweep gives estimates") };
-            let curve = serde_json::to_string(&curve).map_err(|e| Error::Io(format!("internal: {e}")))?;
-            return Ok(("holding", curve, String::new(), String::new()));
-        }
-        let results = match &out {
-            Some(dir) => run_in_with(&spec, dir, &resolve, &|_| {}, &|| {})?,
-            None => {
-                let cells = spec.resolve_with(&resolve)?;
-                let rows = spec.collect(&cells, &HashSet::new())?;
-                let summaries = spec.summarise(&cells, &rows);
-                SweepResults { cells, summaries, rows, cpu_seconds: 0.0 }
+        let results = match run_sweep(&spec, out.as_deref(), &resolve, &|_| {}, &|| {})? {
+            SweepOutcome::Trials(results) => results,
+            SweepOutcome::Holding(curve) => {
+                let curve = serde_json::to_string(&curve).map_err(|e| Error::Io(format!("internal: {e}")))?;
+                return Ok(("holding", curve, String::new(), String::new()));
             }
         };
         let rows: Vec<Value> = results
@@ -317,9 +304,4 @@ pub fn trial_seed(seed: u64, index: u64) -> u64 {
 #[pyfunction]
 pub fn available_memory() -> u64 {
     poplab::files::available_memory()
-}
-
-/// Nanoseconds since the epoch: with the process id, a scratch directory's unique name.
-fn ns_now() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }

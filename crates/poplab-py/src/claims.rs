@@ -2,8 +2,8 @@
 //! `judge` and `judge_sweep`: a user's claim judged on the caller's points or a sweep's trials;
 //! `bootstrap_mean_ci95`: the interval figures draw.
 
-use poplab::claim::ClaimText;
 use poplab::claims::{Mode, SweptTrial, YVar};
+use poplab::judge::ClaimText;
 use poplab::verdict::{Judgement, Point};
 use pyo3::prelude::*;
 use serde_json::json;
@@ -34,7 +34,7 @@ pub fn claim(
             "statement": claim.statement,
             "x": claim.x.name(),
             "y": claim.y.label(),
-            "estimated": claim.estimator.is_some(),
+            "estimated": claim.estimates(),
             "verdict": findings.judgement.verdict,
             "evidence": findings.judgement.evidence,
             "power": findings.judgement.power,

@@ -225,7 +225,7 @@ mod run;
 pub use base::{clock, error, files, numbers, rng};
 pub mod claims;
 pub mod engine;
-pub use evidence::{claim, fit, growth, judgement, stats, table, verdict};
+pub use evidence::{fit, growth, judge, judgement, stats, table, verdict};
 pub mod exact;
 pub mod graph;
 pub mod init;

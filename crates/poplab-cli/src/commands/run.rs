@@ -10,7 +10,7 @@ use poplab::checkpointed::{StoredSpec, run_checkpointed};
 use poplab::engine::TraceEvery;
 use poplab::export::{Csv, Exporter, Json};
 use poplab::files;
-use poplab::spec::{RawSpec, RunSpec};
+use poplab::spec::{EstimateResult, Measured, RawSpec, RunSpec};
 use std::path::Path;
 
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -24,8 +24,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
     args.trials.apply(&mut raw)?;
     raw.faults = args.faults.clone();
     raw.trace_every = args.trace.as_ref().map(|_| args.trace_every.unwrap_or(TraceEvery::Steps(u128::from(raw.n))));
-    if !raw.estimator.is_direct() {
-        return estimate(args, &raw);
+    if !raw.estimator.is_direct()
+        && (args.csv || args.trace.is_some() || !args.faults.is_empty() || args.checkpoint.is_some())
+    {
+        return Err(InputError(
+            "--estimator splitting gives one estimate, not trials: --csv, --trace, --fault and --checkpoint do not \
+             apply"
+                .into(),
+        )
+        .into());
     }
     let every = checkpoint_every(args)?;
     if args.checkpoint_every.is_some() && args.checkpoint.is_none() {
@@ -34,11 +41,17 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let stored = args.checkpoint.as_ref().map(|_| StoredSpec::of(&raw, args.trace.as_deref())).transpose()?;
     let spec = RunSpec::resolve(&raw)?;
     check_outputs(args, &raw, args.trace.as_deref())?;
-    let progress = Progress::new(spec.settings.trials, &spec.protocol);
+    let progress = Progress::counting(spec.settings.trials, &spec.protocol, spec.estimator.trials_are());
     let result = match (&args.trace, &args.checkpoint, stored) {
         (_, Some(file), Some(stored)) => run_checkpointed(&spec, &|| progress.inc(), stored, file, every, None)?,
         (Some(path), _, _) => poplab::export::run_traced(&spec, &|| progress.inc(), path)?,
-        _ => spec.run(&|| progress.inc())?,
+        _ => match spec.measure(&|| progress.inc())? {
+            Measured::Trials(result) => result,
+            Measured::Estimate(estimate) => {
+                drop(progress);
+                return write_estimate(args, &estimate);
+            }
+        },
     };
     drop(progress);
     write_result(args, &result)
@@ -118,27 +131,16 @@ fn write_result(args: &RunArgs, result: &poplab::spec::RunResult) -> Result<()> 
 }
 
 /// `--estimator splitting`: one estimate of the expected holding time with its interval.
-fn estimate(args: &RunArgs, raw: &RawSpec) -> Result<()> {
-    if args.csv || args.trace.is_some() || !args.faults.is_empty() || args.checkpoint.is_some() {
-        return Err(InputError(
-            "--estimator splitting gives one estimate, not trials: --csv, --trace, --fault and --checkpoint do not \
-             apply"
-                .into(),
-        )
-        .into());
-    }
-    let spec = RunSpec::resolve(raw)?;
-    check_outputs(args, raw, None)?;
-    let progress = Progress::counting(spec.settings.trials, &spec.protocol, "repetitions");
-    let result = spec.estimate(&|| progress.inc(), None)?;
-    drop(progress);
+/// Writes a splitting estimate: its JSON document, or the text `poplab run` prints.
+fn write_estimate(args: &RunArgs, result: &EstimateResult) -> Result<()> {
+    let spec = &result.spec;
     let text = if args.json {
-        Json.export(&result)?
+        Json.export(result)?
     } else {
         let estimate = &result.estimate;
         format!(
             "{} measure=holding estimator=splitting score={}\nseed={} repetitions={} replicas={} cycles={}\n{}",
-            output::what_ran(&spec),
+            output::what_ran(spec),
             estimate.score,
             spec.settings.seed,
             estimate.repetitions,

@@ -6,8 +6,8 @@ use crate::cli::{ClaimUnit, MergeArgs, SweepArgs};
 use crate::input::InputError;
 use crate::progress::Progress;
 use anyhow::Result;
-use poplab::claim::ClaimText;
 use poplab::claims::YVar;
+use poplab::judge::ClaimText;
 use poplab::numbers::parse_list;
 use poplab::spec::RunSpec;
 use poplab::sweep::{SweepOutcome, SweepResults, SweepSpec, TRIALS_FILE, read_definition, run_sweep};
@@ -50,7 +50,7 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
     let unit = spec.template.estimator.trials_are();
     let outcome = run_sweep(
         &spec,
-        &dir,
+        Some(&dir),
         &RunSpec::resolve,
         &|left| drop(progress.set(Progress::counting(left, &spec.template.protocol, unit))),
         &|| {

@@ -5,9 +5,10 @@
 use crate::engine::{Measure, Outcome};
 use crate::fit::Form;
 use crate::growth::Bound;
+use crate::judge::{self, Curve};
+use crate::spec::{Estimator, SplittingOptions};
 use crate::splitting::SplittingSettings;
 use crate::sweep::SweepSpec;
-use crate::verdict::Moments;
 
 /// How large the experiments are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,47 +62,29 @@ impl YVar {
     }
 }
 
-/// The verdict rule.
+/// The verdict rule of a claim of the papers: a rule on its points, the one type a user's claim
+/// is judged by too ([`judge::Rule`]), or a rule on the whole experiment.
 #[derive(Clone, Debug)]
 pub enum Rule {
-    /// The mean equals `expected(x)` (rule `verdict::exact_mean`).
-    ExactMean {
-        /// The claimed curve, as the report names it.
-        curve: &'static str,
-        /// The claimed mean at x.
-        expected: fn(f64) -> f64,
-        /// The exact law's variance and third cumulant at x, where known.
-        moments: Option<fn(f64) -> Moments>,
-    },
-    /// The mean grows at most (or at least) like the form (rule `growth::growth`).
-    Growth {
-        /// `O` or `Omega`.
-        bound: Bound,
-        /// The claimed form.
-        form: Form,
-    },
+    /// Judged on the points, as a user's claim written the same way would be.
+    Points(judge::Rule),
     /// The protocol's number of states `|Q|`, computed exactly for `m = 1..=1000` at `n = 2^m`,
     /// grows at most like the form (rule `growth::growth` on exact values).
     StateCount {
         /// The claimed form, in n.
         form: Form,
     },
-    /// The logarithm of the mean grows at least at `rate` per unit of x, i.e. `Omega(e^(rate x))`
-    /// (rule `verdict::exponential_at_least`).
-    ExponentialAtLeast {
-        /// The claimed rate.
-        rate: f64,
-    },
-    /// The experiment does not meet the claim's hypotheses (`reason`): the growth rate of the
-    /// mean is reported and the verdict is inconclusive (rule `verdict::rate_only`).
-    RateOnly {
-        /// Why the experiment cannot decide the claim.
-        reason: &'static str,
-    },
     /// Sweep 1's mean is larger than sweep 0's at the largest x (rule `verdict::slower_than`).
     SlowerThan,
     /// Every trial of sweep `i` ends with outcome `i` (rule `verdict::all_trials`).
     Outcomes(Vec<(Outcome, &'static str)>),
+}
+
+impl Rule {
+    /// `O(form)` in the claim's variable `x`.
+    fn at_most(form: Form, x: XVar) -> Self {
+        Rule::Points(judge::Rule::Growth { bound: Bound::AtMost, curve: Curve::form(form, x.name()) })
+    }
 }
 
 /// One claim and its experiment.
@@ -130,9 +113,6 @@ pub struct Claim {
     /// What the experiment covers of the claim, when it is less than the claim (a theorem over
     /// every starting configuration measured from one family of them).
     pub scope: Option<&'static str>,
-    /// Holding times estimated by the splitting estimator (one estimate per cell, its
-    /// repetitions being the sweep's trials) instead of observed breaks.
-    pub estimator: Option<Estimator>,
     /// A claim "from any configuration": each size is measured from the slowest start a search
     /// finds there, not from the sweep's family (see [`WorstStarts`]).
     pub worst_starts: Option<WorstStarts>,
@@ -217,25 +197,15 @@ pub enum Picture {
     },
 }
 
-/// The splitting estimator's settings for a claim, and the holding score it uses.
-#[derive(Clone, Copy, Debug)]
-pub struct Estimator {
-    /// The estimator's settings.
-    pub settings: SplittingSettings,
-    /// The holding score.
-    pub score: &'static str,
-}
-
-impl Estimator {
-    /// The estimator as a spec's.
-    pub fn spec(&self) -> crate::spec::Estimator {
-        crate::spec::Estimator::Splitting(crate::spec::SplittingOptions {
-            replicas: self.settings.replicas as u64,
-            cycles: self.settings.cycles,
-            score: Some(self.score.to_string()),
-            base_level: self.settings.base_level,
-        })
-    }
+/// `spec` measured by the splitting estimator with `replicas` replicas and the holding score
+/// `score`, its trials being the estimator's repetitions.
+fn by_splitting(mut spec: SweepSpec, replicas: usize, score: &str) -> SweepSpec {
+    spec.template.estimator = Estimator::Splitting(SplittingOptions {
+        replicas: replicas as u64,
+        score: Some(score.into()),
+        ..SplittingOptions::default()
+    });
+    spec
 }
 
 fn spec(protocol: &str, ns: &[u64], params: &[(&str, &[&str])], trials: u64, seed: u64) -> SweepSpec {
@@ -312,14 +282,12 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             ],
             x: XVar::N,
             y: YVar::Steps,
-            rule: Rule::ExactMean {
-                curve: "(n-1)^2",
-                expected: |n| (n - 1.0).powi(2),
+            rule: Rule::Points(judge::Rule::ExactMean {
+                curve: Curve::closed("(n-1)^2", |n| (n - 1.0).powi(2)),
                 moments: Some(crate::protocols::angluin::election_cumulants),
-            },
+            }),
             means: Means::Plain,
             scope: None,
-            estimator: None,
             worst_starts: None,
             data: Vec::new(),
             pictures: vec![Picture::LeaderTraces { protocol: "angluin", n: 1000, init: "all-leaders", runs: 4 }],
@@ -347,7 +315,6 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             ]),
             means: Means::Plain,
             scope: None,
-            estimator: None,
             worst_starts: None,
             data: Vec::new(),
             pictures: Vec::new(),
@@ -372,12 +339,11 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             )],
             x: XVar::N,
             y: YVar::ParallelTime,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::XLogX },
+            rule: Rule::at_most(Form::XLogX, XVar::N),
             means: Means::Plain,
             scope: Some(
                 "necessary check: the theorem bounds the worst case over every starting configuration; each size is measured from the slowest start a search found there (the protocol's families, its parameterized families, corners of the count simplex and mutations of the slowest), which no search proves to be the worst; at a small instance the search is checked against the exact worst start",
             ),
-            estimator: None,
             worst_starts: Some(WorstStarts {
                 family: "no-leader",
                 candidates: pick(8, 48),
@@ -415,12 +381,11 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             )],
             x: XVar::Param("N"),
             y: YVar::ParallelTime,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::Linear },
+            rule: Rule::at_most(Form::Linear, XVar::Param("N")),
             means: Means::Plain,
             scope: Some(
                 "necessary check: the theorem bounds the worst case over every starting configuration; each size is measured from the slowest start a search found there (the protocol's families, its parameterized families, corners of the count simplex and mutations of the slowest), which no search proves to be the worst; at a small instance the search is checked against the exact worst start",
             ),
-            estimator: None,
             worst_starts: Some(WorstStarts {
                 family: "no-leader",
                 candidates: pick(8, 48),
@@ -437,26 +402,23 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             source: "000 (Sudo, tutorial) section 4",
             statement: "From a safe configuration the unique leader is kept for Omega(e^N) expected parallel time (s = 96 N). Measured with the paper's timer s = 96 N and N = n by the splitting estimator (holding times of 10^250 steps and more: no break could be observed directly); the rate of ln E[holding] in N must be at least 1.",
             sizes: "N = n = 4..6 (to 8 in --full) with the paper's timer: holding times of 10^254 to 10^419 steps that only the estimator reaches; its cost grows with the 96 N levels of the score and the replicas they need (N = 8 took 437 s), so quick mode stops at 6 with 300 replicas.",
-            sweeps: vec![with(
-                spec("ls-timer", if quick { &[4, 5, 6] } else { &[4, 5, 6, 7, 8] }, &[], pick(4, 10), seed),
-                "safe",
-                Measure::Holding,
-                1_000_000_000_000,
+            sweeps: vec![by_splitting(
+                with(
+                    spec("ls-timer", if quick { &[4, 5, 6] } else { &[4, 5, 6, 7, 8] }, &[], pick(4, 10), seed),
+                    "safe",
+                    Measure::Holding,
+                    1_000_000_000_000,
+                ),
+                if quick { 300 } else { 3000 },
+                "total-deficit",
             )],
             x: XVar::N,
             y: YVar::ParallelTime,
-            rule: Rule::ExponentialAtLeast { rate: 1.0 },
+            rule: Rule::Points(judge::Rule::ExponentialAtLeast { rate: 1.0 }),
             // Few replicas in quick mode: the estimates are skewed (the report's evidence shows
             // it), but the measured rate is two orders of magnitude above the claimed one.
             means: Means::Plain,
             scope: None,
-            estimator: Some(Estimator {
-                settings: SplittingSettings {
-                    replicas: if quick { 300 } else { 3000 },
-                    ..SplittingSettings::default()
-                },
-                score: "total-deficit",
-            }),
             worst_starts: None,
             data: Vec::new(),
             pictures: vec![Picture::ExactHolding {
@@ -481,12 +443,11 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             )],
             x: XVar::N,
             y: YVar::ParallelTime,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::Log3 },
+            rule: Rule::at_most(Form::Log3, XVar::N),
             means: Means::Plain,
             scope: Some(
                 "necessary check: the theorem bounds the worst case over every starting configuration; each size is measured from the slowest start a search found there (the protocol's families, its parameterized families, corners of the count simplex and mutations of the slowest), which no search proves to be the worst; at a small instance the search is checked against the exact worst start",
             ),
-            estimator: None,
             worst_starts: Some(WorstStarts {
                 family: "random",
                 candidates: pick(6, 48),
@@ -503,32 +464,36 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             source: "001 (Sudo et al., OPODIS 2018) section 4, Theorem 23",
             statement: "From a safe configuration the unique leader is kept for Omega(c n^{10c}) expected parallel time. Measured at n = N = 30 with small constants (virus_factor = 0.5, emit_factor = 0.75: t_virus = 2, t_max = t_emit = 6c) by the splitting estimator (score timer-deficit: with t_virus = 2 a virus cannot outlive the shield, so timeouts are the only way to break; the leader-threat score, which also follows viruses, goes extinct in gAMS at c = 3 here), so that the longer holding times need no horizon.",
             sizes: "n = 30 and shortened timers. At the paper's constants (n = 55: t_virus = 300, t_max = t_emit = 18000) one break costs about 7000 decades of probability, so gAMS would need some 6 10^4 replicas and 10^9 iterations: out of reach (docs/holding.md, \"ppl at the paper's constants\").",
-            sweeps: vec![with(
-                spec(
-                    "ppl",
-                    &[30],
-                    &[("virus_factor", &["0.5"]), ("emit_factor", &["0.75"]), ("c", &["1.5", "2", "2.5", "3"])],
-                    pick(20, 100),
-                    seed,
+            sweeps: vec![by_splitting(
+                with(
+                    spec(
+                        "ppl",
+                        &[30],
+                        &[("virus_factor", &["0.5"]), ("emit_factor", &["0.75"]), ("c", &["1.5", "2", "2.5", "3"])],
+                        pick(20, 100),
+                        seed,
+                    ),
+                    "safe",
+                    Measure::Holding,
+                    1_000_000_000_000,
                 ),
-                "safe",
-                Measure::Holding,
-                1_000_000_000_000,
+                SplittingSettings::default().replicas,
+                "timer-deficit",
             )],
             x: XVar::Param("c"),
             y: YVar::ParallelTime,
-            rule: Rule::RateOnly {
+            rule: Rule::Points(judge::Rule::RateOnly {
                 reason: "not measurable at the paper's constants (n >= 55, t_virus = 60 ceil(ln N), t_max = 720 c \
                          ceil(ln N)^2): refuting the claim needs breaks before about 1.4 10^19 steps (some 10^11 \
                          CPU-seconds), confirming it needs break probabilities near 10^-7066 per excursion, which no \
                          estimator can validate (gAMS would need some 6 10^4 replicas). Reported instead, as its own \
                          observation: the rate of ln E in c with shortened timers (t_virus = 2, t_max = t_emit = 6c, n = \
                          30) for c >= 1.5, where the line fits (c = 1 is pre-asymptotic); the score is validated against \
-                         direct simulation at n = 30 (docs/holding.md)",
-            },
+                         direct simulation at n = 30 (docs/holding.md)"
+                    .into(),
+            }),
             means: Means::Plain,
             scope: None,
-            estimator: Some(Estimator { settings: SplittingSettings::default(), score: "timer-deficit" }),
             worst_starts: None,
             data: Vec::new(),
             pictures: vec![Picture::ExactHolding {
@@ -548,10 +513,9 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             sweeps: vec![pll_sweep("pll", mode, pick(200, 100), true, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::Log },
+            rule: Rule::at_most(Form::Log, XVar::N),
             means: Means::QuickElimination,
             scope: None,
-            estimator: None,
             worst_starts: None,
             data: Vec::new(),
             pictures: vec![
@@ -571,7 +535,6 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             rule: Rule::StateCount { form: Form::Log },
             means: Means::Plain,
             scope: None,
-            estimator: None,
             worst_starts: None,
             data: Vec::new(),
             pictures: Vec::new(),
@@ -585,10 +548,9 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             sweeps: vec![pll_sweep("pll-as-printed", mode, 100, true, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::Log2 },
+            rule: Rule::at_most(Form::Log2, XVar::N),
             means: Means::QuickElimination,
             scope: None,
-            estimator: None,
             worst_starts: None,
             data: Vec::new(),
             pictures: Vec::new(),
@@ -608,7 +570,6 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             rule: Rule::SlowerThan,
             means: Means::Plain,
             scope: None,
-            estimator: None,
             worst_starts: None,
             data: Vec::new(),
             pictures: vec![Picture::ModuleTails { sweep: 1 }],
@@ -622,10 +583,9 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             sweeps: vec![pll_sweep("pll-sym", mode, 100, false, seed)],
             x: XVar::N,
             y: YVar::ParallelTime,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::Log },
+            rule: Rule::at_most(Form::Log, XVar::N),
             means: Means::QuickElimination,
             scope: None,
-            estimator: None,
             worst_starts: None,
             data: Vec::new(),
             pictures: vec![Picture::LeaderTraces { protocol: "pll-sym", n: 10_000, init: "default", runs: 4 }],
@@ -650,12 +610,11 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             )],
             x: XVar::N,
             y: YVar::Steps,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::Square },
+            rule: Rule::at_most(Form::Square, XVar::N),
             means: Means::Plain,
             scope: Some(
                 "necessary check: the theorem bounds the worst case over every starting configuration; each size is measured from the slowest start a search found there (the protocol's families, its parameterized families, corners of the count simplex and mutations of the slowest), which no search proves to be the worst; at a small instance the search is checked against the exact worst start",
             ),
-            estimator: None,
             worst_starts: Some(WorstStarts {
                 family: "random",
                 candidates: pick(8, 48),
@@ -684,12 +643,11 @@ pub fn claims(mode: Mode, seed: u64) -> Vec<Claim> {
             )],
             x: XVar::Param("N"),
             y: YVar::Steps,
-            rule: Rule::Growth { bound: Bound::AtMost, form: Form::Linear },
+            rule: Rule::at_most(Form::Linear, XVar::Param("N")),
             means: Means::Plain,
             scope: Some(
                 "necessary check: the theorem bounds the worst case over every starting configuration; each size is measured from the slowest start a search found there (the protocol's families, its parameterized families, corners of the count simplex and mutations of the slowest), which no search proves to be the worst; at a small instance the search is checked against the exact worst start",
             ),
-            estimator: None,
             worst_starts: Some(WorstStarts {
                 family: "no-leader",
                 candidates: pick(8, 48),
@@ -737,7 +695,7 @@ fn assign_data_dirs(claims: &mut [Claim]) {
             .enumerate()
             .map(|(i, spec)| {
                 let own = own_data_dir(claim.id, i);
-                if claim.estimator.is_some() {
+                if claim.estimates() {
                     return own;
                 }
                 if let Some((_, dir)) = owners.iter().find(|(s, _)| s == spec) {

@@ -21,23 +21,26 @@
 
 mod catalog;
 pub mod characteristics;
-mod judge;
 mod starts;
+mod swept;
 
-pub use catalog::{Claim, Estimator, Means, Mode, Picture, Rule, WorstStarts, XVar, YVar, claims};
-pub use judge::{SweptTrial, check, judge_sweep, judge_trials};
+pub use catalog::{Claim, Means, Mode, Picture, Rule, WorstStarts, XVar, YVar, claims};
 pub use starts::{
     ChosenStart, EXACT_CHECK_CANDIDATES, EXACT_CHECK_TRIALS, ExactCheck, FoundStarts, Remeasured, Searches,
 };
+pub use swept::{SweptTrial, check, judge_sweep, judge_trials};
 
 use crate::engine::Outcome;
 use crate::error::{Error, Result};
 use crate::fit::{Form, FormFit, PowerFit, fit_form, fit_power};
 use crate::growth::{Estimate, growth};
+use crate::judge;
 use crate::protocol::{Params, Protocol};
 use crate::protocols::{ProtocolVisitor, pll, with_protocol};
+use crate::spec::RunSpec;
 use crate::stats::CensoredSummary;
-use crate::sweep::{Cell, run_in};
+use crate::sweep::estimates::HoldingCurve;
+use crate::sweep::{Cell, SweepOutcome, SweepResults, SweepSpec, run_sweep};
 use crate::verdict::{self, Judgement, LogPoint, Point, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -222,26 +225,45 @@ impl Claim {
     pub fn run(&self, dir: &Path, threads: Option<usize>) -> Result<Findings> {
         let (claim, mut starts) = self.with_found_starts(dir, threads, Searches::Run)?;
         starts.exact = self.exact_check(threads)?;
-        let findings = match claim.estimator {
-            Some(estimator) => claim.run_estimates(estimator, dir, threads),
-            None => claim.run_trials(dir, threads),
+        // Each sweep by its template's estimator (`run_sweep` chooses): trials, or one splitting
+        // estimate per cell; a claim's sweeps share their estimator.
+        let done = AtomicU64::new(0);
+        let (mut trials, mut curves) = (Vec::new(), Vec::new());
+        for (i, spec) in claim.sweeps.iter().enumerate() {
+            let mut spec = spec.clone();
+            spec.template.threads = threads;
+            let outcome = run_sweep(&spec, Some(&dir.join(claim.data_dir(i))), &RunSpec::resolve, &|_| {}, &|| {
+                done.fetch_add(1, Ordering::Relaxed);
+            })?;
+            match outcome {
+                SweepOutcome::Trials(results) => trials.push((i, results)),
+                SweepOutcome::Holding(curve) => curves.push((spec, curve)),
+            }
+        }
+        let findings = if curves.is_empty() {
+            claim.judge_trials(&trials, done.into_inner())
+        } else {
+            claim.judge_estimates(&curves, done.into_inner())
         }?;
         Ok(Findings { starts, ..findings })
     }
 
-    fn run_trials(&self, dir: &Path, threads: Option<usize>) -> Result<Findings> {
+    /// Whether the claim is measured by the splitting estimator (its sweeps' estimator).
+    pub fn estimates(&self) -> bool {
+        self.sweeps.iter().any(|spec| !spec.template.estimator.is_direct())
+    }
+
+    /// The findings of a claim measured by trials: the trials of each sweep `(index, results)`
+    /// gathered per x and judged by the claim's rule; `trials_run` of them ran now.
+    fn judge_trials(&self, sweeps: &[(usize, SweepResults)], trials_run: u64) -> Result<Findings> {
         // Trials by (variant, x): a claim comparing sweeps keeps each sweep apart, the others
         // merge their sweeps per x.
         let compare = matches!(self.rule, Rule::SlowerThan);
         let mut by_x: BTreeMap<(usize, u64), Vec<TrialPoint>> = BTreeMap::new();
         let (mut trials_by_sweep, mut engines) = (Vec::new(), Vec::new());
-        let (trials_run, mut trials_all, mut cpu_seconds) = (AtomicU64::new(0), 0, 0.0);
-        for (i, spec) in self.sweeps.iter().enumerate() {
-            let mut spec = spec.clone();
-            spec.template.threads = threads;
-            let results = run_in(&spec, &dir.join(self.data_dir(i)), &|_| {}, &|| {
-                trials_run.fetch_add(1, Ordering::Relaxed);
-            })?;
+        let (mut trials_all, mut cpu_seconds) = (0, 0.0);
+        for (i, results) in sweeps {
+            let (i, spec) = (*i, &self.sweeps[*i]);
             trials_all += results.rows.len() as u64;
             cpu_seconds += results.cpu_seconds;
             let mut names: Vec<&str> = Vec::new();
@@ -285,16 +307,18 @@ impl Claim {
         let mut rows: Vec<Row> = by_x
             .into_iter()
             .map(|((variant, x), trials)| {
-                let ended = || trials.iter().filter(|t| t.outcome != Outcome::Censored);
-                let values: Vec<f64> = ended().map(|t| t.value).collect();
-                let censored = trials.len() - values.len();
-                let horizon = trials.iter().map(|t| t.horizon).fold(0.0, f64::max);
-                let (quick, slow): (Vec<&TrialPoint>, Vec<&TrialPoint>) = ended().partition(|t| t.quick);
+                let point = Point::gather(
+                    f64::from_bits(x),
+                    trials.iter().map(|t| (t.value, t.outcome == Outcome::Censored)),
+                    trials.iter().map(|t| t.horizon).fold(0.0, f64::max),
+                );
+                let (quick, slow): (Vec<&TrialPoint>, Vec<&TrialPoint>) =
+                    trials.iter().filter(|t| t.outcome != Outcome::Censored).partition(|t| t.quick);
                 strata.push((
                     quick.iter().map(|t| t.value).collect::<Vec<_>>(),
                     slow.iter().map(|t| t.value).collect::<Vec<_>>(),
                 ));
-                let summary = CensoredSummary::of(&values, censored);
+                let summary = CensoredSummary::of(&point.values, point.censored);
                 Row {
                     variant: compare.then(|| {
                         let backup = trials.iter().filter(|t| t.backup).count();
@@ -304,7 +328,7 @@ impl Claim {
                     mean: summary.mean,
                     ci95: summary.ci95,
                     median: summary.median,
-                    point: Point { x: f64::from_bits(x), values, censored, horizon },
+                    point,
                     log10_estimate: None,
                 }
             })
@@ -313,26 +337,12 @@ impl Claim {
         let points: Vec<Point> = rows.iter().map(|r| r.point.clone()).collect();
         let mut estimates = Vec::new();
         let judgement = match &self.rule {
-            Rule::ExactMean { expected, moments, .. } => {
-                verdict::exact_mean(&points, expected, moments.as_ref().map(|m| m as &dyn Fn(f64) -> verdict::Moments))
+            Rule::Points(rule) => {
+                let judged;
+                (judged, estimates) = rule.judge(&points, &|points| self.means(points, &strata));
+                judged
             }
-            Rule::Growth { bound, form } => match self.estimates(&points, &strata) {
-                Ok(found) => {
-                    estimates = found;
-                    // The form named in the claim's own variable, as a user writes it: log n, N.
-                    growth(&estimates, *bound, &|x| form.eval(x), &form.name().replace('x', self.x.name()))
-                }
-                Err(judgement) => judgement,
-            },
             Rule::StateCount { form } => self.state_count_judgement(*form)?,
-            Rule::ExponentialAtLeast { rate } => match verdict::log_points(&points) {
-                Some(points) => verdict::exponential_at_least(&points, *rate),
-                None => censored_judgement(),
-            },
-            Rule::RateOnly { reason } => match verdict::log_points(&points) {
-                Some(points) => verdict::rate_only(&points, reason),
-                None => censored_judgement(),
-            },
             Rule::SlowerThan => self.slower_judgement(&rows),
             Rule::Outcomes(expected) => verdict::worst(
                 &expected
@@ -347,12 +357,13 @@ impl Claim {
         };
         rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
         let (xs, ys): (Vec<f64>, Vec<f64>) = rows.iter().filter_map(|r| r.mean.map(|m| (r.point.x, m))).unzip();
-        let trials_run = trials_run.into_inner();
         Ok(Findings {
             // A comparison's rows hold two variants per x: no single power law.
             power: if compare { None } else { fit_power(&xs, &ys) },
-            form_fit: match self.rule {
-                Rule::Growth { form, .. } => fit_form(form, &xs, &ys),
+            form_fit: match &self.rule {
+                Rule::Points(judge::Rule::Growth { curve, .. }) => {
+                    curve.as_form().and_then(|form| fit_form(form, &xs, &ys))
+                }
                 _ => None,
             },
             rows,
@@ -369,7 +380,7 @@ impl Claim {
 
     /// The estimate of the mean at each point, by the claim's [`Means`]; `strata` holds each
     /// point's values split by QuickElimination (see [`Means::QuickElimination`]).
-    fn estimates(&self, points: &[Point], strata: &[(Vec<f64>, Vec<f64>)]) -> Result<Vec<Estimate>, Judgement> {
+    fn means(&self, points: &[Point], strata: &[(Vec<f64>, Vec<f64>)]) -> Result<Vec<Estimate>, Judgement> {
         match self.means {
             Means::Plain => verdict::estimates(points),
             Means::QuickElimination => {
@@ -457,18 +468,17 @@ impl Claim {
         }
     }
 
-    /// A claim measured by the splitting estimator: one holding estimate per cell
-    /// ([`crate::sweep::estimates`]), judged on the logarithms of the estimates in parallel time.
-    fn run_estimates(&self, estimator: Estimator, dir: &Path, threads: Option<usize>) -> Result<Findings> {
-        let repetitions_run = AtomicU64::new(0);
+    /// The findings of a claim measured by the splitting estimator: one holding estimate per
+    /// cell of each sweep `(spec, curve)`, judged on the logarithms of the estimates in parallel
+    /// time; `trials_run` of their repetitions ran now.
+    fn judge_estimates(&self, curves: &[(SweepSpec, HoldingCurve)], trials_run: u64) -> Result<Findings> {
+        let Rule::Points(rule) = &self.rule else {
+            return Err(Error::Sweep {
+                reason: format!("claim {}: its rule judges whole trials, and its sweeps give estimates", self.id),
+            });
+        };
         let (mut rows, mut points, mut repetitions_all) = (Vec::new(), Vec::new(), 0);
-        for (i, spec) in self.sweeps.iter().enumerate() {
-            let mut spec = spec.clone();
-            spec.template.threads = threads;
-            spec.template.estimator = estimator.spec();
-            let curve = crate::sweep::estimates::run_in(&spec, &dir.join(self.data_dir(i)), &|_| {}, &|| {
-                repetitions_run.fetch_add(1, Ordering::Relaxed);
-            })?;
+        for (spec, curve) in curves {
             for (cell, result) in spec.cells()?.iter().zip(&curve.cells) {
                 let x = self.x_value(cell);
                 let e = &result.estimate;
@@ -500,23 +510,16 @@ impl Claim {
             }
         }
         rows.sort_by(|a, b| a.point.x.total_cmp(&b.point.x));
-        let judgement = match &self.rule {
-            Rule::ExponentialAtLeast { rate } => verdict::exponential_at_least(&points, *rate),
-            Rule::RateOnly { reason } => verdict::rate_only(&points, reason),
-            _ => verdict::rate_only(&points, "the claim's rule does not apply to estimates"),
-        };
-        let cpu_seconds = 0.0;
-        let trials_run = repetitions_run.into_inner();
         Ok(Findings {
             rows,
-            judgement,
+            judgement: rule.judge_log(&points),
             power: None,
             form_fit: None,
             engines: vec!["agents (splitting estimator)".into()],
             trials: Vec::new(),
             trials_run,
             trials_reused: repetitions_all.saturating_sub(trials_run),
-            cpu_seconds,
+            cpu_seconds: 0.0,
             estimates: Vec::new(),
             starts: FoundStarts::default(),
         })
@@ -531,10 +534,6 @@ impl Claim {
             }
         }
     }
-}
-
-fn censored_judgement() -> Judgement {
-    Judgement::new(Verdict::Inconclusive, "some trials were censored (or too few ended): no mean to fit")
 }
 
 #[cfg(test)]
@@ -562,8 +561,9 @@ mod tests {
         assert_eq!(findings.judgement.verdict, Verdict::Consistent, "{}", findings.judgement.evidence);
         // The claim's sweep, read back from its directory, judged as `poplab sweep --claim 'O(N)'
         // --claim-in steps` judges it.
-        let results = run_in(&claim.sweeps[0], &dir.path().join(claim.data_dir(0)), &|_| {}, &|| {}).unwrap();
-        let users = judge_sweep(&results, &crate::claim::ClaimText::parse("O(N)").unwrap(), YVar::Steps).unwrap();
+        let results =
+            crate::sweep::run_in(&claim.sweeps[0], &dir.path().join(claim.data_dir(0)), &|_| {}, &|| {}).unwrap();
+        let users = judge_sweep(&results, &crate::judge::ClaimText::parse("O(N)").unwrap(), YVar::Steps).unwrap();
         assert_eq!(users, findings.judgement);
     }
 

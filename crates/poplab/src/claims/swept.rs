@@ -3,9 +3,9 @@
 //! [`ClaimText::judge`], the rules the reproduction's claims use.
 
 use super::YVar;
-use crate::claim::ClaimText;
 use crate::engine::Outcome;
 use crate::error::{Error, Result};
+use crate::judge::ClaimText;
 use crate::sweep::{SweepResults, SweepSpec};
 use crate::verdict::{Judgement, Point};
 use std::collections::BTreeMap;
@@ -110,7 +110,7 @@ pub fn judge_trials(trials: &[SweptTrial<'_>], claim: &ClaimText, y: YVar) -> Re
         }
     }
     let (var, fixed) = axes(claim, &ns, &params)?;
-    let mut by_x: BTreeMap<u64, Point> = BTreeMap::new();
+    let mut by_x: BTreeMap<u64, Vec<(f64, bool)>> = BTreeMap::new();
     for trial in trials {
         let x = if var == "n" {
             trial.n as f64
@@ -126,15 +126,10 @@ pub fn judge_trials(trials: &[SweptTrial<'_>], claim: &ClaimText, y: YVar) -> Re
             YVar::ParallelTime => steps / trial.n as f64,
             _ => steps,
         };
-        let point = by_x.entry(x.to_bits()).or_insert(Point { x, values: Vec::new(), censored: 0, horizon: 0.0 });
-        if trial.censored {
-            point.censored += 1;
-            point.horizon = point.horizon.max(value);
-        } else {
-            point.values.push(value);
-        }
+        by_x.entry(x.to_bits()).or_default().push((value, trial.censored));
     }
-    let mut points: Vec<Point> = by_x.into_values().collect();
+    let mut points: Vec<Point> =
+        by_x.into_iter().map(|(x, trials)| Point::gather(f64::from_bits(x), trials, 0.0)).collect();
     points.sort_by(|a, b| a.x.total_cmp(&b.x));
     let judgement = claim.judge(&points, &var, &fixed)?;
     Ok((var, judgement))

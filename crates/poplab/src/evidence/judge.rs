@@ -1,6 +1,9 @@
-//! Claims written as in the papers, `O(log n)`, `Omega(n^2)`, `Theta(n log n)`, `= (n-1)^2`,
-//! `Omega(e^N)`, parsed and judged by the rules of [`crate::verdict`] and [`crate::growth`]: the
-//! same rules, and the same evidence text, as the reproduction's claims.
+//! Judging a claim: [`Rule`], the one type that says which rule of [`crate::verdict`] and
+//! [`crate::growth`] decides a claim on measured points (the reproduction's claims hold one, and a
+//! user's claim becomes one), and [`ClaimText`], claims written as in the papers, `O(log n)`,
+//! `Omega(n^2)`, `Theta(n log n)`, `= (n-1)^2`, `Omega(e^N)`, parsed into a [`Rule`]: the same
+//! rules, and the same evidence text, as the reproduction's claims. (Python's `poplab.judge` and
+//! `poplab sweep --claim` judge through it.)
 //!
 //! A claim is about the mean of what was measured, as a function of the swept variable (`n`, or
 //! a parameter such as `N`); any other variable in it must have one value in the data (a
@@ -16,7 +19,7 @@
 //!   exponential lower bound at rate `r` ([`crate::verdict::exponential_at_least`]).
 //!
 //! ```
-//! use poplab::claim::ClaimText;
+//! use poplab::judge::ClaimText;
 //! use poplab::verdict::{Point, Verdict};
 //!
 //! let claim = ClaimText::parse("O(n log n)")?;
@@ -35,8 +38,136 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::growth::{Bound, growth};
-use crate::verdict::{self, Judgement, Point};
+use crate::fit::Form;
+use crate::growth::{Bound, Estimate, growth};
+use crate::verdict::{self, Judgement, LogPoint, Moments, Point, Verdict};
+use std::sync::Arc;
+
+/// A claimed curve `f(x)`: a [`Form`] of the fits (the reports fit it too), a closed form
+/// written in Rust, or a user's expression with its variables bound.
+#[derive(Clone)]
+pub struct Curve {
+    name: String,
+    f: Arc<dyn Fn(f64) -> f64 + Send + Sync>,
+    form: Option<Form>,
+}
+
+impl Curve {
+    /// The form, named in the claim's variable `var` (`log n`, `N`).
+    pub fn form(form: Form, var: &str) -> Self {
+        Curve { name: form.name().replace('x', var), f: Arc::new(move |x| form.eval(x)), form: Some(form) }
+    }
+
+    /// A closed form, as the report names it.
+    pub fn closed(name: &str, f: fn(f64) -> f64) -> Self {
+        Curve { name: name.into(), f: Arc::new(f), form: None }
+    }
+
+    /// Its value at `x`.
+    pub fn eval(&self, x: f64) -> f64 {
+        (self.f)(x)
+    }
+
+    /// Its name in evidence and reports.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The [`Form`] it is, if it is one.
+    pub fn as_form(&self) -> Option<Form> {
+        self.form
+    }
+}
+
+impl std::fmt::Debug for Curve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Curve({})", self.name)
+    }
+}
+
+/// How a rule on trials estimates the mean at each point: [`verdict::estimates`], or a stratified
+/// estimate; `Err` is the judgement when no mean can be estimated (censored trials, say).
+pub type EstimateMeans<'a> = &'a dyn Fn(&[Point]) -> Result<Vec<Estimate>, Judgement>;
+
+/// The rule that decides a claim on measured points: which rule of [`crate::verdict`] or
+/// [`crate::growth`] applies, with what it needs. A reproduction's claim holds one
+/// (`claims::Rule::Points`), a user's claim is parsed into one ([`ClaimText::rule`]), and both
+/// are judged by [`Rule::judge`] (trials) or [`Rule::judge_log`] (estimates of log means).
+#[derive(Clone, Debug)]
+pub enum Rule {
+    /// The mean grows at most (or at least) like the curve ([`growth`]).
+    Growth {
+        /// `O` or `Omega`.
+        bound: Bound,
+        /// The claimed curve.
+        curve: Curve,
+    },
+    /// `Theta`: both bounds; the worse verdict.
+    Theta(Curve),
+    /// The mean equals the curve ([`verdict::exact_mean`]), with the exact law's variance and
+    /// third cumulant at x where known.
+    ExactMean {
+        /// The claimed mean.
+        curve: Curve,
+        /// The exact law's moments.
+        moments: Option<fn(f64) -> Moments>,
+    },
+    /// `Omega(e^(rate x))`: the logarithm of the mean grows at least at `rate`
+    /// ([`verdict::exponential_at_least`]).
+    ExponentialAtLeast {
+        /// The claimed rate.
+        rate: f64,
+    },
+    /// The experiment does not meet the claim's hypotheses (`reason`): the growth rate of the
+    /// mean is reported and the verdict is inconclusive ([`verdict::rate_only`]).
+    RateOnly {
+        /// Why the experiment cannot decide the claim.
+        reason: String,
+    },
+}
+
+impl Rule {
+    /// Judges the rule on trials gathered into `points`, the growth rules on the means `means`
+    /// estimates from them ([`verdict::estimates`], or a stratified estimate); returns the
+    /// judgement and the estimates a growth rule judged.
+    pub fn judge(&self, points: &[Point], means: EstimateMeans<'_>) -> (Judgement, Vec<Estimate>) {
+        let growth_of = |bound: Bound, curve: &Curve| match means(points) {
+            Ok(estimates) => (growth(&estimates, bound, &|x| curve.eval(x), curve.name()), estimates),
+            Err(judgement) => (judgement, Vec::new()),
+        };
+        match self {
+            Rule::Growth { bound, curve } => growth_of(*bound, curve),
+            Rule::Theta(curve) => {
+                let (at_most, estimates) = growth_of(Bound::AtMost, curve);
+                (verdict::worst(&[at_most, growth_of(Bound::AtLeast, curve).0]), estimates)
+            }
+            Rule::ExactMean { curve, moments } => (
+                verdict::exact_mean(points, |x| curve.eval(x), moments.as_ref().map(|m| m as &dyn Fn(f64) -> Moments)),
+                Vec::new(),
+            ),
+            Rule::ExponentialAtLeast { .. } | Rule::RateOnly { .. } => match verdict::log_points(points) {
+                Some(points) => (self.judge_log(&points), Vec::new()),
+                None => (
+                    Judgement::new(
+                        Verdict::Inconclusive,
+                        "some trials were censored (or too few ended): no mean to fit",
+                    ),
+                    Vec::new(),
+                ),
+            },
+        }
+    }
+
+    /// Judges the rule on estimates of the log mean (the splitting estimator's): the exponential
+    /// rules; any other reports the rate only.
+    pub fn judge_log(&self, points: &[LogPoint]) -> Judgement {
+        match self {
+            Rule::ExponentialAtLeast { rate } => verdict::exponential_at_least(points, *rate),
+            Rule::RateOnly { reason } => verdict::rate_only(points, reason),
+            _ => verdict::rate_only(points, "the claim's rule does not apply to estimates"),
+        }
+    }
+}
 
 /// An arithmetic expression of a claim.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,7 +272,8 @@ impl Expr {
     }
 }
 
-/// What a claim says.
+/// What a claim says, as written: its expressions not yet bound to the data's variables
+/// ([`ClaimText::rule`] makes it the [`Rule`] that judges it).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Claimed {
     /// `O(f)` or `Omega(f)`.
@@ -243,36 +375,30 @@ impl ClaimText {
         }
     }
 
-    /// Judges the claim on `points` (one per value of the swept variable `var`; `fixed` gives the
-    /// other variables' values) by the rules of the reproduction.
-    pub fn judge(&self, points: &[Point], var: &str, fixed: &[(String, f64)]) -> Result<Judgement> {
+    /// The rule the claim is judged by, its curve's variables bound: `var` the swept one, `fixed`
+    /// the others' values.
+    pub fn rule(&self, var: &str, fixed: &[(String, f64)]) -> Result<Rule> {
         self.check_variables(var, fixed)?;
-        let f = |e: &Expr| {
-            let e = e.clone();
-            let fixed = fixed.to_vec();
-            let var = var.to_string();
-            move |x: f64| e.eval(&var, x, &fixed).unwrap_or(f64::NAN)
-        };
-        let name = |e: &Expr| inner_text(&self.text).unwrap_or_else(|| format!("{e:?}"));
-        let growth_of = |bound: Bound, e: &Expr| match verdict::estimates(points) {
-            Ok(estimates) => growth(&estimates, bound, &f(e), &name(e)),
-            Err(judgement) => judgement,
+        let curve = |e: &Expr| {
+            let (e, var, fixed) = (e.clone(), var.to_string(), fixed.to_vec());
+            Curve {
+                name: inner_text(&self.text).unwrap_or_else(|| format!("{e:?}")),
+                f: Arc::new(move |x| e.eval(&var, x, &fixed).unwrap_or(f64::NAN)),
+                form: None,
+            }
         };
         Ok(match &self.claimed {
-            Claimed::Growth(bound, e) => growth_of(*bound, e),
-            Claimed::Theta(e) => verdict::worst(&[growth_of(Bound::AtMost, e), growth_of(Bound::AtLeast, e)]),
-            Claimed::Exact(e) => verdict::exact_mean(points, f(e), None),
-            Claimed::Exponential(e) => {
-                let rate = self.rate(e, var, fixed)?;
-                match verdict::log_points(points) {
-                    Some(log_points) => verdict::exponential_at_least(&log_points, rate),
-                    None => Judgement::new(
-                        verdict::Verdict::Inconclusive,
-                        "some trials were censored (or too few ended): no mean to fit",
-                    ),
-                }
-            }
+            Claimed::Growth(bound, e) => Rule::Growth { bound: *bound, curve: curve(e) },
+            Claimed::Theta(e) => Rule::Theta(curve(e)),
+            Claimed::Exact(e) => Rule::ExactMean { curve: curve(e), moments: None },
+            Claimed::Exponential(e) => Rule::ExponentialAtLeast { rate: self.rate(e, var, fixed)? },
         })
+    }
+
+    /// Judges the claim on `points` (one per value of the swept variable `var`; `fixed` gives the
+    /// other variables' values) by its [`Rule`], as the reproduction's claims are judged.
+    pub fn judge(&self, points: &[Point], var: &str, fixed: &[(String, f64)]) -> Result<Judgement> {
+        Ok(self.rule(var, fixed)?.judge(points, &verdict::estimates).0)
     }
 }
 

@@ -77,6 +77,24 @@ pub struct Point {
     pub horizon: f64,
 }
 
+impl Point {
+    /// The point at `x` of trials `(value, censored)`: the values of those that ended, how many
+    /// were censored, and the horizon, the largest of `horizon` and the censored values. A sweep's
+    /// trials become points through it, for the reproduction's claims and a user's alike.
+    pub fn gather(x: f64, trials: impl IntoIterator<Item = (f64, bool)>, horizon: f64) -> Point {
+        let mut point = Point { x, values: Vec::new(), censored: 0, horizon };
+        for (value, censored) in trials {
+            if censored {
+                point.censored += 1;
+                point.horizon = point.horizon.max(value);
+            } else {
+                point.values.push(value);
+            }
+        }
+        point
+    }
+}
+
 /// The cumulants of one trial's value under the exact law, where they are known.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Moments {

@@ -272,6 +272,15 @@ pub struct EstimateResult {
     pub wall_seconds: f64,
 }
 
+/// What a run measured, by its estimator ([`RunSpec::measure`]).
+#[derive(Clone, Debug)]
+pub enum Measured {
+    /// Direct trials.
+    Trials(RunResult),
+    /// A splitting estimate.
+    Estimate(EstimateResult),
+}
+
 /// Bytes an initial-configuration file may hold per agent (a state object with its keys).
 const INIT_BYTES_PER_AGENT: u64 = 1024;
 /// Bytes an arc-list line may take.
@@ -470,6 +479,17 @@ impl RunSpec {
         }
         self.check_exploration(max_configs)?;
         self.runner.verify(&self.settings, from_all, max_configs)
+    }
+
+    /// Runs the spec by its estimator: its trials ([`RunSpec::run`]) or the splitting estimate
+    /// ([`RunSpec::estimate`], without a journal). The one place that chooses between them for a
+    /// run: the command line's `run` and Python's `poplab.run` call it; `done` is called as each
+    /// trial or repetition finishes.
+    pub fn measure(&self, done: &(dyn Fn() + Sync)) -> Result<Measured> {
+        match self.estimator {
+            Estimator::Direct => self.run(done).map(Measured::Trials),
+            Estimator::Splitting(_) => self.estimate(done, None).map(Measured::Estimate),
+        }
     }
 
     /// Estimates the expected holding time from the spec's (safe) initial configuration by the

@@ -1,6 +1,6 @@
 //! The jobs of a sweep, (cell, trial) pairs, run in parallel.
 
-use super::{CHECKPOINT_FILE, ResolvedCell, SweepRow, SweepSpec};
+use super::{CHECKPOINT_FILE, ResolvedCell, SweepResults, SweepRow, SweepSpec};
 use crate::checkpoint::{Checkpoint, Checkpointer};
 use crate::engine::Series;
 use crate::error::{Error, Result};
@@ -79,6 +79,27 @@ impl SweepSpec {
             Ok(())
         })?;
         Ok(rows.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Runs every trial of `cells` without a directory: the rows, their summaries and the
+    /// processor seconds; `done` is called as each trial finishes.
+    pub(super) fn run_in_memory(&self, cells: Vec<ResolvedCell>, done: &(dyn Fn() + Sync)) -> Result<SweepResults> {
+        let (rows, cpu_seconds) = (Mutex::new(BTreeMap::new()), Mutex::new(0.0));
+        self.run_jobs(
+            &cells,
+            &HashSet::new(),
+            &|row, seconds| {
+                *cpu_seconds.lock().unwrap_or_else(|e| e.into_inner()) += seconds;
+                rows.lock().unwrap_or_else(|e| e.into_inner()).insert((row.cell.key(), row.record.index), row);
+                done();
+                Ok(())
+            },
+            None,
+        )?;
+        let rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
+        let summaries = self.summarise(&cells, &rows);
+        let cpu_seconds = cpu_seconds.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(SweepResults { cells, summaries, rows, cpu_seconds })
     }
 }
 

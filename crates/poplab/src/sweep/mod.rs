@@ -45,7 +45,7 @@ pub use resume::{run_in, run_in_with};
 pub use shard::Shard;
 pub use store::{CHECKSUM_FILE, SPEC_FILE, SweepResults, TIMES_FILE, TRIALS_FILE, fits_json, read_definition};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::spec::{RawSpec, RunSpec};
 
 /// A sweep's results, by its template's estimator ([`run_sweep`]).
@@ -57,11 +57,13 @@ pub enum SweepOutcome {
     Holding(estimates::HoldingCurve),
 }
 
-/// Runs `spec` into `dir` by its template's estimator: trials ([`run_in_with`]) or one splitting
-/// estimate per cell ([`estimates::run_in_with`]). The one place a sweep's caller (the command
-/// line, the Python package) need not branch on the estimator. `on_start` gets how many trials or
-/// repetitions ([`Estimator::trials_are`](crate::spec::Estimator::trials_are)) are still to run,
-/// `done` is called as each finishes.
+/// Runs `spec` by its template's estimator: trials ([`run_in_with`]) or one splitting estimate
+/// per cell ([`estimates::run_in_with`]), into `dir` (continuing what is stored there) or, with
+/// no directory, trials in memory and estimates in a temporary directory removed after. The one
+/// place that chooses between direct trials and the splitting estimator for a sweep: the command
+/// line, the Python package and the reproduction's claims all call it. `on_start` gets how many
+/// trials or repetitions ([`Estimator::trials_are`](crate::spec::Estimator::trials_are)) are
+/// still to run, `done` is called as each finishes.
 ///
 /// ```
 /// use poplab::engine::Measure;
@@ -73,8 +75,7 @@ pub enum SweepOutcome {
 /// spec.template.measure = Measure::Holding;
 /// spec.template.estimator = "splitting".parse::<Estimator>()?;
 /// spec.template.trials = 3;
-/// let dir = tempfile::tempdir()?;
-/// let SweepOutcome::Holding(curve) = run_sweep(&spec, dir.path(), &RunSpec::resolve, &|_| {}, &|| {})? else {
+/// let SweepOutcome::Holding(curve) = run_sweep(&spec, None, &RunSpec::resolve, &|_| {}, &|| {})? else {
 ///     panic!("a splitting sweep gives estimates");
 /// };
 /// assert_eq!(curve.cells.len(), 2);
@@ -82,15 +83,26 @@ pub enum SweepOutcome {
 /// ```
 pub fn run_sweep(
     spec: &SweepSpec,
-    dir: &std::path::Path,
+    dir: Option<&std::path::Path>,
     resolve: &dyn Fn(&RawSpec) -> Result<RunSpec>,
     on_start: &dyn Fn(u64),
     done: &(dyn Fn() + Sync),
 ) -> Result<SweepOutcome> {
-    if spec.template.estimator.is_direct() {
-        run_in_with(spec, dir, resolve, on_start, done).map(SweepOutcome::Trials)
-    } else {
-        estimates::run_in_with(spec, dir, resolve, on_start, done).map(SweepOutcome::Holding)
+    match (spec.template.estimator.is_direct(), dir) {
+        (true, Some(dir)) => run_in_with(spec, dir, resolve, on_start, done).map(SweepOutcome::Trials),
+        (true, None) => {
+            let cells = spec.resolve_with(resolve)?;
+            on_start(cells.len() as u64 * spec.template.trials);
+            spec.run_in_memory(cells, done).map(SweepOutcome::Trials)
+        }
+        (false, Some(dir)) => estimates::run_in_with(spec, dir, resolve, on_start, done).map(SweepOutcome::Holding),
+        (false, None) => {
+            let scratch = tempfile::Builder::new()
+                .prefix("poplab-holding-")
+                .tempdir()
+                .map_err(|e| Error::Io(format!("a temporary directory for the estimates: {e}")))?;
+            estimates::run_in_with(spec, scratch.path(), resolve, on_start, done).map(SweepOutcome::Holding)
+        }
     }
 }
 

@@ -261,7 +261,7 @@ fn run_shard(
     searches: Searches,
 ) -> Result<()> {
     let started = Instant::now();
-    let claims = claims.into_iter().filter(|c| c.estimator.is_none()).collect();
+    let claims = claims.into_iter().filter(|c| !c.estimates()).collect();
     side_by_side(claims, threads, |claim| {
         // A claim "from any configuration" searches its starts in every shard (the same starts:
         // the searches are seeded and budgeted in candidates), so its sweeps are the same; with
@@ -310,7 +310,7 @@ fn merge_shards(claims: &[Claim], parts: &[PathBuf], imported: bool, out: &Path)
     let searched = if imported { out } else { &parts[0] };
     let claims: Vec<Claim> = claims
         .iter()
-        .filter(|c| c.estimator.is_none())
+        .filter(|c| !c.estimates())
         .map(|c| c.with_found_starts(searched, None, Searches::Stored).map(|(claim, _)| claim))
         .collect::<poplab::Result<_>>()?;
     let starts: Vec<String> =

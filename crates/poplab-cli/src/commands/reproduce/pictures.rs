@@ -8,6 +8,7 @@ use crate::plot::{Curve, Figure, Group, Ink, Mark, MarkLook, Marks, write, write
 use anyhow::Result;
 use poplab::claims::{Claim, Picture, Row, Rule, Trial, XVar};
 use poplab::engine::{Measure, Outcome, TraceEvery};
+use poplab::judge;
 use poplab::protocols::pll::Module;
 use poplab::spec::{Estimator, RawSpec, RunSpec, SplittingOptions};
 use poplab::splitting::SplittingSettings;
@@ -70,7 +71,7 @@ pub fn figures(result: &ClaimResult) -> Vec<Figure> {
 /// several.
 fn figure(result: &ClaimResult, rows: &[&Row], measure: Option<Measure>) -> Figure {
     let claim = &result.claim;
-    let estimates = claim.estimator.is_some();
+    let estimates = claim.estimates();
     let what = if estimates {
         "splitting estimate with 95% CI"
     } else {
@@ -108,13 +109,15 @@ fn figure(result: &ClaimResult, rows: &[&Row], measure: Option<Measure>) -> Figu
     let grid = grid_of(rows.iter().copied());
     let fitted = grid_of(rows.iter().copied().filter(|r| r.mean.is_some()));
     let mut curves = Vec::new();
-    if let Rule::ExactMean { curve, expected, .. } = &claim.rule {
-        let points = grid.iter().map(|&x| (x, expected(x))).collect();
-        curves.push(Curve::new(format!("claimed {curve}"), points).inked(Ink::Claimed));
+    if let Rule::Points(judge::Rule::ExactMean { curve, .. }) = &claim.rule {
+        let points = grid.iter().map(|&x| (x, curve.eval(x))).collect();
+        curves.push(Curve::new(format!("claimed {}", curve.name()), points).inked(Ink::Claimed));
     }
     // A panel of a claim measured two ways has no fit over both.
     if measure.is_none() {
-        if let (Rule::Growth { form, .. }, Some(fit)) = (&claim.rule, &result.findings.form_fit) {
+        if let (Rule::Points(judge::Rule::Growth { curve, .. }), Some(fit)) = (&claim.rule, &result.findings.form_fit)
+            && let Some(form) = curve.as_form()
+        {
             let points = fitted.iter().map(|&x| (x, fit.a + fit.b * form.eval(x))).filter(|p| p.1 > 0.0).collect();
             curves.push(Curve::new(format!("fit a + b {}", fit.form), points).inked(Ink::FormFit));
         }

@@ -8,6 +8,7 @@ use crate::typeset::typeset;
 use anyhow::Result;
 use poplab::claims::{Claim, FoundStarts, Mode, Remeasured, Row};
 use poplab::rng::RNG_NAME;
+use poplab::spec::Estimator;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -271,11 +272,14 @@ fn claim_blocks(result: &ClaimResult, out: &Path) -> Vec<Block> {
     }
     for (i, spec) in claim.sweeps.iter().enumerate() {
         let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k} in {{{}}}", v.join(", "))).collect();
-        let trials = match &claim.estimator {
-            None => format!("{} trials per cell", spec.template.trials),
-            Some(e) => format!(
+        let trials = match &spec.template.estimator {
+            Estimator::Direct => format!("{} trials per cell", spec.template.trials),
+            Estimator::Splitting(e) => format!(
                 "splitting estimator (score {}, {} independent repetitions of {} replicas and {} cycles per cell)",
-                e.score, spec.template.trials, e.settings.replicas, e.settings.cycles
+                e.score.as_deref().unwrap_or("the protocol's first"),
+                spec.template.trials,
+                e.replicas,
+                e.cycles
             ),
         };
         blocks.push(Block::Paragraph(format!(
