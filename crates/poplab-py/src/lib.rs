@@ -1,8 +1,10 @@
 //! `poplab._poplab`: the private extension module under the `poplab` Python package.
 //!
 //! Three parts: user protocols ([`user`]), the functional API ([`api`]: `run`, `sweep`, ...) and
-//! the live simulation ([`live`]). Every function takes what the Python layer (`python/poplab/`) normalised (protocol names
-//! or a [`UserProtocol`], parameters as `KEY=VALUE`, initial configurations as text) and goes
+//! the live simulation ([`live`]); beside them, the library's names the Python layer lists
+//! ([`names`]: graphs, outputs, stop rules, ...), so that it copies none. Every function takes
+//! what the Python layer (`python/poplab/`) normalised (protocol names or a [`UserProtocol`],
+//! parameters as `KEY=VALUE`, initial configurations as text) and goes
 //! through the library's one resolution path ([`RawSpec`] and [`RunSpec::resolve`], or
 //! [`RunSpec::resolve_custom`] for a protocol defined in Python): no validation is repeated here.
 //! Results come back as the library's own JSON documents (exact 128-bit step counts included),
@@ -15,6 +17,7 @@
 mod api;
 mod claims;
 mod live;
+mod names;
 mod user;
 
 use poplab::Error;
@@ -83,6 +86,12 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(api::spec_fields, m)?)?;
     m.add_function(wrap_pyfunction!(api::limits, m)?)?;
+    m.add_function(wrap_pyfunction!(names::graph_names, m)?)?;
+    m.add_function(wrap_pyfunction!(names::output_names, m)?)?;
+    m.add_function(wrap_pyfunction!(names::stop_names, m)?)?;
+    m.add_function(wrap_pyfunction!(names::engine_names, m)?)?;
+    m.add_function(wrap_pyfunction!(names::measure_names, m)?)?;
+    m.add_function(wrap_pyfunction!(names::estimator_names, m)?)?;
     m.add_function(wrap_pyfunction!(claims::claim, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge, m)?)?;
     m.add_function(wrap_pyfunction!(claims::judge_sweep, m)?)?;

@@ -2,7 +2,7 @@
 
 use crate::{error, value_error};
 use poplab::protocol::{Law, Output};
-use poplab::protocols::custom::{Amount, Custom, StopRule, output_named};
+use poplab::protocols::custom::{Amount, Custom, StopRule, output_named, output_names};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -136,8 +136,6 @@ pub fn safe_set_is_closed(stop: &str, rules: Vec<(NamePair, Vec<NamePair>)>) -> 
 
 fn output_of(name: &str) -> Result<Output, String> {
     output_named(name).ok_or_else(|| {
-        format!(
-            "output '{name}' is not one of leader, follower, yes, no, undecided (or True/False for leader/follower)"
-        )
+        format!("output '{name}' is not one of {} (or True/False for leader/follower)", output_names().join(", "))
     })
 }

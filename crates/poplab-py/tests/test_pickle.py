@@ -101,3 +101,22 @@ def test_a_pickled_protocol_runs_as_the_original():
     assert again.states == protocol.states
     columns = ["seed", "outcome", "steps"]
     assert poplab.run(again, 500, trials=4, seed=3, engine="agents").trials[columns].equals(before[columns])
+
+
+def test_a_pickle_of_an_earlier_version_still_loads(monkeypatch):
+    # Earlier versions defined ppsim's rule (the rule of a simulation's protocol) in
+    # poplab._simulation, and their pickles name it there; it is found there still.
+    from poplab import _rule
+
+    sim = Simulation({"A": 600, "B": 400}, majority, seed=5)
+    sim.run(0.5)
+    assert sim.state_list == ["A", "B", "U"]
+    monkeypatch.setattr(_rule._PpsimRule, "__module__", "poplab._simulation")
+    saved = pickle.dumps(sim)
+    monkeypatch.undo()
+    assert b"poplab._simulation" in saved and b"poplab._rule" not in saved
+    again = pickle.loads(saved)
+    assert again.state_list == sim.state_list and again.reactions == sim.reactions
+    sim.run(1)
+    again.run(1)
+    assert state(again)[:2] == state(sim)[:2] and again.history.equals(sim.history)

@@ -46,26 +46,43 @@ pub enum Graph {
 }
 
 impl Graph {
-    /// The name used in outputs and on the command line.
-    pub fn name(&self) -> String {
+    /// The graphs known by name, in the order messages list them ([`Graph::names`]).
+    pub const NAMED: [Graph; 3] = [Graph::Complete, Graph::DirectedRing, Graph::UndirectedRing];
+
+    /// The names of the graphs known by name ([`Graph::NAMED`]), as [`Graph::from_name`] reads
+    /// them and messages (and the Python package) list them.
+    pub fn names() -> Vec<&'static str> {
+        Self::NAMED.iter().filter_map(Graph::known_name).collect()
+    }
+
+    /// The name of a graph known by name; `None` for an arc list.
+    fn known_name(&self) -> Option<&'static str> {
         match self {
-            Graph::Complete => "complete".into(),
-            Graph::DirectedRing => "ring".into(),
-            Graph::UndirectedRing => "undirected-ring".into(),
-            Graph::Arcs(arcs) => format!("arcs({})", arcs.len()),
+            Graph::Complete => Some("complete"),
+            Graph::DirectedRing => Some("ring"),
+            Graph::UndirectedRing => Some("undirected-ring"),
+            Graph::Arcs(_) => None,
         }
     }
 
-    /// Parses `complete`, `ring` (alias `directed-ring`) or `undirected-ring`.
-    pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "complete" => Ok(Graph::Complete),
-            "ring" | "directed-ring" => Ok(Graph::DirectedRing),
-            "undirected-ring" => Ok(Graph::UndirectedRing),
-            other => Err(Error::Graph(format!(
-                "unknown graph '{other}'; use complete, ring, undirected-ring or @FILE with one arc 'u v' per line"
-            ))),
+    /// The name used in outputs and on the command line.
+    pub fn name(&self) -> String {
+        match self {
+            Graph::Arcs(arcs) => format!("arcs({})", arcs.len()),
+            named => named.known_name().unwrap_or_default().into(),
         }
+    }
+
+    /// Parses a name of [`Graph::names`]: `complete`, `ring` (alias `directed-ring`) or
+    /// `undirected-ring`.
+    pub fn from_name(name: &str) -> Result<Self> {
+        let known = if name == "directed-ring" { "ring" } else { name };
+        Self::NAMED.into_iter().find(|graph| graph.known_name() == Some(known)).ok_or_else(|| {
+            Error::Graph(format!(
+                "unknown graph '{name}'; use {} or @FILE with one arc 'u v' per line",
+                Self::names().join(", ")
+            ))
+        })
     }
 
     /// Reads an arc list: one `u v` pair (initiator, responder) per line; `#` starts a comment.
@@ -409,6 +426,17 @@ mod tests {
         assert!(counts.keys().all(|&(u, v)| v == (u + 1) % 5 || u == (v + 1) % 5));
         // 10 arcs, 9 degrees of freedom, critical value 27.88.
         assert!(chi_square(&counts, 10, 100_000) < 27.88);
+    }
+
+    #[test]
+    fn the_named_graphs_are_read_by_their_names_and_listed_in_the_message() {
+        assert_eq!(Graph::names(), ["complete", "ring", "undirected-ring"]);
+        for graph in Graph::NAMED {
+            assert_eq!(Graph::from_name(&graph.name()).unwrap(), graph);
+        }
+        assert_eq!(Graph::from_name("directed-ring").unwrap(), Graph::DirectedRing);
+        let message = Graph::from_name("torus").unwrap_err().to_string();
+        assert!(message.contains("unknown graph 'torus'; use complete, ring, undirected-ring or @FILE"), "{message}");
     }
 
     #[test]

@@ -150,8 +150,13 @@ def _faults(faults: Any) -> List[str]:
     return out
 
 
-#: The graphs known by name.
-_GRAPHS = ("complete", "ring", "undirected-ring")
+def _either(names: Tuple[str, ...]) -> str:
+    """``names`` in words, as messages list choices: ``"a, b or c"``."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+#: The graphs known by name: the library's ``Graph::names``.
+_GRAPHS = tuple(_poplab.graph_names())
 
 
 def _graph(graph: Any) -> Optional[str]:
@@ -170,11 +175,9 @@ def _graph(graph: Any) -> Optional[str]:
         if os.path.isfile(path):
             return "@" + path
         if graph.startswith("@") or os.sep in graph or "." in graph:
-            raise FileNotFoundError(
-                f"graph={graph!r}: no such arc-list file; give an existing file, or complete, ring or undirected-ring"
-            )
-        raise ValueError(f"graph={graph!r} is not a graph: give complete, ring, undirected-ring or the path of an arc list")
-    raise TypeError(f"graph must be complete, ring, undirected-ring or a path to an arc list, not {graph!r}")
+            raise FileNotFoundError(f"graph={graph!r}: no such arc-list file; give an existing file, or {_either(_GRAPHS)}")
+        raise ValueError(f"graph={graph!r} is not a graph: give {', '.join(_GRAPHS)} or the path of an arc list")
+    raise TypeError(f"graph must be {', '.join(_GRAPHS)} or a path to an arc list, not {graph!r}")
 
 
 def _estimator(estimator: Any) -> Dict[str, Any]:

@@ -12,8 +12,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from . import _poplab
 from ._options import _U64_MAX
 
-#: The outputs a state can give.
-OUTPUTS = ("leader", "follower", "yes", "no", "undecided")
+#: The outputs a state can give: the library's, in its order.
+OUTPUTS = tuple(_poplab.output_names())
 
 #: Types whose values are immutable and hold nothing mutable: the rule gets them as they are.
 _ATOMIC = (int, float, complex, str, bytes, bool, type(None), range)

@@ -8,186 +8,37 @@ for ppsim (Doty & Severson) unchanged: the same constructor, ``run``, ``history`
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
-import re
 import secrets
 import time as _time
-import warnings
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
-from . import _poplab, _reachable
+from . import _poplab, _views
 from ._api import _MAX_AGENTS, _MAX_AGENTS_TEXT, _graph, _whole
-from ._protocol import Protocol, _copy
+from ._protocol import Protocol
+from ._rule import _PpsimRule  # also where pickles of earlier versions find it
 from ._snapshot import Snapshot, TimeUpdate
-from ._views import PpsimViews, _count
+from ._views import Config, StateSpace
 from .crn import CRNNotSupported
-
-#: What ``transition_order`` takes.
-TRANSITION_ORDERS = ("asymmetric", "symmetric", "symmetric_enforced")
 
 #: ppsim's ``simulator_method`` names and the engines that play their part.
 SIMULATOR_METHODS = {"multibatch": "batched", "gillespie": "counts", "sequential": "agents"}
 
-#: The most reachable states whose rule results are kept from the enumeration for ``reactions``
-#: (more are asked of the rule again).
-_KEEP_RESULTS = 300
+#: The exact stop rules ``run`` takes by name (silence always stops a run too): the library's
+#: stop rules of user protocols known by name.
+STOP_RULES = tuple(_poplab.stop_names())
 
-#: The exact stop rules ``run`` takes by name (silence always stops a run too).
-STOP_RULES = ("silent", "one-leader", "consensus", "all-yes", "all-no")
+#: Mixes the seed of a trial into the seeds of ``sample_future_configuration``'s samples.
+_SAMPLE_STREAMS = 0x5DEECE66D
 
-Config = Dict[Any, int]
-
-#: A step no run reaches (history_interval=math.inf records the start and the end only).
-_NEVER = 1 << 127
 RunUntil = Union[None, float, int, str, Callable[[Config], bool]]
 
 
-def _is_null(result: Tuple[Any, Any], a: Any, b: Any, swaps: bool) -> bool:
-    """ppsim's null test: the pair's states come out as they went in, in either order when
-    ``swaps`` (on the complete graph, where a swap changes nothing)."""
-    c, d = result
-    return (c == a and d == b) or (swaps and c == b and d == a)
-
-
-class _PpsimRule:
-    """A ppsim rule as a poplab rule: ``rule(a, b)`` returns ``None`` (null), a pair, or a law.
-
-    ppsim's conventions: a function gets copies of the states and extra keyword arguments; one
-    returning ``None`` gives its (possibly mutated) arguments back; a dict's missing pairs are null;
-    a pair that comes out unchanged is null, and so is a swap on the complete graph (on other graphs
-    a swap moves states along an arc); a law's missing probability is null.
-    With ``transition_order='symmetric'`` a null ordered pair takes the other order's result (the
-    initiator of ``(a, b)`` plays the part of ``b``'s agent: ``(b, a) -> (c, d)`` gives
-    ``(a, b) -> (d, c)``); ``'symmetric_enforced'`` also refuses two non-null orders that disagree.
-    """
-
-    #: It copies the states it gives the user's rule (the registry need not).
-    copies_arguments = True
-
-    def __init__(self, rule: Any, kwargs: Dict[str, Any], order: str, swaps_are_null: bool):
-        if order not in TRANSITION_ORDERS:
-            raise ValueError(f"transition_order must be one of {', '.join(TRANSITION_ORDERS)}, not {order!r}")
-        if isinstance(rule, Mapping):
-            if kwargs:
-                raise TypeError(f"keyword arguments {sorted(kwargs)} go with a rule function, not a dict rule")
-            self.call: Callable[[Any, Any], Any] = lambda a, b: rule.get((a, b))
-        elif callable(rule):
-
-            def call(a: Any, b: Any) -> Any:
-                result = rule(a, b, **kwargs)
-                return (a, b) if result is None else result
-
-            self.call = call
-        else:
-            if isinstance(rule, (list, tuple, set)):
-                raise CRNNotSupported(f"a rule given as a {type(rule).__name__}, as ppsim's list of reactions")
-            raise TypeError(
-                f"rule must be a dict {{(a, b): (c, d)}} or a function rule(a, b), not {type(rule).__name__}"
-            )
-        self.order = order
-        self.swaps = swaps_are_null
-        self.rule, self.kwargs = rule, kwargs
-        self._known: Optional[Tuple[frozenset, Dict[Tuple[Any, Any], Any]]] = None
-
-    def remember(self, states: List[Any], results: Dict[Tuple[Any, Any], Any]) -> None:
-        """Answers :meth:`one_way` from an enumeration's ``results`` (the non-null ones) wherever both
-        states are among ``states``, every ordered pair of which the enumeration met: the run then
-        calls the user's rule only for states outside them."""
-        self._known = (frozenset(states), results)
-
-    def __repr__(self) -> str:
-        return repr(self.rule)
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return {"rule": self.rule, "kwargs": self.kwargs, "order": self.order, "swaps": self.swaps}
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        self.__init__(state["rule"], state["kwargs"], state["order"], state["swaps"])  # type: ignore[misc]
-
-    def one_way(self, a: Any, b: Any) -> Any:
-        """The result of ``(a, b)`` alone: None, a pair, or a law without null entries."""
-        if self._known is not None and a in self._known[0] and b in self._known[0]:
-            return self._known[1].get((a, b))
-        result = self.call(_copy(a), _copy(b))
-        if result is None:
-            return None
-        if isinstance(result, Mapping):
-            law = {}
-            for pair, p in result.items():
-                c, d = pair
-                if not _is_null((c, d), a, b, self.swaps) and p > 0:
-                    law[(c, d)] = law.get((c, d), 0.0) + float(p)
-            if not law:
-                return None
-            if len(law) == 1 and next(iter(law.values())) >= 1.0:
-                return next(iter(law))
-            return law
-        if not isinstance(result, (tuple, list)) or len(result) != 2:
-            raise TypeError(f"expected a pair of states, None or a dict {{(c, d): probability}}, got {result!r}")
-        c, d = result
-        return None if _is_null((c, d), a, b, self.swaps) else (c, d)
-
-    def raw(self, a: Any, b: Any) -> Any:
-        """ppsim's ``sim.rule(a, b)``: what the user's rule gives for the ordered pair, as
-        it gives it (a dict rule's missing pair: None; a function returning None: its arguments)."""
-        return self.call(_copy(a), _copy(b))
-
-    def applied(self, a: Any, b: Any, one_way: Callable[[Any, Any], Any]) -> Any:
-        """The result of ``(a, b)`` once the transition order is applied, from the results of single
-        orders ``one_way`` (without the check of ``'symmetric_enforced'``)."""
-        result = one_way(a, b)
-        if self.order == "asymmetric" or a == b or result is not None:
-            return result
-        return _swapped(one_way(b, a))
-
-    def __call__(self, a: Any, b: Any) -> Any:
-        result = self.one_way(a, b)
-        if self.order == "asymmetric" or a == b:
-            return result
-        if result is None:
-            return _swapped(self.one_way(b, a))
-        if self.order != "symmetric_enforced":
-            return result
-        other = self.one_way(b, a)
-        if other is not None and not _same_outcomes(result, other):
-            raise ValueError(f"asymmetric interaction: ({a!r}, {b!r}) -> {result!r} but ({b!r}, {a!r}) -> {other!r}")
-        return result
-
-
-def _swapped(result: Any) -> Any:
-    if result is None:
-        return None
-    if isinstance(result, Mapping):
-        return {(d, c): p for (c, d), p in result.items()}
-    c, d = result
-    return d, c
-
-
-def _same_outcomes(x: Any, y: Any) -> bool:
-    """Whether two results give the same unordered pairs with the same probabilities."""
-
-    def unordered(result: Any) -> Dict[Any, float]:
-        law = result if isinstance(result, Mapping) else {result: 1.0}
-        out: Dict[Any, float] = {}
-        for (c, d), p in law.items():
-            key = tuple(sorted([repr(c), repr(d)]))
-            out[key] = out.get(key, 0.0) + p
-        return out
-
-    return unordered(x) == unordered(y)
-
-
-def _natural_key(state: Any) -> List[Tuple[int, Any]]:
-    """ppsim's order of states (natsort on ``repr``): digits compare as numbers."""
-    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", repr(state))]
-
-
-class Simulation(PpsimViews):
+class Simulation:
     """A population protocol simulated one trial at a time, with ppsim's API on poplab's engines.
 
     ``init_config`` maps states to counts (``n`` is their sum); the rule (argument ``rule=``) is a dict
@@ -293,7 +144,7 @@ class Simulation(PpsimViews):
         self.closed_stops = bool(closed_stops)
         self._ppsim_rule = _PpsimRule(rule, rule_kwargs, transition_order, swaps_are_null=graph in (None, "complete"))
         self.protocol = Protocol(self._ppsim_rule, output=output, name=name or getattr(rule, "__name__", "protocol"))
-        self.init_config = {state: _count(state, amount) for state, amount in init_config.items()}
+        self.init_config = {state: _views.count(state, amount) for state, amount in init_config.items()}
         self.n = sum(self.init_config.values())
         if self.n < 2:
             raise ValueError(f"init_config has {self.n} agents; a population needs at least 2")
@@ -301,13 +152,9 @@ class Simulation(PpsimViews):
             raise ValueError(f"init_config has {self.n} agents, more than the {_MAX_AGENTS_TEXT} a simulation takes; give fewer")
         self.steps_per_time_unit = self.n
         self.snapshots: List[Snapshot] = []
-        # The reachable states are enumerated on first use (_enumerated): a run that never reads
-        # state_list, config_array, history or the reactions pays nothing for them.
-        self._enumerated = False
-        self._reachable: Optional[List[Any]] = None
-        self._results: Dict[Tuple[Any, Any], Any] = {}
-        self._results_complete = False
-        self._reactions: Optional[Tuple[int, List[_reachable.Reaction]]] = None
+        # The reachable states are enumerated on first use: a run that never reads state_list,
+        # config_array, history or the reactions pays nothing for them.
+        self._space = StateSpace(self._ppsim_rule, list(self.init_config))
         self._trial = 0
         self._start(self.init_config)
 
@@ -337,41 +184,6 @@ class Simulation(PpsimViews):
         """Interactions so far in this trial: those before the last ``sim.set_config`` and since."""
         return self._offset + self._live.step()
 
-    def _ensure_enumerated(self) -> None:
-        """Enumerates the reachable states if that has not been done: ppsim's ``state_list``, or
-        None past ``MAX_ENUMERATED_STATES`` (with a warning)."""
-        if not self._enumerated:
-            self._enumerate()
-            self._enumerated = True
-
-    def _enumerate(self) -> None:
-        rule = self._ppsim_rule.rule
-        initial = list(self.init_config)
-        if isinstance(rule, Mapping):
-            for (a, b), result in rule.items():
-                initial += [a, b] + [s for pair, _ in _reachable.outcomes(result) for s in pair]
-        try:
-            found = _reachable.reachable_states(initial, self._ppsim_rule.one_way, self.MAX_ENUMERATED_STATES)
-        except Exception as e:
-            raise _poplab.RuleError(f"the rule failed while the reachable states were enumerated: {type(e).__name__}: {e}") from e
-        self._reactions = None
-        self._results_complete = False
-        if found is None:
-            warnings.warn(
-                f"more than {self.MAX_ENUMERATED_STATES} states are reachable (Simulation.MAX_ENUMERATED_STATES): "
-                "state_list lists the states met so far (states_met), and grows as the simulation runs",
-                stacklevel=4,
-            )
-            self._reachable = None
-            self._results = {}
-            return
-        self._reachable, self._results = found
-        self._results_complete = len(self._reachable) <= _KEEP_RESULTS
-        if self._results_complete:
-            self._ppsim_rule.remember(self._reachable, self._results)
-        else:
-            self._results = {}
-
     def reset(self, init_config: Optional[Mapping] = None) -> None:
         """Starts a new trial (the next one of this seed) from ``init_config`` (default: the
         initial configuration given to the constructor), at time 0, with an empty history.
@@ -398,7 +210,7 @@ class Simulation(PpsimViews):
         """
         config = self.init_config
         if init_config is not None:
-            config = {state: _count(state, amount) for state, amount in init_config.items()}
+            config = {state: _views.count(state, amount) for state, amount in init_config.items()}
         agents = sum(config.values())
         if not 2 <= agents <= _MAX_AGENTS:
             raise ValueError(f"reset: init_config has {agents} agents; give from 2 to {_MAX_AGENTS_TEXT}")
@@ -462,13 +274,13 @@ class Simulation(PpsimViews):
         if not (isinstance(stopping_interval, (int, float)) and stopping_interval > 0):
             raise ValueError("stopping_interval must be a number > 0")
         stop, end_step, condition = self._stop_of(run_until)
-        _check_history(history_interval, self.time, end_step, self.n)
+        _views.check_history(history_interval, self.time, end_step, self.n)
         if condition is not None and condition(self.config_dict):
             return
         # The states known so far (a run does not enumerate them): what a history row will hold.
-        limit = _history_limit(len(self.state_list) if self._enumerated else len(self.protocol.states))
+        limit = _views.history_limit(len(self.state_list) if self._space.enumerated else len(self.protocol.states))
         offset = self._offset
-        self._live.sample_at(step - offset for step in _history_steps(self.time, history_interval, self.n, limit))
+        self._live.sample_at(step - offset for step in _views.history_steps(self.time, history_interval, self.n, limit))
         piece = max(1, math.floor(stopping_interval * self.n))
         timer_added = timer and not self.snapshots
         if timer_added:
@@ -555,6 +367,64 @@ class Simulation(PpsimViews):
         self.run()
         return self.time
 
+    # Changing and sampling the configuration.
+
+    def set_config(self, config: Union[Mapping, np.ndarray, List[int]]) -> None:
+        """ppsim's ``set_config``: the configuration becomes ``config`` (a dict ``{state: count}``
+        or counts in the order of ``state_list``) at the current time, which is recorded in
+        ``history``. The number of agents may change; the time unit stays ``n`` interactions (the
+        initial configuration's n, as in ppsim). The run goes on on fresh random streams.
+
+        Raises:
+            ValueError: fewer than 2 agents, or an array of the wrong length.
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> sim.run(1)
+        >>> sim.set_config({"L": 50, "F": 49})
+        >>> sim.config_dict, sim.time, sim.population
+        ({'L': 50, 'F': 49}, 1.0, 99)
+        >>> sim.run(1)
+        >>> sim.time, sum(sim.config_dict.values())
+        (2.0, 99)
+        """
+        counts = _views.as_config(config, lambda: self.state_list)
+        step = self._step()
+        self._trial += 1
+        live = self._new_live(counts, _poplab.trial_seed(self.seed, self._trial))
+        self._live, self._offset = live, step
+        self._population = sum(counts.values())
+        self._record(step, live.counts())
+
+    def sample_future_configuration(self, time: float, num_samples: int = 100) -> pd.DataFrame:
+        """ppsim's ``sample_future_configuration``: ``num_samples`` independent samples of the
+        configuration ``time`` units of parallel time after the current one, as a DataFrame with a
+        row per sample (index ``trial #``) and the columns of ``history``. The simulation itself
+        does not move (ppsim's is left at its last sample).
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> samples = sim.sample_future_configuration(5, num_samples=20)
+        >>> samples.shape, samples.index.name, bool((samples.sum(axis=1) == 100).all()), sim.time
+        ((20, 2), 'trial #', True, 0.0)
+        """
+        if not (isinstance(num_samples, (int, np.integer)) and num_samples >= 0):
+            raise ValueError(f"num_samples must be a whole number >= 0, not {num_samples!r}")
+        if not time >= 0:
+            raise ValueError(f"time = {time}: give a time >= 0")
+        steps = self.time_to_steps(time)
+        current = self.config_dict
+        base = _poplab.trial_seed(self.seed, self._trial) ^ _SAMPLE_STREAMS
+        draws = getattr(self, "_draws", 0)
+        rows = []
+        for k in range(num_samples):
+            live = self._new_live(current, _poplab.trial_seed(base, draws + k))
+            live.advance(steps, "silent", False)
+            state = self.protocol._state
+            rows.append((k, {state(name): count for name, count in live.counts()}))
+        self._draws = draws + num_samples
+        return _views.frame(rows, self.state_list, "trial #")
+
     # The record.
 
     def _record(self, step: int, counts: List[Tuple[str, int]]) -> None:
@@ -614,17 +484,7 @@ class Simulation(PpsimViews):
         >>> len(sim.states_met) < 51                # before any run: the states met so far
         True
         """
-        self._ensure_enumerated()
-        met = self.protocol.states
-        key = (len(met), self._reachable is None)
-        if getattr(self, "_sorted_key", None) != key:
-            states = met if self._reachable is None else list(self._reachable)
-            if self._reachable is not None and len(met) > 0:
-                known = set(states)
-                states = states + [s for s in met if s not in known]
-            self._sorted_states = sorted(states, key=_natural_key)
-            self._sorted_key = key
-        return list(self._sorted_states)
+        return self._space.states(self.protocol.states, self.MAX_ENUMERATED_STATES)
 
     @property
     def states_met(self) -> List[Any]:
@@ -685,18 +545,146 @@ class Simulation(PpsimViews):
         if self._history is None:
             state = self.protocol._state
             rows = [(step / self.n, {state(name): count for name, count in counts}) for step, counts in self._rows]
-            self._history = self._frame(rows, "time (n interactions)")
+            self._history = _views.frame(rows, self.state_list, "time (n interactions)")
         return self._history
 
-    def _frame(self, rows: List[Tuple[Any, Config]], index_name: str) -> pd.DataFrame:
+    # The rule and its reactions.
+
+    def rule(self, a: Any, b: Any) -> Any:
+        """ppsim's ``rule(a, b)``: what the rule gives for the ordered pair ``(a, b)``, as given (a
+        pair, a law ``{(c, d): p}``, or None for a pair a dict rule lacks; a rule function that
+        returns None gives its, possibly mutated, arguments). It gets copies of the states.
+
+        >>> from poplab import Simulation
+        >>> sim = Simulation({"A": 5, "B": 5}, {("A", "B"): ("U", "U")}, seed=1)
+        >>> sim.rule("A", "B"), sim.rule("B", "A")
+        (('U', 'U'), None)
+        """
+        return self._ppsim_rule.raw(a, b)
+
+    def time_to_steps(self, time: float) -> int:
+        """ppsim's ``time_to_steps``: the number of interactions in ``time`` units of parallel
+        time, ``floor(time * steps_per_time_unit)``.
+
+        >>> from poplab import Simulation
+        >>> Simulation({"L": 1000}, {("L", "L"): ("L", "F")}, seed=1).time_to_steps(2.5)
+        2500
+        """
+        return math.floor(time * self.steps_per_time_unit)
+
+    @property
+    def reactions(self) -> str:
+        """ppsim's ``reactions``: the non-null reactions among the states of ``state_list``, one a
+        line, in ppsim's notation and order: ``a, b  -->  c, d`` (reactants and products each in
+        the order of ``state_list``), followed by ``with probability p`` when a meeting of the two
+        reacts so with probability ``p < 1``: a law's probability, halved when only one order of
+        the pair reacts (or the two orders react differently), as ppsim counts unordered pairs.
+
+        >>> from poplab import Simulation
+        >>> majority = {("A", "B"): ("U", "U"), ("A", "U"): ("A", "A"), ("B", "U"): ("B", "B")}
+        >>> print(Simulation({"A": 6, "B": 4}, majority, seed=1).reactions)
+        A, B  -->  U, U
+        A, U  -->  A, A
+        B, U  -->  B, B
+        >>> print(Simulation({"A": 6, "B": 4}, majority, transition_order="asymmetric", seed=1).reactions)
+        A, B  -->  U, U      with probability 0.5
+        A, U  -->  A, A      with probability 0.5
+        B, U  -->  B, B      with probability 0.5
+        """
         states = self.state_list
-        column = {state: i for i, state in enumerate(states)}
-        data = np.zeros((len(rows), len(states)), dtype=np.int64)
-        for r, (_, config) in enumerate(rows):
-            for state, count in config.items():
-                data[r, column[state]] = count
-        index = pd.Index([key for key, _ in rows], name=index_name)
-        return pd.DataFrame(data, index=index, columns=_columns(states))
+        return _views.reaction_lines(self._space.all_reactions(states), states)
+
+    @property
+    def enabled_reactions(self) -> str:
+        """ppsim's ``enabled_reactions``: the lines of ``reactions`` whose reactants are present
+        now (two agents of a state that reacts with itself).
+
+        >>> from poplab import Simulation
+        >>> majority = {("A", "B"): ("U", "U"), ("A", "U"): ("A", "A"), ("B", "U"): ("B", "B")}
+        >>> sim = Simulation({"A": 6, "U": 4}, majority, seed=1)
+        >>> print(sim.enabled_reactions)
+        A, U  -->  A, A
+        """
+        states = self.state_list
+        return _views.reaction_lines(_views.enabled(self._space.all_reactions(states), self.config_dict), states)
+
+    @property
+    def null_probability(self) -> float:
+        """ppsim's ``null_probability``: the probability that the next interaction (a uniformly
+        random pair of agents of the complete graph) changes nothing.
+
+        Raises:
+            ValueError: a simulation on another graph.
+
+        Approximate majority with ``a``, ``b``, ``u`` agents of A, B, U: an interaction is non-null
+        when it meets A with B, A with U or B with U.
+
+        >>> from poplab import Simulation
+        >>> majority = {("A", "B"): ("U", "U"), ("A", "U"): ("A", "A"), ("B", "U"): ("B", "B")}
+        >>> sim = Simulation({"A": 5, "B": 3, "U": 2}, majority, seed=1)
+        >>> sim.null_probability == 1 - (5 * 3 + 5 * 2 + 3 * 2) / (10 * 9 / 2)
+        True
+        """
+        if self.graph not in (None, "complete"):
+            raise ValueError("null_probability is that of the complete graph's uniformly random pairs; this simulation "
+                             f"runs on graph {self.graph!r}")
+        counts = self.config_dict
+        present = [state for state in self.state_list if counts.get(state, 0) > 0]
+        return _views.null_probability(self._space.reactions(present), counts)
+
+    # Snapshots.
+
+    def add_snapshot(self, snap: Snapshot) -> None:
+        """ppsim's ``add_snapshot``: ``snap`` (a `Snapshot`, such as a `StatePlotter`) shows this
+        simulation, now and while it runs."""
+        snap.simulation = self
+        snap.initialize()
+        snap.update()
+        self.snapshots.append(snap)
+
+    def set_snapshot_index(self, index: int) -> None:
+        """Every snapshot shows the recorded configuration ``configs[index]``."""
+        for snapshot in self.snapshots:
+            snapshot.update(index=index)
+
+    def set_snapshot_time(self, time: float) -> None:
+        """Every snapshot shows the first recorded configuration at ``time`` or later (the last
+        one past the end).
+
+        >>> from poplab import Simulation, Snapshot
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> snap = Snapshot()
+        >>> sim.add_snapshot(snap)
+        >>> sim.run(3, history_interval=0.5)
+        >>> sim.set_snapshot_time(1.2)
+        >>> snap.time
+        1.5
+        """
+        index = min(int(np.searchsorted(self.times, time)), len(self.times) - 1)
+        self.set_snapshot_index(index)
+
+    def snapshot_slider(self, var: str = "index") -> Any:
+        """ppsim's ``snapshot_slider``: an ipywidgets slider over the recorded configurations (by
+        ``'index'`` or by ``'time'``) that updates every snapshot.
+
+        Raises:
+            ImportError: ipywidgets is not installed (``set_snapshot_index`` and
+                ``set_snapshot_time`` do the same without it).
+            ValueError: ``var`` is neither ``'index'`` nor ``'time'``.
+        """
+        if var.lower() not in ("index", "time"):
+            raise ValueError("var must be either 'index' or 'time'")
+        try:
+            import ipywidgets as widgets
+        except ImportError as e:
+            raise ImportError("snapshot_slider needs ipywidgets (pip install ipywidgets); without it, "
+                              "set_snapshot_index(i) and set_snapshot_time(t) update the snapshots") from e
+        layout = widgets.Layout(width="100%")
+        if var.lower() == "index":
+            slider = widgets.IntSlider(min=0, max=len(self.times) - 1, step=1, layout=layout)
+            return widgets.interactive(self.set_snapshot_index, index=slider)
+        slider = widgets.FloatSlider(min=self.times[0], max=self.times[-1], step=0.01, layout=layout)
+        return widgets.interactive(self.set_snapshot_time, time=slider)
 
     def __repr__(self) -> str:
         return f"Simulation(n={self.n}, time={self.time:.3f}, states={len(self.state_list)}, seed={self.seed})"
@@ -704,14 +692,14 @@ class Simulation(PpsimViews):
     # Pickling and copying: the settings, the history and the run's snapshot (the library's, as
     # `poplab run --checkpoint` writes them).
 
-    #: What a pickle leaves out: the run (saved as its snapshot), caches, the snapshots (figures), and
-    #: the rule (the protocol's, which explains a rule that does not pickle).
-    _UNPICKLED = (
-        "_live", "_history", "snapshots", "_ppsim_rule", "_results", "_results_complete", "_reactions", "_sorted_key", "_sorted_states"
-    )
+    #: What a pickle leaves out: the run (saved as its snapshot), caches, the snapshots (figures), the
+    #: rule (the protocol's, which explains a rule that does not pickle) and the state space (saved as
+    #: its reachable states).
+    _UNPICKLED = ("_live", "_history", "snapshots", "_ppsim_rule", "_space")
 
     def _fields(self) -> Dict[str, Any]:
         fields = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
+        fields["_reachable"], fields["_enumerated"] = self._space.reachable, self._space.enumerated
         fields["_snapshot"] = self._live.snapshot()
         return fields
 
@@ -722,10 +710,12 @@ class Simulation(PpsimViews):
         state = dict(state)
         snapshot = state.pop("_snapshot")
         # Pickles of earlier versions lack the fields of ppsim's state enumeration and set_config.
-        self.__dict__.update({"_offset": 0, "_population": state["n"], "_reachable": None, "_enumerated": True})
+        reachable, enumerated = state.pop("_reachable", None), state.pop("_enumerated", True)
+        self.__dict__.update({"_offset": 0, "_population": state["n"]})
         self.__dict__.update(state)
         self._ppsim_rule = self.protocol.rule
-        self._history, self._results, self._results_complete, self._reactions = None, {}, False, None
+        self._space = StateSpace(self._ppsim_rule, list(self.init_config), reachable, enumerated)
+        self._history = None
         self.snapshots = []
         handle, _ = self.protocol._ensure()
         self._live = _poplab.LiveSimulation.restore(handle, snapshot, _graph(self.graph), self._population)
@@ -746,80 +736,6 @@ def _engine(engine: Optional[str], simulator_method: Optional[str]) -> str:
             raise ValueError("simulator_method must be MultiBatch, Sequential or Gillespie")
         return SIMULATOR_METHODS[key]
     return engine or "auto"
-
-
-#: The most rows one run adds to ``history``: refused up front when the end is known, else the run
-#: stops with ``ValueError`` once it has recorded this many (or as many as fit in memory, at about
-#: ``_ROW_BYTES`` per state present, if fewer).
-MAX_HISTORY_ROWS = 10**8
-
-#: The memory a recorded row takes per state (a Python tuple of a name and a count, and its share
-#: of the row's list), an estimate on the high side.
-_ROW_BYTES = 160
-
-
-def _history_limit(states: int) -> int:
-    """The most rows one run may record: ``MAX_HISTORY_ROWS``, or fewer if they would not fit in
-    the memory available (``poplab``'s own measure: the smallest of MemAvailable, ``ulimit -v`` and
-    the cgroup's limit)."""
-    return max(1, min(MAX_HISTORY_ROWS, _poplab.available_memory() // (_ROW_BYTES * (states + 1))))
-
-
-def _check_history(interval: Any, start: float, end_step: Optional[int], n: int) -> None:
-    """Refuses a numeric ``history_interval`` that is not a number > 0, or one that would record
-    more than ``MAX_HISTORY_ROWS`` rows before a known end (``run(100, 1e-12)``: 10^14 rows)."""
-    if callable(interval):
-        return
-    if isinstance(interval, bool) or not isinstance(interval, (int, float)):
-        raise TypeError(f"history_interval must be a number > 0 or a function of the time, not {interval!r}")
-    if not interval > 0:
-        raise ValueError(f"history_interval = {interval}: give a number > 0 (math.inf records the end only)")
-    if end_step is not None and math.isfinite(interval):
-        rows = (end_step / n - start) / interval
-        if rows > MAX_HISTORY_ROWS:
-            raise ValueError(
-                f"history_interval = {interval} would record about {rows:.3g} rows of history over this run, more "
-                f"than {MAX_HISTORY_ROWS}; raise history_interval"
-            )
-
-
-def _history_steps(
-    start: float, interval: Union[float, Callable[[float], float]], n: int, limit: int
-) -> Iterator[int]:
-    """The steps at which to record, as ``floor(time n)``: ppsim's times ``start + k interval``
-    (for a function of the time, each interval is its value at the time recorded last); at most
-    ``limit`` of them, then ``ValueError`` (which stops the run at the end of its piece)."""
-    t, k = start, 0
-    while True:
-        if k == limit:
-            raise ValueError(
-                f"history_interval = {interval!r}: this run has recorded {limit} rows of history, the most one run "
-                f"records (at most {MAX_HISTORY_ROWS}, and no more than fit in memory at about {_ROW_BYTES} bytes per "
-                "state a row); raise history_interval, or give run a time to run for"
-            )
-        length = interval(t) if callable(interval) else interval
-        if not length > 0:
-            raise ValueError("history_interval must always be > 0")
-        k += 1
-        t = t + length if callable(interval) else start + k * length
-        yield math.floor(t * n) if math.isfinite(t) else _NEVER
-
-
-def _columns(states: List[Any]) -> Union[pd.MultiIndex, List[str]]:
-    """ppsim's column names: a MultiIndex of the fields for states with several (dataclasses,
-    named tuples, tuples), else ``str(state)``."""
-    if states:
-        first = states[0]
-        if dataclasses.is_dataclass(first) and not isinstance(first, type):
-            fields = [f.name for f in dataclasses.fields(first)]
-            if len(fields) > 1 and all(type(s) is type(first) for s in states):
-                return pd.MultiIndex.from_tuples([dataclasses.astuple(s) for s in states], names=fields)
-        names = getattr(first, "_fields", None)
-        if isinstance(first, tuple) and len(first) > 1 and all(
-            isinstance(s, tuple) and len(s) == len(first) for s in states
-        ):
-            return pd.MultiIndex.from_tuples(states, names=list(names) if names else None)
-    return [str(s) for s in states]
 
 
 def time_trials(

@@ -30,7 +30,6 @@ True
 
 from __future__ import annotations
 
-import re
 import sys
 import time as _time
 from typing import Any, Callable, Hashable, Optional
@@ -38,12 +37,9 @@ from typing import Any, Callable, Hashable, Optional
 import numpy as np
 import pandas as pd
 
+from ._views import natural_key
+
 State = Hashable
-
-
-def _natural_key(value: Any) -> list:
-    """ppsim's order (natsort on ``repr``): digits compare as numbers."""
-    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", repr(value))]
 
 
 class Snapshot:
@@ -186,7 +182,7 @@ class Plotter(Snapshot):
         for m in mapped:
             if m is not None and m not in categories:
                 categories.append(m)
-        self.categories = sorted(categories, key=_natural_key)
+        self.categories = sorted(categories, key=natural_key)
         column = {c: i for i, c in enumerate(self.categories)}
         self._matrix = np.zeros((len(states), len(self.categories)), dtype=np.int64)
         for i, m in enumerate(mapped):

@@ -1,275 +1,267 @@
-"""The rest of ppsim's `Simulation` API, mixed into poplab's `Simulation`: the rule and its
-reactions (``rule``, ``reactions``, ``enabled_reactions``, ``null_probability``), changing and
-sampling configurations (``set_config``, ``sample_future_configuration``, ``time_to_steps``) and
-snapshots (``add_snapshot``, ``set_snapshot_index``, ``set_snapshot_time``, ``snapshot_slider``).
+"""What a `Simulation` shows of its rule and its configurations, computed from what it passes in:
+its rule's state space (`StateSpace`: the reachable states, enumerated on first use, and the
+reactions among states), reactions in ppsim's notation (`reaction_lines`, `enabled`,
+`null_probability`), configurations given as a dict or an array of counts (`count`, `as_config`),
+the history (the steps a run records at, `history_steps`, and how many rows it may) and recorded
+configurations as a DataFrame (`frame`).
+
+Nothing here reads a `Simulation`: it passes its rule, its states, its counts and its rows, and its
+public views (``state_list``, ``reactions``, ``enabled_reactions``, ``null_probability``,
+``history``, ``set_config``, ...) return what these give.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
+import warnings
 from collections.abc import Mapping
-from typing import Any, Dict, List, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
 from . import _poplab, _reachable
-from ._snapshot import Snapshot
 
-#: Mixes the seed of a trial into the seeds of ``sample_future_configuration``'s samples.
-_SAMPLE_STREAMS = 0x5DEECE66D
+if TYPE_CHECKING:
+    from ._rule import _PpsimRule
+
+#: The most reachable states whose rule results are kept from the enumeration for the reactions
+#: (more are asked of the rule again).
+_KEEP_RESULTS = 300
+
+#: A configuration: ``{state: count}``.
+Config = Dict[Any, int]
 
 
-def _count(state: Any, amount: Any) -> int:
+def count(state: Any, amount: Any) -> int:
     """A count of ``init_config``: a whole number (ppsim's examples write ``0.501 * n``)."""
     if isinstance(amount, bool) or not isinstance(amount, (int, float, np.integer, np.floating)):
         raise TypeError(f"init_config: the count of state {state!r} must be a number, not {amount!r}")
-    count = int(round(float(amount))) if not isinstance(amount, (int, np.integer)) else int(amount)
-    if abs(float(amount) - count) > 1e-6 * max(1.0, abs(float(amount))) or count < 0:
+    whole = int(round(float(amount))) if not isinstance(amount, (int, np.integer)) else int(amount)
+    if abs(float(amount) - whole) > 1e-6 * max(1.0, abs(float(amount))) or whole < 0:
         raise ValueError(f"init_config: the count of state {state!r} is {amount!r}; give a whole number of agents >= 0")
-    return count
+    return whole
 
 
-class PpsimViews:
-    """ppsim's methods on the rule, the configuration and snapshots (a part of `Simulation`)."""
+def as_config(config: Union[Mapping, np.ndarray, List[int]], state_list: Callable[[], List[Any]]) -> Config:
+    """``config`` as ``{state: count}``: a dict of counts, or counts in the order of the states
+    ``state_list()`` gives (``set_config``'s two forms; it is called for an array only, since it
+    may enumerate the states)."""
+    if isinstance(config, Mapping):
+        return {state: count(state, amount) for state, amount in config.items()}
+    counts = np.asarray(config)
+    states = state_list()
+    if counts.shape != (len(states),):
+        raise ValueError(f"set_config: an array of counts needs one count per state of state_list ({len(states)}), "
+                         f"not shape {counts.shape}")
+    return {state: count(state, amount) for state, amount in zip(states, counts.tolist())}
 
-    # The rule and its reactions.
 
-    def rule(self, a: Any, b: Any) -> Any:
-        """ppsim's ``rule(a, b)``: what the rule gives for the ordered pair ``(a, b)``, as given (a
-        pair, a law ``{(c, d): p}``, or None for a pair a dict rule lacks; a rule function that
-        returns None gives its, possibly mutated, arguments). It gets copies of the states.
+def natural_key(state: Any) -> List[Tuple[int, Any]]:
+    """ppsim's order of states (natsort on ``repr``): digits compare as numbers."""
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", repr(state))]
 
-        >>> from poplab import Simulation
-        >>> sim = Simulation({"A": 5, "B": 5}, {("A", "B"): ("U", "U")}, seed=1)
-        >>> sim.rule("A", "B"), sim.rule("B", "A")
-        (('U', 'U'), None)
-        """
-        return self._ppsim_rule.raw(a, b)
 
-    def time_to_steps(self, time: float) -> int:
-        """ppsim's ``time_to_steps``: the number of interactions in ``time`` units of parallel
-        time, ``floor(time * steps_per_time_unit)``.
+class StateSpace:
+    """The states a ppsim rule reaches from a simulation's initial states, enumerated on first use,
+    and the reactions among states: what ``state_list`` and the reactions show.
 
-        >>> from poplab import Simulation
-        >>> Simulation({"L": 1000}, {("L", "L"): ("L", "F")}, seed=1).time_to_steps(2.5)
-        2500
-        """
-        return math.floor(time * self.steps_per_time_unit)
+    It keeps what the enumeration found (``reachable``: the states in the order found, or None past
+    the limit; the rule's results when the states are few, which the run then takes instead of
+    asking the rule again) and the reactions it listed last. A simulation pickles ``reachable``
+    and ``enumerated`` and builds the space again from them.
+    """
 
-    def _one_way(self) -> Any:
+    def __init__(
+        self, rule: _PpsimRule, initial: List[Any], reachable: Optional[List[Any]] = None, enumerated: bool = False
+    ):
+        self.rule = rule
+        self.initial = initial
+        self.reachable = reachable
+        self.enumerated = enumerated
+        self._results: Dict[Tuple[Any, Any], Any] = {}
+        self._results_complete = False
+        self._reactions: Optional[Tuple[int, List[_reachable.Reaction]]] = None
+        self._sorted: Optional[Tuple[Tuple[int, bool], List[Any]]] = None
+
+    def states(self, met: List[Any], limit: int) -> List[Any]:
+        """ppsim's ``state_list``: the reachable states (enumerated the first time, with at most
+        ``limit`` of them) and any of ``met`` (the states met so far) beyond them, or ``met`` alone
+        past the limit, in ppsim's order."""
+        if not self.enumerated:
+            self._enumerate(limit)
+            self.enumerated = True
+        key = (len(met), self.reachable is None)
+        if self._sorted is None or self._sorted[0] != key:
+            states = list(met) if self.reachable is None else list(self.reachable)
+            if self.reachable is not None and met:
+                known = set(states)
+                states += [s for s in met if s not in known]
+            self._sorted = (key, sorted(states, key=natural_key))
+        return list(self._sorted[1])
+
+    def _enumerate(self, limit: int) -> None:
+        rule = self.rule.rule
+        initial = list(self.initial)
+        if isinstance(rule, Mapping):
+            for (a, b), result in rule.items():
+                initial += [a, b] + [s for pair, _ in _reachable.outcomes(result) for s in pair]
+        try:
+            found = _reachable.reachable_states(initial, self.rule.one_way, limit)
+        except Exception as e:
+            raise _poplab.RuleError(f"the rule failed while the reachable states were enumerated: {type(e).__name__}: {e}") from e
+        self._reactions = None
+        self._results, self._results_complete = {}, False
+        if found is None:
+            warnings.warn(
+                f"more than {limit} states are reachable (Simulation.MAX_ENUMERATED_STATES): "
+                "state_list lists the states met so far (states_met), and grows as the simulation runs",
+                stacklevel=4,
+            )
+            self.reachable = None
+            return
+        self.reachable, results = found
+        if len(self.reachable) <= _KEEP_RESULTS:
+            self._results, self._results_complete = results, True
+            self.rule.remember(self.reachable, results)
+
+    def _one_way(self) -> Callable[[Any, Any], Any]:
         """The results of single orders of pairs: from the enumeration when it kept them all."""
-        self._ensure_enumerated()
-        if getattr(self, "_results_complete", False):
+        if self._results_complete:
             return lambda a, b: self._results.get((a, b))
         memo: Dict[Tuple[Any, Any], Any] = {}
 
         def one_way(a: Any, b: Any) -> Any:
             if (a, b) not in memo:
-                memo[(a, b)] = self._ppsim_rule.one_way(a, b)
+                memo[(a, b)] = self.rule.one_way(a, b)
             return memo[(a, b)]
 
         return one_way
 
-    def _reaction_list(self, states: List[Any]) -> List[_reachable.Reaction]:
+    def reactions(self, states: List[Any]) -> List[_reachable.Reaction]:
+        """The non-null reactions among ``states`` (the transition order applied), in ppsim's order."""
         one_way = self._one_way()
-        return _reachable.reactions(states, lambda a, b: self._ppsim_rule.applied(a, b, one_way))
+        return _reachable.reactions(states, lambda a, b: self.rule.applied(a, b, one_way))
 
-    def _format(self, reactions: List[_reachable.Reaction]) -> str:
-        states = self.state_list
-        index = {state: i for i, state in enumerate(states)}
-        width = max(len(str(state)) for state in states)
-        return "\n".join(_reachable.reaction_string(r, index, width) for r in reactions)
-
-    def _all_reactions(self) -> List[_reachable.Reaction]:
-        states = self.state_list
-        if self._reactions is None or self._reactions[0] != len(states):
-            self._reactions = (len(states), self._reaction_list(states))
+    def all_reactions(self, state_list: List[Any]) -> List[_reachable.Reaction]:
+        """`reactions` among ``state_list`` (ppsim's ``state_list``, which only grows), kept until it
+        grows."""
+        if self._reactions is None or self._reactions[0] != len(state_list):
+            self._reactions = (len(state_list), self.reactions(state_list))
         return self._reactions[1]
 
-    @property
-    def reactions(self) -> str:
-        """ppsim's ``reactions``: the non-null reactions among the states of ``state_list``, one a
-        line, in ppsim's notation and order: ``a, b  -->  c, d`` (reactants and products each in
-        the order of ``state_list``), followed by ``with probability p`` when a meeting of the two
-        reacts so with probability ``p < 1``: a law's probability, halved when only one order of
-        the pair reacts (or the two orders react differently), as ppsim counts unordered pairs.
 
-        >>> from poplab import Simulation
-        >>> majority = {("A", "B"): ("U", "U"), ("A", "U"): ("A", "A"), ("B", "U"): ("B", "B")}
-        >>> print(Simulation({"A": 6, "B": 4}, majority, seed=1).reactions)
-        A, B  -->  U, U
-        A, U  -->  A, A
-        B, U  -->  B, B
-        >>> print(Simulation({"A": 6, "B": 4}, majority, transition_order="asymmetric", seed=1).reactions)
-        A, B  -->  U, U      with probability 0.5
-        A, U  -->  A, A      with probability 0.5
-        B, U  -->  B, B      with probability 0.5
-        """
-        return self._format(self._all_reactions())
+def reaction_lines(reactions: List[_reachable.Reaction], states: List[Any]) -> str:
+    """``reactions`` one a line in ppsim's notation, each state numbered and padded by ``states``."""
+    index = {state: i for i, state in enumerate(states)}
+    width = max(len(str(state)) for state in states)
+    return "\n".join(_reachable.reaction_string(r, index, width) for r in reactions)
 
-    @property
-    def enabled_reactions(self) -> str:
-        """ppsim's ``enabled_reactions``: the lines of ``reactions`` whose reactants are present
-        now (two agents of a state that reacts with itself).
 
-        >>> from poplab import Simulation
-        >>> majority = {("A", "B"): ("U", "U"), ("A", "U"): ("A", "A"), ("B", "U"): ("B", "B")}
-        >>> sim = Simulation({"A": 6, "U": 4}, majority, seed=1)
-        >>> print(sim.enabled_reactions)
-        A, U  -->  A, A
-        """
-        counts = self.config_dict
-        enabled = [
-            r for r in self._all_reactions()
-            if (counts.get(r[0], 0) >= 2 if r[0] == r[1] else counts.get(r[0], 0) >= 1 and counts.get(r[1], 0) >= 1)
-        ]
-        return self._format(enabled)
+def enabled(reactions: List[_reachable.Reaction], counts: Config) -> List[_reachable.Reaction]:
+    """The ``reactions`` whose reactants are present in ``counts`` (two agents of a state that
+    reacts with itself)."""
+    return [
+        r for r in reactions
+        if (counts.get(r[0], 0) >= 2 if r[0] == r[1] else counts.get(r[0], 0) >= 1 and counts.get(r[1], 0) >= 1)
+    ]
 
-    @property
-    def null_probability(self) -> float:
-        """ppsim's ``null_probability``: the probability that the next interaction (a uniformly
-        random pair of agents of the complete graph) changes nothing.
 
-        Raises:
-            ValueError: a simulation on another graph.
+def null_probability(reactions: List[_reachable.Reaction], counts: Config) -> float:
+    """The probability that a uniformly random pair of the agents of ``counts`` (on the complete
+    graph) changes nothing, given the ``reactions`` among the states present."""
+    agents = sum(counts.values())
+    return 1.0 - _reachable.non_null_propensity(reactions, counts) / (agents * (agents - 1) / 2)
 
-        Approximate majority with ``a``, ``b``, ``u`` agents of A, B, U: an interaction is non-null
-        when it meets A with B, A with U or B with U.
 
-        >>> from poplab import Simulation
-        >>> majority = {("A", "B"): ("U", "U"), ("A", "U"): ("A", "A"), ("B", "U"): ("B", "B")}
-        >>> sim = Simulation({"A": 5, "B": 3, "U": 2}, majority, seed=1)
-        >>> sim.null_probability == 1 - (5 * 3 + 5 * 2 + 3 * 2) / (10 * 9 / 2)
-        True
-        """
-        if self.graph not in (None, "complete"):
-            raise ValueError("null_probability is that of the complete graph's uniformly random pairs; this simulation "
-                             f"runs on graph {self.graph!r}")
-        counts = self.config_dict
-        present = [state for state in self.state_list if counts.get(state, 0) > 0]
-        propensity = _reachable.non_null_propensity(self._reaction_list(present), counts)
-        agents = sum(counts.values())
-        return 1.0 - propensity / (agents * (agents - 1) / 2)
+# The history: the steps a run records at, and how many rows it may.
 
-    # Changing and sampling the configuration.
+#: A step no run reaches (history_interval=math.inf records the start and the end only).
+_NEVER = 1 << 127
 
-    def _as_config(self, config: Union[Mapping, np.ndarray, List[int]]) -> Dict[Any, int]:
-        if isinstance(config, Mapping):
-            return {state: _count(state, amount) for state, amount in config.items()}
-        counts = np.asarray(config)
-        states = self.state_list
-        if counts.shape != (len(states),):
-            raise ValueError(f"set_config: an array of counts needs one count per state of state_list ({len(states)}), "
-                             f"not shape {counts.shape}")
-        return {state: _count(state, amount) for state, amount in zip(states, counts.tolist())}
+#: The most rows one run adds to ``history``: refused up front when the end is known, else the run
+#: stops with ``ValueError`` once it has recorded this many (or as many as fit in memory, at about
+#: ``_ROW_BYTES`` per state present, if fewer).
+MAX_HISTORY_ROWS = 10**8
 
-    def set_config(self, config: Union[Mapping, np.ndarray, List[int]]) -> None:
-        """ppsim's ``set_config``: the configuration becomes ``config`` (a dict ``{state: count}``
-        or counts in the order of ``state_list``) at the current time, which is recorded in
-        ``history``. The number of agents may change; the time unit stays ``n`` interactions (the
-        initial configuration's n, as in ppsim). The run goes on on fresh random streams.
+#: The memory a recorded row takes per state (a Python tuple of a name and a count, and its share
+#: of the row's list), an estimate on the high side.
+_ROW_BYTES = 160
 
-        Raises:
-            ValueError: fewer than 2 agents, or an array of the wrong length.
 
-        >>> from poplab import Simulation
-        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
-        >>> sim.run(1)
-        >>> sim.set_config({"L": 50, "F": 49})
-        >>> sim.config_dict, sim.time, sim.population
-        ({'L': 50, 'F': 49}, 1.0, 99)
-        >>> sim.run(1)
-        >>> sim.time, sum(sim.config_dict.values())
-        (2.0, 99)
-        """
-        counts = self._as_config(config)
-        step = self._step()
-        self._trial += 1
-        live = self._new_live(counts, _poplab.trial_seed(self.seed, self._trial))
-        self._live, self._offset = live, step
-        self._population = sum(counts.values())
-        self._record(step, live.counts())
+def history_limit(states: int) -> int:
+    """The most rows one run may record: ``MAX_HISTORY_ROWS``, or fewer if they would not fit in
+    the memory available (``poplab``'s own measure: the smallest of MemAvailable, ``ulimit -v`` and
+    the cgroup's limit)."""
+    return max(1, min(MAX_HISTORY_ROWS, _poplab.available_memory() // (_ROW_BYTES * (states + 1))))
 
-    def sample_future_configuration(self, time: float, num_samples: int = 100) -> pd.DataFrame:
-        """ppsim's ``sample_future_configuration``: ``num_samples`` independent samples of the
-        configuration ``time`` units of parallel time after the current one, as a DataFrame with a
-        row per sample (index ``trial #``) and the columns of ``history``. The simulation itself
-        does not move (ppsim's is left at its last sample).
 
-        >>> from poplab import Simulation
-        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
-        >>> samples = sim.sample_future_configuration(5, num_samples=20)
-        >>> samples.shape, samples.index.name, bool((samples.sum(axis=1) == 100).all()), sim.time
-        ((20, 2), 'trial #', True, 0.0)
-        """
-        if not (isinstance(num_samples, (int, np.integer)) and num_samples >= 0):
-            raise ValueError(f"num_samples must be a whole number >= 0, not {num_samples!r}")
-        if not time >= 0:
-            raise ValueError(f"time = {time}: give a time >= 0")
-        steps = self.time_to_steps(time)
-        current = self.config_dict
-        base = _poplab.trial_seed(self.seed, self._trial) ^ _SAMPLE_STREAMS
-        draws = getattr(self, "_draws", 0)
-        rows = []
-        for k in range(num_samples):
-            live = self._new_live(current, _poplab.trial_seed(base, draws + k))
-            live.advance(steps, "silent", False)
-            state = self.protocol._state
-            rows.append((k, {state(name): count for name, count in live.counts()}))
-        self._draws = draws + num_samples
-        return self._frame(rows, "trial #")
+def check_history(interval: Any, start: float, end_step: Optional[int], n: int) -> None:
+    """Refuses a numeric ``history_interval`` that is not a number > 0, or one that would record
+    more than ``MAX_HISTORY_ROWS`` rows before a known end (``run(100, 1e-12)``: 10^14 rows)."""
+    if callable(interval):
+        return
+    if isinstance(interval, bool) or not isinstance(interval, (int, float)):
+        raise TypeError(f"history_interval must be a number > 0 or a function of the time, not {interval!r}")
+    if not interval > 0:
+        raise ValueError(f"history_interval = {interval}: give a number > 0 (math.inf records the end only)")
+    if end_step is not None and math.isfinite(interval):
+        rows = (end_step / n - start) / interval
+        if rows > MAX_HISTORY_ROWS:
+            raise ValueError(
+                f"history_interval = {interval} would record about {rows:.3g} rows of history over this run, more "
+                f"than {MAX_HISTORY_ROWS}; raise history_interval"
+            )
 
-    # Snapshots.
 
-    def add_snapshot(self, snap: Snapshot) -> None:
-        """ppsim's ``add_snapshot``: ``snap`` (a `Snapshot`, such as a `StatePlotter`) shows this
-        simulation, now and while it runs."""
-        snap.simulation = self
-        snap.initialize()
-        snap.update()
-        self.snapshots.append(snap)
+def history_steps(
+    start: float, interval: Union[float, Callable[[float], float]], n: int, limit: int
+) -> Iterator[int]:
+    """The steps at which to record, as ``floor(time n)``: ppsim's times ``start + k interval``
+    (for a function of the time, each interval is its value at the time recorded last); at most
+    ``limit`` of them, then ``ValueError`` (which stops the run at the end of its piece)."""
+    t, k = start, 0
+    while True:
+        if k == limit:
+            raise ValueError(
+                f"history_interval = {interval!r}: this run has recorded {limit} rows of history, the most one run "
+                f"records (at most {MAX_HISTORY_ROWS}, and no more than fit in memory at about {_ROW_BYTES} bytes per "
+                "state a row); raise history_interval, or give run a time to run for"
+            )
+        length = interval(t) if callable(interval) else interval
+        if not length > 0:
+            raise ValueError("history_interval must always be > 0")
+        k += 1
+        t = t + length if callable(interval) else start + k * length
+        yield math.floor(t * n) if math.isfinite(t) else _NEVER
 
-    def set_snapshot_index(self, index: int) -> None:
-        """Every snapshot shows the recorded configuration ``configs[index]``."""
-        for snapshot in self.snapshots:
-            snapshot.update(index=index)
 
-    def set_snapshot_time(self, time: float) -> None:
-        """Every snapshot shows the first recorded configuration at ``time`` or later (the last
-        one past the end).
+def frame(rows: List[Tuple[Any, Config]], states: List[Any], index_name: str) -> pd.DataFrame:
+    """Configurations as a DataFrame: a row per ``(key, {state: count})`` of ``rows``, indexed by
+    the keys (named ``index_name``), a column per state of ``states`` (ppsim's `columns`)."""
+    column = {state: i for i, state in enumerate(states)}
+    data = np.zeros((len(rows), len(states)), dtype=np.int64)
+    for r, (_, config) in enumerate(rows):
+        for state, amount in config.items():
+            data[r, column[state]] = amount
+    index = pd.Index([key for key, _ in rows], name=index_name)
+    return pd.DataFrame(data, index=index, columns=columns(states))
 
-        >>> from poplab import Simulation, Snapshot
-        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
-        >>> snap = Snapshot()
-        >>> sim.add_snapshot(snap)
-        >>> sim.run(3, history_interval=0.5)
-        >>> sim.set_snapshot_time(1.2)
-        >>> snap.time
-        1.5
-        """
-        index = min(int(np.searchsorted(self.times, time)), len(self.times) - 1)
-        self.set_snapshot_index(index)
 
-    def snapshot_slider(self, var: str = "index") -> Any:
-        """ppsim's ``snapshot_slider``: an ipywidgets slider over the recorded configurations (by
-        ``'index'`` or by ``'time'``) that updates every snapshot.
-
-        Raises:
-            ImportError: ipywidgets is not installed (``set_snapshot_index`` and
-                ``set_snapshot_time`` do the same without it).
-            ValueError: ``var`` is neither ``'index'`` nor ``'time'``.
-        """
-        if var.lower() not in ("index", "time"):
-            raise ValueError("var must be either 'index' or 'time'")
-        try:
-            import ipywidgets as widgets
-        except ImportError as e:
-            raise ImportError("snapshot_slider needs ipywidgets (pip install ipywidgets); without it, "
-                              "set_snapshot_index(i) and set_snapshot_time(t) update the snapshots") from e
-        layout = widgets.Layout(width="100%")
-        if var.lower() == "index":
-            slider = widgets.IntSlider(min=0, max=len(self.times) - 1, step=1, layout=layout)
-            return widgets.interactive(self.set_snapshot_index, index=slider)
-        slider = widgets.FloatSlider(min=self.times[0], max=self.times[-1], step=0.01, layout=layout)
-        return widgets.interactive(self.set_snapshot_time, time=slider)
+def columns(states: List[Any]) -> Union[pd.MultiIndex, List[str]]:
+    """ppsim's column names: a MultiIndex of the fields for states with several (dataclasses,
+    named tuples, tuples), else ``str(state)``."""
+    if states:
+        first = states[0]
+        if dataclasses.is_dataclass(first) and not isinstance(first, type):
+            fields = [f.name for f in dataclasses.fields(first)]
+            if len(fields) > 1 and all(type(s) is type(first) for s in states):
+                return pd.MultiIndex.from_tuples([dataclasses.astuple(s) for s in states], names=fields)
+        names = getattr(first, "_fields", None)
+        if isinstance(first, tuple) and len(first) > 1 and all(
+            isinstance(s, tuple) and len(s) == len(first) for s in states
+        ):
+            return pd.MultiIndex.from_tuples(states, names=list(names) if names else None)
+    return [str(s) for s in states]

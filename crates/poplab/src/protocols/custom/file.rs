@@ -25,7 +25,7 @@
 //! fraction `f` gives `round(f n)` agents (halves away from zero); the last state of `[init]` gets
 //! the agents left over, whatever its own amount. Errors name the line and say how to fix it.
 
-use super::{Amount, Definition, StopRule, output_named};
+use super::{Amount, Definition, StopRule, output_named, output_names};
 use crate::error::{Error, Result};
 use crate::protocol::Law;
 use std::collections::{HashMap, HashSet};
@@ -102,12 +102,10 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
         if !is_state_name(state) {
             return Err(fail(line, format!("state '{state}': a state name is non-empty text without commas")));
         }
-        let output = output.as_str().and_then(output_named).ok_or_else(|| {
-            fail(
-                line,
-                format!("state {state}: the output must be \"leader\", \"follower\", \"yes\", \"no\" or \"undecided\""),
-            )
-        })?;
+        let output = output
+            .as_str()
+            .and_then(output_named)
+            .ok_or_else(|| fail(line, format!("state {state}: the output must be {}", output_choices())))?;
         let name = state.trim();
         if !names.insert(name) {
             return Err(fail(
@@ -206,17 +204,24 @@ pub fn parse(text: &str, path: &str) -> Result<Definition> {
     }
     let stop: StopRule = match stop.get("safe") {
         Some(Value::String(rule)) => rule.parse().map_err(|e: Error| fail(find("stop", "safe"), e.to_string()))?,
-        _ => return Err(fail(find("stop", "safe"), how_to("stop").to_string())),
+        _ => return Err(fail(find("stop", "safe"), how_to("stop"))),
     };
     Ok(Definition { name, source: path.to_string(), states, rules, init, stop })
 }
 
-fn how_to(section: &str) -> &'static str {
+fn how_to(section: &str) -> String {
     match section {
-        "states" => "list every state with its output, as A = \"yes\"",
-        "rules" => "list the non-null rules, as \"A,B\" = \"U,U\"",
-        _ => "give the stop rule, as safe = \"consensus\" (silent, one-leader, consensus, all-yes, all-no or time:T)",
+        "states" => "list every state with its output, as A = \"yes\"".into(),
+        "rules" => "list the non-null rules, as \"A,B\" = \"U,U\"".into(),
+        _ => format!("give the stop rule, as safe = \"consensus\" ({})", StopRule::choices()),
     }
+}
+
+/// The outputs a state can give, quoted, in words: `"leader", "follower", ... or "undecided"`.
+fn output_choices() -> String {
+    let quoted: Vec<String> = output_names().iter().map(|name| format!("\"{name}\"")).collect();
+    let (last, rest) = quoted.split_last().expect("outputs exist");
+    format!("{} or {last}", rest.join(", "))
 }
 
 /// Whether `name` can name a state: non-empty text without commas.
@@ -334,9 +339,12 @@ safe = "consensus"
             error(&above)
         );
         let no_output = MAJORITY.replace("U = \"undecided\"", "U = \"maybe\"");
-        assert!(error(&no_output).contains("line 6: state U: the output must be"), "{}", error(&no_output));
+        let must_be = "line 6: state U: the output must be \"leader\", \"follower\", \"yes\", \"no\" or \"undecided\"";
+        assert!(error(&no_output).ends_with(must_be), "{}", error(&no_output));
         let no_stop = MAJORITY.replace("[stop]\nsafe = \"consensus\"", "");
-        assert!(error(&no_stop).contains("the [stop] section is missing; give the stop rule"), "{}", error(&no_stop));
+        let give = "the [stop] section is missing; give the stop rule, as safe = \"consensus\" (silent, one-leader, \
+                    consensus, all-yes, all-no or time:T)";
+        assert!(error(&no_stop).ends_with(give), "{}", error(&no_stop));
         let bad_rule = MAJORITY.replace("safe = \"consensus\"", "safe = \"majority\"");
         assert!(error(&bad_rule).contains("line 14: unknown stop rule 'majority'"), "{}", error(&bad_rule));
         assert!(error("name = [").contains("line 1: not valid TOML"));

@@ -30,7 +30,7 @@ mod state;
 mod stop;
 
 pub use rules::{OutputFn, RuleFn};
-pub use state::{CustomState, MAX_STATES, output_name, output_named};
+pub use state::{CustomState, MAX_STATES, output_name, output_named, output_names};
 pub use stop::{StopMonitor, StopRule};
 
 use crate::error::{Error, Result};

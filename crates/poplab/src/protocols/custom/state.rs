@@ -65,6 +65,12 @@ pub fn output_named(name: &str) -> Option<Output> {
     OUTPUTS.iter().copied().find(|&o| output_name(o) == name)
 }
 
+/// The names of the outputs, in code order: `leader`, `follower`, `yes`, `no`, `undecided` (what
+/// [`output_named`] reads, messages list and the Python package takes).
+pub fn output_names() -> Vec<&'static str> {
+    OUTPUTS.iter().map(|&output| output_name(output)).collect()
+}
+
 /// The name of an output in protocol files.
 pub fn output_name(output: Output) -> &'static str {
     match output {

@@ -40,16 +40,41 @@ pub enum StopRule {
 }
 
 impl StopRule {
+    /// The rules known by name, in the order messages list them ([`StopRule::names`]); a fixed
+    /// time is written `time:T`.
+    pub const NAMED: [StopRule; 5] =
+        [StopRule::Silent, StopRule::OneLeader, StopRule::Consensus, StopRule::AllYes, StopRule::AllNo];
+
+    /// The names of the rules known by name ([`StopRule::NAMED`]), as they are parsed and listed
+    /// in messages (and by the Python package), `time:T` aside.
+    pub fn names() -> Vec<&'static str> {
+        Self::NAMED.iter().filter_map(|rule| rule.known_name()).collect()
+    }
+
+    /// The name of a rule known by name; `None` for a fixed time.
+    fn known_name(self) -> Option<&'static str> {
+        match self {
+            StopRule::Silent => Some("silent"),
+            StopRule::OneLeader => Some("one-leader"),
+            StopRule::Consensus => Some("consensus"),
+            StopRule::AllYes => Some("all-yes"),
+            StopRule::AllNo => Some("all-no"),
+            StopRule::Time(_) => None,
+        }
+    }
+
     /// The rule's name, as written in protocol files and outputs (`time:T` for a fixed time).
     pub fn name(self) -> String {
         match self {
-            StopRule::Silent => "silent".into(),
-            StopRule::OneLeader => "one-leader".into(),
-            StopRule::Consensus => "consensus".into(),
-            StopRule::AllYes => "all-yes".into(),
-            StopRule::AllNo => "all-no".into(),
             StopRule::Time(t) => format!("time:{t}"),
+            named => named.known_name().unwrap_or_default().into(),
         }
+    }
+
+    /// The rules a protocol file or `Protocol(stop=...)` takes, in words: "silent, one-leader,
+    /// consensus, all-yes, all-no or time:T".
+    pub fn choices() -> String {
+        format!("{} or time:T", Self::names().join(", "))
     }
 
     /// The horizon a fixed-time rule sets for `n` agents, in steps (`ceil(t n)`).
@@ -64,26 +89,20 @@ impl StopRule {
 impl std::str::FromStr for StopRule {
     type Err = Error;
 
-    /// `silent`, `one-leader`, `consensus`, `all-yes`, `all-no` or `time:T` (T > 0, parallel time).
+    /// A name of [`StopRule::names`] (`silent`, `one-leader`, `consensus`, `all-yes`, `all-no`)
+    /// or `time:T` (T > 0, parallel time).
     fn from_str(text: &str) -> Result<Self> {
-        Ok(match text {
-            "silent" => StopRule::Silent,
-            "one-leader" => StopRule::OneLeader,
-            "consensus" => StopRule::Consensus,
-            "all-yes" => StopRule::AllYes,
-            "all-no" => StopRule::AllNo,
-            other => match other.strip_prefix("time:").map(str::parse::<f64>) {
-                Some(Ok(t)) if t.is_finite() && t > 0.0 => StopRule::Time(t),
-                _ => {
-                    return Err(Error::UnknownName {
-                        kind: "stop rule",
-                        name: other.into(),
-                        choices: "silent, one-leader, consensus, all-yes, all-no or time:T (T a parallel time above 0)"
-                            .into(),
-                    });
-                }
-            },
-        })
+        if let Some(rule) = Self::NAMED.into_iter().find(|rule| rule.known_name() == Some(text)) {
+            return Ok(rule);
+        }
+        match text.strip_prefix("time:").map(str::parse::<f64>) {
+            Some(Ok(t)) if t.is_finite() && t > 0.0 => Ok(StopRule::Time(t)),
+            _ => Err(Error::UnknownName {
+                kind: "stop rule",
+                name: text.into(),
+                choices: format!("{} (T a parallel time above 0)", Self::choices()),
+            }),
+        }
     }
 }
 
@@ -348,6 +367,20 @@ mod tests {
             stop,
         };
         Custom::new(&definition, n).unwrap()
+    }
+
+    #[test]
+    fn the_named_rules_are_read_by_their_names_and_listed_in_the_message() {
+        assert_eq!(StopRule::names(), ["silent", "one-leader", "consensus", "all-yes", "all-no"]);
+        for rule in StopRule::NAMED {
+            assert_eq!(rule.name().parse::<StopRule>().unwrap(), rule);
+        }
+        let message = "sometimes".parse::<StopRule>().unwrap_err().to_string();
+        assert!(
+            message
+                .ends_with("use silent, one-leader, consensus, all-yes, all-no or time:T (T a parallel time above 0)"),
+            "{message}"
+        );
     }
 
     /// The rules on outputs follow any sequence of records, single or repeated (as batches
