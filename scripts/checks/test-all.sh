@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Every test of poplab: the Rust workspace, then the Python package.
 #
-#   1. cargo test --workspace (this also builds the `poplab` command, whose JSON documents the
-#      Python tests compare with);
+#   1. cargo test --workspace, in two runs: the tests of every target that has tests (`--tests`:
+#      not `examples/`, which clippy --all-targets checks and no test runs, nor the extension
+#      module, whose tests are pytest's), then the documentation's examples; this also builds the
+#      `poplab` command, whose JSON documents the Python tests compare with;
 #   2. a virtual environment (made once, reused: $POPLAB_VENV, default <target dir>/venv-py) with
 #      pytest and pytest-xdist (the tests one per core), scipy and matplotlib (the example
 #      notebook's plots), nbclient, ipykernel and nbformat
@@ -19,7 +21,8 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 
-cargo test --workspace
+cargo test --workspace --tests
+cargo test --workspace --doc
 
 venv=${POPLAB_VENV:-$target/venv-py}
 python=${PYTHON:-python3}
