@@ -2,7 +2,12 @@
 # Runs every fuzz target of fuzz/ (cargo-fuzz, libFuzzer) for SECONDS each, one per core at a time,
 # and fails if any of them finds a crash, a hang or a memory blow-up.
 #
-#   scripts/checks/fuzz.sh SECONDS [TARGET...]
+#   scripts/checks/fuzz.sh [--dev] SECONDS [TARGET...]
+#
+# --dev builds the targets unoptimised, with debug assertions and overflow checks: a shorter build
+# and slower fuzzing per input (the guide's chapter "Fuzzing" has the figures), the trade for CI's
+# 20 s per target (a smoke test); without it they are built optimised (release, 16 codegen
+# units), for long runs.
 #
 # Installs cargo-fuzz if it is missing; builds with the nightly toolchain if the machine has one,
 # else with the pinned toolchain and RUSTC_BOOTSTRAP=1. Each target grows its corpus in
@@ -11,7 +16,12 @@
 # fuzz/artifacts/TARGET/. The last lines per target are libFuzzer's final statistics. The inputs
 # of past findings, fuzz/regressions/TARGET/, are replayed first.
 set -euo pipefail
-seconds=${1:?usage: scripts/checks/fuzz.sh SECONDS [TARGET...]}
+build=(-O --codegen-units 16) profile=release
+if [ "${1:-}" = --dev ]; then
+    build=(--dev) profile=debug
+    shift
+fi
+seconds=${1:?usage: scripts/checks/fuzz.sh [--dev] SECONDS [TARGET...]}
 shift
 cd "$(dirname "$0")/../../fuzz"
 
@@ -26,13 +36,12 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <("${fuzz[@]}" list)
 fi
-# 16 codegen units: cargo-fuzz's own advice for faster builds ("at the cost of somewhat slower fuzz
-# runs"); its default of one makes the library's optimisation a single thread, the longest step
-# of a CI run's fuzzing on 2 cores.
-"${fuzz[@]}" build -O --codegen-units 16
+# Optimised: 16 codegen units, cargo-fuzz's own advice for faster builds ("at the cost of somewhat
+# slower fuzz runs"); its default of one makes the library's optimisation a single thread.
+"${fuzz[@]}" build "${build[@]}"
 # The targets run from the binaries just built (a later change of the sources does not rebuild
 # them in the middle of a run).
-binaries=target/$(rustc -vV | sed -n 's/^host: //p')/release
+binaries=target/$(rustc -vV | sed -n 's/^host: //p')/$profile
 
 # One target: its past findings, then SECONDS of fuzzing; its summary goes to logs/TARGET.summary,
 # and its exit status says whether it found nothing.

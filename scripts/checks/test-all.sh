@@ -3,8 +3,9 @@
 #
 #   1. cargo test --workspace, in two runs: the tests of every target that has tests (`--tests`:
 #      not `examples/`, which clippy --all-targets checks and no test runs, nor the extension
-#      module, whose tests are pytest's), then the documentation's examples; this also builds the
-#      `poplab` command, whose JSON documents the Python tests compare with;
+#      module, whose tests are pytest's), then the documentation's examples, while step 2's tools
+#      install; this also builds the `poplab` command, whose JSON documents the Python tests
+#      compare with;
 #   2. a virtual environment (made once, reused: $POPLAB_VENV, default <target dir>/venv-py) with
 #      pytest and pytest-xdist (the tests one per core), scipy and matplotlib (the example
 #      notebook's plots), nbclient, ipykernel and nbformat
@@ -21,28 +22,38 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 
-cargo test --workspace --tests
-cargo test --workspace --doc
-
 venv=${POPLAB_VENV:-$target/venv-py}
 python=${PYTHON:-python3}
 if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --upgrade pip
 fi
-# The wheel, built once per run (cargo rebuilds only what changed), then installed with its
-# dependencies (numpy, pandas: fetched the first time only) and the test tools; --force-reinstall
-# --no-deps puts the new build in place of an older one of the same version.
+# The Python test tools and the wheel's dependencies (numpy, pandas), fetched and installed while
+# cargo builds (mostly downloads the first time; nothing to do after).
+tools_log=$target/test-all-pip.log
+mkdir -p "$target"
+"$venv/bin/python" -m pip install --quiet numpy pandas pytest pytest-xdist scipy matplotlib \
+    nbclient ipykernel nbformat seaborn ipywidgets ipympl tqdm >"$tools_log" 2>&1 &
+tools=$!
+
+cargo test --workspace --tests
+cargo test --workspace --doc
+
+if ! wait "$tools"; then
+    cat "$tools_log" >&2
+    echo "test-all.sh: installing the Python test tools failed (above)" >&2
+    exit 1
+fi
+# The wheel, built once per run (cargo rebuilds only what changed); --force-reinstall --no-deps
+# puts the new build in place of an older one of the same version.
 wheels=$target/wheels-py
 rm -rf "$wheels"
 # The wheel is built with the dev profile set to the test profile's settings (optimised, with
-# line tables and debug assertions), so that it reuses the library cargo test just built instead
-# of compiling it again in release mode. (`--profile test` itself would build a test harness.)
-CARGO_PROFILE_DEV_OPT_LEVEL=3 CARGO_PROFILE_DEV_DEBUG=line-tables-only MATURIN_PEP517_ARGS="--profile dev" \
+# debug assertions), so that it reuses the library cargo test just built instead of compiling it
+# again in release mode. (`--profile test` itself would build a test harness.)
+CARGO_PROFILE_DEV_OPT_LEVEL=3 CARGO_PROFILE_DEV_DEBUG=false MATURIN_PEP517_ARGS="--profile dev" \
     "$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$wheels" ./crates/poplab-py
 wheel=$(ls "$wheels"/poplab-*.whl)
-"$venv/bin/python" -m pip install --quiet "$wheel" pytest pytest-xdist scipy matplotlib \
-    nbclient ipykernel nbformat seaborn ipywidgets ipympl tqdm
 "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheel"
 
 cd crates/poplab-py
