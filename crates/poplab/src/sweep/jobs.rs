@@ -10,6 +10,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
 
+/// A sweep's rows keyed by (cell key, trial).
+type Rows = BTreeMap<(String, u64), SweepRow>;
+
 impl SweepSpec {
     /// Runs every (cell, trial) of `cells` not in `done` (keys `(cell key, trial index)`), in
     /// parallel, and hands each result to `on_row` as soon as it is known.
@@ -68,26 +71,30 @@ impl SweepSpec {
 
     /// Runs every (cell, trial) of `cells` not in `done` and returns the rows, keyed by
     /// (cell key, trial): [`SweepSpec::run`] without a directory.
-    pub fn collect(
-        &self,
-        cells: &[ResolvedCell],
-        done: &HashSet<(String, u64)>,
-    ) -> Result<BTreeMap<(String, u64), SweepRow>> {
-        let rows = Mutex::new(BTreeMap::new());
-        self.run(cells, done, &|row| {
-            rows.lock().unwrap_or_else(|e| e.into_inner()).insert((row.cell.key(), row.record.index), row);
-            Ok(())
-        })?;
-        Ok(rows.into_inner().unwrap_or_else(|e| e.into_inner()))
+    pub fn collect(&self, cells: &[ResolvedCell], done: &HashSet<(String, u64)>) -> Result<Rows> {
+        Ok(self.gather(cells, done, &|| {})?.0)
     }
 
     /// Runs every trial of `cells` without a directory: the rows, their summaries and the
     /// processor seconds; `done` is called as each trial finishes.
     pub(super) fn run_in_memory(&self, cells: Vec<ResolvedCell>, done: &(dyn Fn() + Sync)) -> Result<SweepResults> {
+        let (rows, cpu_seconds) = self.gather(&cells, &HashSet::new(), done)?;
+        let summaries = self.summarise(&cells, &rows);
+        Ok(SweepResults { cells, summaries, rows, cpu_seconds })
+    }
+
+    /// The rows of every (cell, trial) of `cells` not in `skip`, keyed by (cell key, trial), and
+    /// the processor seconds they took; `done` is called as each trial finishes.
+    fn gather(
+        &self,
+        cells: &[ResolvedCell],
+        skip: &HashSet<(String, u64)>,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<(Rows, f64)> {
         let (rows, cpu_seconds) = (Mutex::new(BTreeMap::new()), Mutex::new(0.0));
         self.run_jobs(
-            &cells,
-            &HashSet::new(),
+            cells,
+            skip,
             &|row, seconds| {
                 *cpu_seconds.lock().unwrap_or_else(|e| e.into_inner()) += seconds;
                 rows.lock().unwrap_or_else(|e| e.into_inner()).insert((row.cell.key(), row.record.index), row);
@@ -97,9 +104,7 @@ impl SweepSpec {
             None,
         )?;
         let rows = rows.into_inner().unwrap_or_else(|e| e.into_inner());
-        let summaries = self.summarise(&cells, &rows);
-        let cpu_seconds = cpu_seconds.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(SweepResults { cells, summaries, rows, cpu_seconds })
+        Ok((rows, cpu_seconds.into_inner().unwrap_or_else(|e| e.into_inner())))
     }
 }
 
