@@ -1,6 +1,6 @@
-# Shared by the benches against ppsim (bench-vs-ppsim.sh, bench-inprocess.sh, bench-all-cores.sh)
-# and bench-papers.sh (sourced, not run): the ppsim venvs, the header lines naming versions and
-# machine, and small helpers of the cell loops.
+# Shared by the benches against ppsim (bench-vs-ppsim.sh, bench-inprocess.sh, bench-all-cores.sh),
+# bench-papers.sh and bench-crn.sh (sourced, not run): the ppsim, batss and rebop venvs, the header
+# lines naming versions and machine, and small helpers of the cell loops.
 # Needs HERE (this directory, scripts/bench: the venvs go there) set by the sourcing script.
 
 venv_python() { echo "$HERE/.venv-ppsim-$1/bin/python"; }
@@ -41,6 +41,28 @@ install_batss() {  # batss 1.0.4 (Petrack and Doty's CRN batching simulator, Rus
   echo "batss 1.0.4: installing into $HERE/.venv-batss-1.0.4"
   python3 -m venv "$HERE/.venv-batss-1.0.4"
   "$py" -m pip install -q --disable-pip-version-check batss==1.0.4
+}
+rebop_python() { echo "$HERE/.venv-rebop-0.10.0/bin/python"; }
+python312() {  # the path of a Python >= 3.12 (on PATH or under pyenv, oldest first), for rebop 0.10.0;
+  # status 1 if none
+  local c
+  for c in python3.12 python3.13 python3.14 \
+      $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V); do
+    if "$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then command -v "$c"; return; fi
+  done
+  return 1
+}
+install_rebop() {  # rebop 0.10.0 (Andreani's Gillespie SSA, Rust backend) from PyPI; it needs Python >= 3.12
+  # (rebop 0.9.3 on dropped 3.11), so its venv is made from python312, not python3 (git-ignored, as the
+  # other venvs)
+  local py base; py=$(rebop_python)
+  if [ -x "$py" ] && "$py" -c 'import rebop, sys; sys.exit(rebop.__version__ != "0.10.0")' 2>/dev/null; then
+    echo "rebop 0.10.0: already installed in $HERE/.venv-rebop-0.10.0"; return
+  fi
+  base=$(python312) || { echo "rebop 0.10.0: needs Python >= 3.12 (python3.12, python3.13 or a pyenv 3.12+), none found" >&2; return 1; }
+  echo "rebop 0.10.0: installing into $HERE/.venv-rebop-0.10.0 ($("$base" --version))"
+  "$base" -m venv "$HERE/.venv-rebop-0.10.0"
+  "$py" -m pip install -q --disable-pip-version-check rebop==0.10.0
 }
 
 # ---------------------------------------------------------------- helpers

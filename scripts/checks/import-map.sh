@@ -27,6 +27,7 @@ LAYERS = [
     ["protocol"],
     ["init"],
     ["engine", "protocols", "exact"],
+    ["crn"],
     ["run"],
     ["sweep"],
     ["claims"],

@@ -17,6 +17,8 @@
 //! - [`engine`]: the agent-array, count and batched engines ([`Engine`](engine::Engine) picks),
 //!   observers (time series, faults), and the time types [`Steps`](engine::Steps) and
 //!   [`ParallelTime`](engine::ParallelTime).
+//! - [`crn`]: chemical reaction networks (births and deaths included), exactly in the law of
+//!   Gillespie's direct method: that method for small counts, collision-free batches for large.
 //! - [`spec`]: **the entry point**. A [`RawSpec`](spec::RawSpec) (what the user typed) is resolved
 //!   once into a [`RunSpec`](spec::RunSpec) (protocol, graph, initial configuration, engine,
 //!   faults, all validated), which runs trials, an exact analysis or a verification. The
@@ -224,6 +226,7 @@ mod run;
 
 pub use base::{clock, error, files, numbers, rng};
 pub mod claims;
+pub mod crn;
 pub mod engine;
 pub use evidence::{fit, growth, judge, judgement, stats, table, verdict};
 pub mod exact;

@@ -34,7 +34,7 @@ pub mod events;
 mod fenwick;
 mod live;
 mod observer;
-mod sampling;
+pub(crate) mod sampling;
 pub mod snapshot;
 mod spacetime;
 

@@ -57,7 +57,7 @@ pub(crate) fn binomial(rng: &mut PopRng, trials: u64, p: f64) -> u64 {
 }
 
 /// `ln x! - (x ln x - x + ln(2 pi x) / 2)`, the Stirling remainder, for `x >= 16` (error < 1e-15).
-fn stirling_remainder(x: f64) -> f64 {
+pub(crate) fn stirling_remainder(x: f64) -> f64 {
     let r = 1.0 / (x * x);
     (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r / 1680.0))) / x
 }

@@ -8,6 +8,7 @@ mod common;
 mod angluin_runs_vs_closed_form;
 mod approx_majority_runs;
 mod batched_engine;
+mod crn_law;
 mod custom_protocols;
 mod determinism;
 mod engines_agree;

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""One cell of the CRN bench against the peers (scripts/bench/bench-crn.sh): one workload at one n,
+run by one peer tool imported in this interpreter; prints one JSON line.
+
+    PYTHON crn_peers.py --tool {batss,rebop,ppsim-0.1.6} --workload {lotka-volterra,dimerization}
+                        --n N --seed S [--time T]
+
+Exit status: 0 ran (the JSON line is on stdout); 3 the tool cannot run this workload (the reason,
+"n/a: ...", is the last line of stderr); 2 bad arguments; anything else failed.
+
+The rates are written once, in poplab's convention (which is ppsim's), volume v = n:
+  A -> ...      propensity k #A
+  A + B -> ...  propensity k #A #B / v
+  A + A -> ...  propensity k #A (#A - 1) / (2 v)
+  0 -> A        propensity k v
+and converted to each tool's own convention (tool_rate below), as read in its source:
+  batss 1.0.4   Simulation(..., volume=v) divides a bimolecular k by v itself (batss/crn.py:727,
+                convert_to_uniform: k / volume**(order - 1)), but its A + A propensity is
+                k #A (#A - 1) / v, without the 1/2: the batching engine multiplies the rate of a
+                reaction with two equal reactants by its symmetry degree 2 (src/simulator_crn.rs:146-160
+                of the 1.0.4 sdist) and the Gillespie phases hand the same k to rebop's mass action
+                (src/simulator_crn.rs:909), which is #A (#A - 1). So k / 2 for A + A, k otherwise.
+                (Measured: A + A -> D, D -> A + A given to batss at k = 1, n = 10^6, time 1, ends at
+                A = 0.519 n, the ODE of k #A (#A - 1) / v; poplab's convention would end at 0.653 n,
+                where batss ends given k / 2 and rebop given k / (2 v).) Its counts include two
+                filler species, K and W, left out here. A seed does not repeat a run: the default
+                batch/Gillespie switch measures wall-clock time (heuristic_gillespie_switching = 0;
+                1, the reaction-count proxy, repeats, but is not the default and is not used here).
+  rebop 0.10.0  no volume; mass action is k times the falling factorial: k #A, k #A #B,
+                k #A (#A - 1), k (rebop/gillespie.py:47-61; src/gillespie.rs:71-78 and its test
+                rate_lma, of the 0.10.0 crate). So k / v for A + B, k / (2 v) for A + A, k v for 0 -> A.
+  ppsim 0.1.6   the same convention as poplab (ppsim/crn.py:168-201 with simulation.py:225-231),
+                volume=v: k unchanged. But it simulates only conservative CRNs (as many products as
+                reactants in every reaction, ppsim/crn.py:183-185), and neither workload is one, nor
+                has a conservative form with the same law (the dimer's split D -> A + A is first order
+                in D; a conservative rewrite would make it second order): exit 3.
+
+Workloads (start, end time T, default 1):
+  lotka-volterra  R -> 2R (k=1), R + F -> 2F (k=1), F -> 0 (k=1); R = n//2, F = n - n//2
+  dimerization    A + A -> D (k=1), D -> A + A (k=1); A = n, D = 0
+
+Timed with time.perf_counter(): construction = building the simulator object from the reactions and
+the initial counts (batss.Simulation(...); rebop.Gillespie() and its add_reaction calls -- rebop
+builds its Rust simulator inside run(); ppsim.Simulation(...)); run = simulating from time 0 to T
+(sim.run(T) for batss and ppsim, gillespie.run(init, T, nb_steps=1, rng=seed) for rebop: the counts
+at 0 and T only). Imports and the interpreter's start are not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+from time import perf_counter
+
+TOOLS = ("batss", "rebop", "ppsim-0.1.6")
+
+# name -> (species, initial counts as a function of n, reactions (reactants, products, k) in poplab's
+# convention: the module docstring)
+WORKLOADS = {
+    "lotka-volterra": (
+        ["R", "F"],
+        lambda n: {"R": n // 2, "F": n - n // 2},
+        [(["R"], ["R", "R"], 1.0), (["R", "F"], ["F", "F"], 1.0), (["F"], [], 1.0)],
+    ),
+    "dimerization": (
+        ["A", "D"],
+        lambda n: {"A": n, "D": 0},
+        [(["A", "A"], ["D"], 1.0), (["D"], ["A", "A"], 1.0)],
+    ),
+}
+
+
+class CannotRun(Exception):
+    """The tool cannot run this workload (exit 3)."""
+
+
+def symmetry(reactants: list[str]) -> int:
+    """Product of the factorials of the reactants' multiplicities (2 for A + A)."""
+    s = 1
+    for x in set(reactants):
+        s *= math.factorial(reactants.count(x))
+    return s
+
+
+def tool_rate(tool: str, reactants: list[str], k: float, v: float) -> float:
+    """The rate constant to give `tool` for a reaction of rate k in poplab's convention."""
+    order = len(reactants)
+    if tool == "batss":  # divides by v**(order-1) itself; no 1/m! in its propensity
+        return k / symmetry(reactants)
+    if tool == "rebop":  # no volume, no 1/m!
+        return k / v ** (order - 1) / symmetry(reactants)
+    if tool == "ppsim-0.1.6":  # poplab's convention
+        return k
+    raise ValueError(tool)
+
+
+def show(reactants: list[str], products: list[str], k: float) -> str:
+    return f"{' + '.join(reactants) or '0'} -> {' + '.join(products) or '0'} @ {k:.6g}"
+
+
+def run_batss(species, init, reactions, v, seed, t_end):
+    import batss
+    from batss.crn import Expression, Reaction
+
+    sp = {name: s for name, s in zip(species, batss.species(species))}
+    rxns = [Reaction(Expression([sp[x] for x in r]), Expression([sp[x] for x in p]), k=k) for r, p, k in reactions]
+    config = {sp[name]: c for name, c in init.items() if c > 0}
+    t0 = perf_counter()
+    sim = batss.Simulation(config, rxns, seed=seed, volume=v)
+    t1 = perf_counter()
+    sim.run(t_end, history_interval=t_end, stopping_interval=t_end, timer=False)
+    t2 = perf_counter()
+    arr = sim.config_array
+    counts = {s.name: int(arr[i]) for i, s in enumerate(sim.state_list) if not s.is_special_specie}
+    return batss.__version__, t1 - t0, t2 - t1, float(sim.time), {name: counts[name] for name in species}
+
+
+def run_rebop(species, init, reactions, v, seed, t_end):
+    import rebop
+
+    t0 = perf_counter()
+    g = rebop.Gillespie()
+    for r, p, k in reactions:
+        g.add_reaction(k, r, p)
+    t1 = perf_counter()
+    ds = g.run(init, tmax=t_end, nb_steps=1, rng=seed)
+    t2 = perf_counter()
+    counts = {name: int(ds[name].values[-1]) for name in species}
+    return rebop.__version__, t1 - t0, t2 - t1, float(ds["time"].values[-1]), counts
+
+
+def run_ppsim(species, init, reactions, v, seed, t_end):
+    import ppsim
+    from ppsim.crn import Expression, Reaction
+
+    bad = [show(r, p, k) for r, p, k in reactions if len(r) != len(p)]
+    if bad:
+        raise CannotRun(
+            "ppsim 0.1.6 simulates only conservative CRNs (ppsim/crn.py:183-185), and no conservative "
+            f"form has this law; not conservative: {'; '.join(bad)}"
+        )
+    sp = {name: s for name, s in zip(species, ppsim.species(species))}
+    rxns = [Reaction(Expression([sp[x] for x in r]), Expression([sp[x] for x in p]), k=k) for r, p, k in reactions]
+    config = {sp[name]: c for name, c in init.items() if c > 0}
+    t0 = perf_counter()
+    sim = ppsim.Simulation(config, rxns, seed=seed, volume=v)
+    t1 = perf_counter()
+    sim.run(t_end, history_interval=t_end, stopping_interval=t_end, timer=False)
+    t2 = perf_counter()
+    conf = sim.config_dict
+    counts = {name: int(conf.get(sp[name], 0)) for name in species}
+    return ppsim.version, t1 - t0, t2 - t1, float(sim.time), counts
+
+
+RUNNERS = {"batss": run_batss, "rebop": run_rebop, "ppsim-0.1.6": run_ppsim}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tool", required=True, choices=TOOLS + ("poplab",))
+    ap.add_argument("--workload", required=True, choices=tuple(WORKLOADS))
+    ap.add_argument("--n", required=True, type=lambda s: int(float(s)))
+    ap.add_argument("--seed", required=True, type=int)
+    ap.add_argument("--time", type=float, default=1.0, help="end time T (default 1)")
+    a = ap.parse_args()
+    if a.tool == "poplab":
+        # Hook: poplab's CRN engine goes here once it exists (same workloads, same convention, v = n).
+        print("poplab's CRN engine is not built yet", file=sys.stderr)
+        return 2
+    if a.n < 2:
+        ap.error("--n must be at least 2")
+    species, init_of, reactions = WORKLOADS[a.workload]
+    v = float(a.n)  # volume v = n
+    native = [(r, p, tool_rate(a.tool, r, k, v)) for r, p, k in reactions]
+    try:
+        version, build_s, run_s, end_time, counts = RUNNERS[a.tool](
+            species, init_of(a.n), native, v, a.seed, a.time
+        )
+    except CannotRun as e:
+        print(f"n/a: {e}", file=sys.stderr)
+        return 3
+    print(json.dumps({
+        "tool": a.tool, "version": str(version), "python": platform.python_version(),
+        "workload": a.workload, "n": a.n, "volume": a.n, "seed": a.seed,
+        "end_time": end_time, "construction_s": round(build_s, 6), "run_s": round(run_s, 6),
+        "total_s": round(build_s + run_s, 6), "counts": counts,
+        "rates": [show(r, p, k) for r, p, k in native],
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
