@@ -1,8 +1,9 @@
 //! `poplab._poplab`: the private extension module under the `poplab` Python package.
 //!
 //! Three parts: user protocols ([`user`]), the functional API ([`api`]: `run`, `sweep`, ...) and
-//! the live simulation ([`live`]); beside them, the library's names the Python layer lists
-//! ([`names`]: graphs, outputs, stop rules, ...), so that it copies none. Every function takes
+//! the live simulation ([`live`], with [`clock`]: the draws of continuous time); beside them, the
+//! library's names the Python layer lists ([`names`]: graphs, outputs, stop rules, ...), so that
+//! it copies none. Every function takes
 //! what the Python layer (`python/poplab/`) normalised (protocol names or a [`UserProtocol`],
 //! parameters as `KEY=VALUE`, initial configurations as text) and goes
 //! through the library's one resolution path ([`RawSpec`] and [`RunSpec::resolve`], or
@@ -16,6 +17,7 @@
 
 mod api;
 mod claims;
+mod clock;
 mod live;
 mod names;
 mod user;
@@ -81,6 +83,8 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::verify, m)?)?;
     m.add_function(wrap_pyfunction!(api::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(api::trial_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(clock::poisson, m)?)?;
+    m.add_function(wrap_pyfunction!(clock::beta, m)?)?;
     m.add_function(wrap_pyfunction!(api::check_stop, m)?)?;
     m.add_function(wrap_pyfunction!(user::safe_set_is_closed, m)?)?;
     m.add_function(wrap_pyfunction!(api::available_memory, m)?)?;

@@ -1,6 +1,6 @@
 """ppsim's Simulation API beyond running: state_list (reachable states), reactions,
 enabled_reactions, null_probability, rule, time_to_steps, set_config,
-sample_future_configuration, snapshots, run(timer=True), and the refusal of CRNs."""
+sample_future_configuration, snapshots, run(timer=True), and the refusal of non-conservative CRNs."""
 
 import math
 import pickle
@@ -365,22 +365,19 @@ def test_timer_with_tqdm(capsys):
     assert "time simulated" in capsys.readouterr().err and sim.snapshots == []
 
 
-# CRNs: the one documented exception.
+# CRNs: conservative ones run (tests/test_crn.py); the others are refused.
 
 
-def test_crns_are_refused_with_what_to_do():
-    with pytest.raises(poplab.CRNNotSupported, match="does not simulate chemical reaction networks.*rule dict"):
-        poplab.species("A B C D")
-    with pytest.raises(NotImplementedError, match="Reaction"):
-        poplab.Reaction()
-    from poplab.crn import Specie
-
-    with pytest.raises(poplab.CRNNotSupported):
-        Specie("A")
-    with pytest.raises(poplab.CRNNotSupported, match="list of reactions"):
+def test_non_conservative_crns_and_lists_that_are_not_reactions_are_refused():
+    a, b = poplab.species("A B")
+    with pytest.raises(poplab.CRNNotSupported, match=r"A -->\(1.0\) A \+ A .*does not yet simulate non-conservative"):
+        Simulation({a: 5}, [a >> 2 * a])
+    with pytest.raises(TypeError, match="list of ppsim's reactions"):
         Simulation({"A": 5}, [("A", "B")])
-    with pytest.raises(poplab.CRNNotSupported, match="volume"):
-        Simulation({"A": 5}, MAJORITY, volume=10)
+    # ppsim ignores volume for a protocol; time_units shows its times as durations.
+    sim = Simulation({"A": 5, "B": 5}, MAJORITY, volume=10, time_units="s", seed=1)
+    sim.run(1)
+    assert not sim.continuous_time and sim.time == 1.0 and str(sim.history.index[-1]) == "0 days 00:00:01"
 
 
 def test_reset_to_another_number_of_agents_makes_it_n():

@@ -1,14 +1,14 @@
-"""ppsim's own notebooks (tests/notebooks: its README, rps_oscillator and majority, as published by
-UC-Davis-molecular-computing/ppsim, MIT license) run on poplab with only the import changed:
-``from ppsim import`` -> ``from poplab import`` (and the README's ``pip install ppsim`` ->
-``pip install poplab``, which would otherwise install ppsim into the kernel's environment).
+"""ppsim's own notebooks (tests/notebooks: its README, rps_oscillator, majority and crn, as published
+by UC-Davis-molecular-computing/ppsim, MIT license) run on poplab with only the import changed:
+``from ppsim import`` -> ``from poplab import`` and ``import ppsim as pp`` -> ``import poplab as
+pp`` (and the README's ``pip install ppsim`` -> ``pip install poplab``, which would otherwise
+install ppsim into the kernel's environment).
 
 Each notebook runs in a Jupyter kernel (nbclient), at its own sizes, with matplotlib's Agg backend.
 A cell fails when it raises or shows an error (an ipywidgets callback's). The cells that fail are
 listed exactly, each with its reason:
 
-- README: the two CRN cells (poplab does not take CRNs: `CRNNotSupported`, then the NameError of
-  the ``crn`` that was never made), and the leader-election cells hit by ppsim's own ``u`` bug (the
+- README: the leader-election cells hit by ppsim's own ``u`` bug (the
   README's ``u`` is the string 'U' from its first example, so ``Ulogn = u * int(np.log2(n))`` is a
   string and the rule's ``v.counter <= Ulogn`` raises TypeError, as a RuleError: in the run, and
   in the state enumeration that the cells reading that simulation's ``state_list`` or ``history``
@@ -20,11 +20,17 @@ listed exactly, each with its reason:
   read; kept aside), and the cells after them that plot those simulations. The one data file that
   is plain data (clock_times.p) is here and its cell runs.
 - rps_oscillator: none.
+- crn: the cells that need GillesPy2 (``gillespy2_format`` and ``import gillespy2``:
+  ModuleNotFoundError where it is not installed, as with ppsim) and the one after that plots its
+  ``results``; the two that load ppsim's pickles of a matplotlib figure and of a ``Simulation``
+  (crn_data/am_distributions.p, which today's matplotlib, 3.11, cannot read, and dsd_experiment.p;
+  kept aside). Its plain data files (crn_data/*_runtimes*.p) are here and their plots run.
 
 Beyond running, the cells that print ``state_list``, ``reactions`` or ``enabled_reactions`` print
 what ppsim printed (the notebooks keep ppsim's outputs).
 """
 
+import importlib.util
 import json
 import pathlib
 import re
@@ -143,10 +149,10 @@ def test_ppsim_readme_notebook(monkeypatch):
             69: r"ValueError: index must be a MultiIndex to unstack",
             # Its slider reads sim.history first.
             71: u_bug,
-            73: r"CRNNotSupported: poplab does not simulate chemical reaction networks",
-            75: r"NameError: name 'crn' is not defined",
         },
     )
+    # The CRN A + B <-> 2C (0.5, 4), C -> D (5) from 2000 A and 1000 B runs until silent (cell 75).
+    assert "".join(cells[75].source).startswith("sim = Simulation({a: 2000, b:1000}, crn)")
     # What ppsim printed: the asymmetric majority's reactions, discrete averaging's 51 states and,
     # once it has converged to three consecutive values, its one enabled reaction.
     for i in (18, 41):
@@ -202,3 +208,26 @@ def test_majority_notebook(monkeypatch):
     # ppsim's printed reactions: the 6-state majority, cancel/split and bias averaging with L = 4.
     for i in (7, 18, 24):
         assert reaction_lines(stdout(cells[i])) == reaction_lines(stdout(stored[i])) != []
+
+
+def test_crn_notebook(monkeypatch):
+    run = run_notebook("crn.ipynb", monkeypatch)
+    cells, stored = run.cells, run.stored
+    expected = {
+        9: r"FileNotFoundError: .*No such file or directory: 'crn_data/am_distributions\.p'",
+        # GillesPy2's results (cell 47) are what cell 50 plots.
+        50: r"NameError: name 'results' is not defined",
+        68: r"FileNotFoundError: .*No such file or directory: 'crn_data/dsd_experiment\.p'",
+    }
+    if importlib.util.find_spec("gillespy2") is None:
+        expected.update({i: r"ModuleNotFoundError: No module named 'gillespy2'" for i in (5, 47, 58, 60)})
+    else:  # cell 50 plots GillesPy2's results
+        del expected[50]
+    assert_failures(run, expected)
+    # The 45-species DNA strand displacement oscillator (mass-action rate constants, 10 nL): the
+    # probability of a null interaction is ppsim's, from the same conversion.
+    assert "".join(cells[66].source).strip() == "sim.null_probability"
+    ours, ppsims = (float("".join(c["outputs"][0]["data"]["text/plain"])) for c in (cells[66], stored[66]))
+    assert ours == pytest.approx(ppsims, rel=1e-12)
+    # Approximate majority among 4.8 * 10^10 molecules ran until silent (ppsim: 37 s of wall time).
+    assert "Wall time" in stdout(cells[16])

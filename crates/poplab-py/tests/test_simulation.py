@@ -233,8 +233,7 @@ def test_ppsim_conventions_for_rules():
         Simulation({a: 2}, approximate_majority, transition_order="both")
     with pytest.raises(ValueError, match="whole number"):
         Simulation({a: 0.3, b: 2}, approximate_majority)
-    with pytest.raises(NotImplementedError):
-        Simulation({a: 2}, approximate_majority, continuous_time=True)
+    assert Simulation({a: 2}, approximate_majority, continuous_time=True).continuous_time
 
 
 def test_configuration_views():

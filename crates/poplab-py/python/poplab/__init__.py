@@ -13,8 +13,9 @@ come back as pandas DataFrames and dicts with the fields of the ``poplab`` comma
   lists the outputs a state can give; a failing rule raises `RuleError`.
 - `Simulation`, `time_trials`: ppsim's API on poplab's engines; `Snapshot`, `TimeUpdate`,
   `Plotter`, `StatePlotter`, `HistoryPlotter`: ppsim's snapshots (``sim.add_snapshot``).
-  ppsim's chemical reaction networks (`species`, `Specie`, `Reaction`, `poplab.crn`) are not
-  taken: their use raises `CRNNotSupported`, saying what to write instead.
+  ppsim's chemical reaction networks (`species`, `Specie`, `Reaction`, `RateConstantUnits`,
+  `reactions_to_dict`, `poplab.crn`) run as ppsim runs them, in continuous time; conservative
+  ones only (as many products as reactants): the others raise `CRNNotSupported`.
 - `claim`: one claim of the four papers reproduced, its points and verdict (`ClaimResult`), as
   ``poplab reproduce`` reports it.
 - `judge`: a claim written as in the papers (``O(log n)``, ``= (n-1)^2``) judged on measured
@@ -37,9 +38,21 @@ from ._api import EstimateResult, HoldingSweepResult, RunResult, SweepResult, ex
 from ._claims import ClaimResult, claim
 from ._judge import Judgement, judge
 from ._protocol import OUTPUTS, Protocol
-from ._simulation import Simulation, time_trials
+from ._simulation import Simulation
+from ._trials import time_trials
 from ._snapshot import HistoryPlotter, Plotter, Snapshot, StatePlotter, TimeUpdate
-from .crn import CRNNotSupported, Reaction, Specie, species
+from .crn import (
+    CRNNotSupported,
+    Expression,
+    RateConstantUnits,
+    Reaction,
+    Specie,
+    avogadro,
+    concentration_to_count,
+    gillespy2_format,
+    reactions_to_dict,
+    species,
+)
 
 try:
     from importlib.metadata import version as _version
@@ -51,6 +64,12 @@ except Exception:  # pragma: no cover - not installed as a distribution
 __all__ = [
     "CRNNotSupported",
     "EstimateResult",
+    "Expression",
+    "RateConstantUnits",
+    "avogadro",
+    "concentration_to_count",
+    "gillespy2_format",
+    "reactions_to_dict",
     "HistoryPlotter",
     "Plotter",
     "Reaction",

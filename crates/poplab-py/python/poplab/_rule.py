@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._protocol import _copy
-from .crn import CRNNotSupported
 
 #: What ``transition_order`` takes.
 TRANSITION_ORDERS = ("asymmetric", "symmetric", "symmetric_enforced")
@@ -53,10 +52,9 @@ class _PpsimRule:
 
             self.call = call
         else:
-            if isinstance(rule, (list, tuple, set)):
-                raise CRNNotSupported(f"a rule given as a {type(rule).__name__}, as ppsim's list of reactions")
             raise TypeError(
-                f"rule must be a dict {{(a, b): (c, d)}} or a function rule(a, b), not {type(rule).__name__}"
+                f"rule must be a dict {{(a, b): (c, d)}}, a function rule(a, b) or a list of ppsim's reactions "
+                f"(poplab.crn.Reaction), not {type(rule).__name__}"
             )
         self.order = order
         self.swaps = swaps_are_null

@@ -17,13 +17,13 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 import numpy as np
 import pandas as pd
 
-from . import _poplab, _views
+from . import _clock, _poplab, _views
 from ._api import _MAX_AGENTS, _MAX_AGENTS_TEXT, _graph, _whole
 from ._protocol import Protocol
 from ._rule import _PpsimRule  # also where pickles of earlier versions find it
-from ._snapshot import Snapshot, TimeUpdate
+from ._snapshot import Snapshot, TimeUpdate, _SnapshotViews
 from ._views import Config, StateSpace
-from .crn import CRNNotSupported
+from .crn import reaction_list, reactions_to_dict
 
 #: ppsim's ``simulator_method`` names and the engines that play their part.
 SIMULATOR_METHODS = {"multibatch": "batched", "gillespie": "counts", "sequential": "agents"}
@@ -38,7 +38,7 @@ _SAMPLE_STREAMS = 0x5DEECE66D
 RunUntil = Union[None, float, int, str, Callable[[Config], bool]]
 
 
-class Simulation:
+class Simulation(_SnapshotViews):
     """A population protocol simulated one trial at a time, with ppsim's API on poplab's engines.
 
     ``init_config`` maps states to counts (``n`` is their sum); the rule (argument ``rule=``) is a dict
@@ -51,7 +51,17 @@ class Simulation:
     an arc list), ``engine`` (``"auto"``: batched on the complete graph, agents on other graphs;
     ``"agents"``, ``"counts"``, ``"batched"``), ``output`` (a function or dict mapping a state to
     ``"leader"``, ``"follower"``, ``"yes"``, ``"no"``, ``"undecided"`` or True/False, for the
-    exact stop rules of ``run(until=...)``), ``closed_stops`` and ``name``. ppsim's
+    exact stop rules of ``run(until=...)``), ``closed_stops`` and ``name``.
+
+    A chemical reaction network (ppsim's list of `poplab.crn.Reaction`'s) as the rule runs as
+    ppsim runs it: converted to randomized pair transitions by `poplab.crn.reactions_to_dict` with
+    ``volume`` (default: ``n``; it divides bimolecular rates), in continuous time at
+    ``steps_per_time_unit = n * max_rate`` interactions per unit of time of the network's rate
+    constants (seconds, say: ``time_units='seconds'`` shows ``history``'s times as such). Only
+    conservative networks (as many products as reactants, one or two): others raise
+    `poplab.crn.CRNNotSupported`. ``continuous_time=True`` runs any rule in continuous time
+    (``steps_per_time_unit`` interactions per unit on average, a Poisson number in each span;
+    exact, and fixed by the seed: `poplab._clock`). ppsim's
     ``simulator_method`` picks an engine (``'MultiBatch'``: batched, ``'Sequential'``: agents,
     ``'Gillespie'``: counts).
 
@@ -66,8 +76,8 @@ class Simulation:
             dict nor a function.
         ValueError: counts that are not whole numbers, fewer than 2 agents, an unknown
             ``transition_order``, ``simulator_method`` or ``engine``.
-        CRNNotSupported: (a ``NotImplementedError``) ppsim's chemical reaction networks: a list of
-            reactions as the rule, ``volume``, ``continuous_time``, ``time_units``.
+        CRNNotSupported: (a ``NotImplementedError`` and ``ValueError``) a chemical reaction network
+            with a non-conservative reaction.
         RuleError: the rule failed while the reachable states were enumerated (on first use of
             ``state_list``, not at construction).
 
@@ -133,24 +143,37 @@ class Simulation:
         time_units: Optional[str] = None,
         **rule_kwargs: Any,
     ):
-        if volume is not None or continuous_time or time_units is not None:
-            raise CRNNotSupported("volume, continuous_time and time_units")
         if not isinstance(init_config, Mapping) or not init_config:
             raise TypeError("init_config must be a non-empty dict {state: count}")
-        self.engine = _engine(engine, simulator_method)
-        self.graph = graph
-        self.seed = secrets.randbits(63) if seed is None else _whole("seed", seed, 0, 2**64 - 1, "2**64 - 1")
-        self.transition_order = transition_order
-        self.closed_stops = bool(closed_stops)
-        self._ppsim_rule = _PpsimRule(rule, rule_kwargs, transition_order, swaps_are_null=graph in (None, "complete"))
-        self.protocol = Protocol(self._ppsim_rule, output=output, name=name or getattr(rule, "__name__", "protocol"))
         self.init_config = {state: _views.count(state, amount) for state, amount in init_config.items()}
         self.n = sum(self.init_config.values())
         if self.n < 2:
             raise ValueError(f"init_config has {self.n} agents; a population needs at least 2")
         if self.n > _MAX_AGENTS:
             raise ValueError(f"init_config has {self.n} agents, more than the {_MAX_AGENTS_TEXT} a simulation takes; give fewer")
-        self.steps_per_time_unit = self.n
+        self.engine = _engine(engine, simulator_method)
+        self.graph = graph
+        self.seed = secrets.randbits(63) if seed is None else _whole("seed", seed, 0, 2**64 - 1, "2**64 - 1")
+        self.closed_stops = bool(closed_stops)
+        self.steps_per_time_unit: float = self.n
+        self.continuous_time = bool(continuous_time)
+        self.time_units = _time_units(time_units)
+        self.volume = volume
+        # The chemical reaction network given as the rule, if one was.
+        self._crn = reaction_list(rule)
+        if self._crn is not None:
+            self.volume = float(self.n if volume is None else volume)
+            if not (math.isfinite(self.volume) and self.volume > 0):
+                raise ValueError(f"volume = {volume!r}: give a number > 0")
+            if graph not in (None, "complete"):
+                raise ValueError(f"a chemical reaction network is well mixed: it runs on the complete graph, not {graph!r}")
+            rule, max_rate = reactions_to_dict(self._crn, self.n, self.volume, species=list(self.init_config))
+            transition_order, self.continuous_time = "asymmetric", True
+            self.steps_per_time_unit = self.n * max_rate
+            name = name or "crn"
+        self.transition_order = transition_order
+        self._ppsim_rule = _PpsimRule(rule, rule_kwargs, transition_order, swaps_are_null=graph in (None, "complete"))
+        self.protocol = Protocol(self._ppsim_rule, output=output, name=name or getattr(rule, "__name__", "protocol"))
         self.snapshots: List[Snapshot] = []
         # The reachable states are enumerated on first use: a run that never reads state_list,
         # config_array, history or the reactions pays nothing for them.
@@ -164,7 +187,10 @@ class Simulation:
         self._offset = 0
         self._live = self._new_live(config, _poplab.trial_seed(self.seed, self._trial))
         self._population = sum(config.values())
+        self._clock, self._ticks = 0.0, 0
         self._rows: List[Tuple[int, List[Tuple[str, int]]]] = []
+        # In continuous time, the times of the rows (in discrete time, a row's step over n).
+        self._row_times: List[float] = []
         self._history: Optional[pd.DataFrame] = None
         self._record(self._step(), self._live.counts())
 
@@ -184,6 +210,11 @@ class Simulation:
         """Interactions so far in this trial: those before the last ``sim.set_config`` and since."""
         return self._offset + self._live.step()
 
+    def _next_draw(self) -> int:
+        """The seed of the next draw of the continuous-time clock (`poplab._clock`)."""
+        self._ticks += 1
+        return _clock.stream(_poplab.trial_seed(self.seed, self._trial), self._ticks - 1)
+
     def reset(self, init_config: Optional[Mapping] = None) -> None:
         """Starts a new trial (the next one of this seed) from ``init_config`` (default: the
         initial configuration given to the constructor), at time 0, with an empty history.
@@ -193,7 +224,9 @@ class Simulation:
         agents for this trial (ppsim keeps the old time unit, which its own TODO calls a bug).
 
         Raises:
-            ValueError: an ``init_config`` of fewer than 2 agents (or more than 2**62).
+            ValueError: an ``init_config`` of fewer than 2 agents (or more than 2**62), or of
+                another number of molecules for a chemical reaction network (whose conversion to
+                pair transitions depends on it: make a new `Simulation`).
 
         >>> from poplab import Simulation
         >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
@@ -214,9 +247,19 @@ class Simulation:
         agents = sum(config.values())
         if not 2 <= agents <= _MAX_AGENTS:
             raise ValueError(f"reset: init_config has {agents} agents; give from 2 to {_MAX_AGENTS_TEXT}")
+        self._check_crn_population(agents, "reset")
         self._trial += 1
-        self.n = self.steps_per_time_unit = agents
+        if agents != self.n:
+            self.n = self.steps_per_time_unit = agents
         self._start(config)
+
+    def _check_crn_population(self, agents: int, what: str) -> None:
+        if self._crn is not None and agents != self.n:
+            raise ValueError(
+                f"{what}: this chemical reaction network was converted to pair transitions for n = {self.n} "
+                f"molecules (ppsim's reactions_to_dict depends on n), not {agents}; make a new Simulation for "
+                f"{agents} molecules"
+            )
 
     # Running.
 
@@ -273,14 +316,16 @@ class Simulation:
             run_until = until
         if not (isinstance(stopping_interval, (int, float)) and stopping_interval > 0):
             raise ValueError("stopping_interval must be a number > 0")
-        stop, end_step, condition = self._stop_of(run_until)
-        _views.check_history(history_interval, self.time, end_step, self.n)
+        stop, end, condition = self._stop_of(run_until)
+        # `end`: the last step, or in continuous time the end time (a step count over n = 1).
+        _views.check_history(history_interval, self.time, end, 1 if self.continuous_time else self.n)
         if condition is not None and condition(self.config_dict):
             return
         # The states known so far (a run does not enumerate them): what a history row will hold.
         limit = _views.history_limit(len(self.state_list) if self._space.enumerated else len(self.protocol.states))
         offset = self._offset
-        self._live.sample_at(step - offset for step in _views.history_steps(self.time, history_interval, self.n, limit))
+        if not self.continuous_time:
+            self._live.sample_at(step - offset for step in _views.history_steps(self.time, history_interval, self.n, limit))
         piece = max(1, math.floor(stopping_interval * self.n))
         timer_added = timer and not self.snapshots
         if timer_added:
@@ -289,22 +334,24 @@ class Simulation:
         for snapshot in self.snapshots:
             snapshot.next_snapshot_time = _time.perf_counter() + snapshot.update_time
         try:
-            while True:
+            while not self.continuous_time:
                 step = self._step()
-                if end_step is not None and step >= end_step:
+                if end is not None and step >= end:
                     break
                 piece_end = (step // piece + 1) * piece
-                if end_step is not None:
-                    piece_end = min(piece_end, end_step)
+                if end is not None:
+                    piece_end = min(piece_end, end)
                 met, samples = self._live.advance(piece_end - offset, stop, self.closed_stops)
                 for sample_step, counts in samples:
                     self._record(sample_step + offset, counts)
                 self._update_snapshots(force=False)
                 if met or (condition is not None and condition(self.config_dict)):
                     break
+            if self.continuous_time:
+                _clock.run(self, stop, end, condition, history_interval, stopping_interval, limit)
         finally:
             # The end (or the interruption: Ctrl-C lands between pieces) is recorded too.
-            if self._step() > self._rows[-1][0]:
+            if self._step() > self._rows[-1][0] or (self.continuous_time and self._clock > self._row_times[-1]):
                 self._record(self._step(), self._live.counts())
             self._update_snapshots(force=True)
             if timer_added:
@@ -318,8 +365,9 @@ class Simulation:
                 snapshot.update()
                 snapshot.next_snapshot_time = _time.perf_counter() + snapshot.update_time
 
-    def _stop_of(self, run_until: RunUntil) -> Tuple[str, Optional[int], Optional[Callable[[Config], bool]]]:
-        """The exact stop rule, the last step, and the condition checked between pieces."""
+    def _stop_of(self, run_until: RunUntil) -> Tuple[str, Any, Optional[Callable[[Config], bool]]]:
+        """The exact stop rule, the last step (in continuous time, the end time), and the
+        condition checked between pieces."""
         if run_until is None:
             return "silent", None, None
         if isinstance(run_until, str):
@@ -339,6 +387,8 @@ class Simulation:
             raise ValueError(f"run_until = {run_until}: a time to run must be a number >= 0 (or math.inf)")
         if math.isinf(run_until):
             return "silent", None, None
+        if self.continuous_time:
+            return "silent", self.time + run_until, None
         return "silent", math.floor((self.time + run_until) * self.n), None
 
     def silent(self) -> bool:
@@ -376,7 +426,8 @@ class Simulation:
         initial configuration's n, as in ppsim). The run goes on on fresh random streams.
 
         Raises:
-            ValueError: fewer than 2 agents, or an array of the wrong length.
+            ValueError: fewer than 2 agents, an array of the wrong length, or another number of
+                molecules for a chemical reaction network (see `reset`).
 
         >>> from poplab import Simulation
         >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
@@ -389,10 +440,11 @@ class Simulation:
         (2.0, 99)
         """
         counts = _views.as_config(config, lambda: self.state_list)
+        self._check_crn_population(sum(counts.values()), "set_config")
         step = self._step()
         self._trial += 1
         live = self._new_live(counts, _poplab.trial_seed(self.seed, self._trial))
-        self._live, self._offset = live, step
+        self._live, self._offset, self._ticks = live, step, 0
         self._population = sum(counts.values())
         self._record(step, live.counts())
 
@@ -412,14 +464,18 @@ class Simulation:
             raise ValueError(f"num_samples must be a whole number >= 0, not {num_samples!r}")
         if not time >= 0:
             raise ValueError(f"time = {time}: give a time >= 0")
-        steps = self.time_to_steps(time)
+        steps = None if self.continuous_time else self.time_to_steps(time)
         current = self.config_dict
         base = _poplab.trial_seed(self.seed, self._trial) ^ _SAMPLE_STREAMS
         draws = getattr(self, "_draws", 0)
         rows = []
         for k in range(num_samples):
-            live = self._new_live(current, _poplab.trial_seed(base, draws + k))
-            live.advance(steps, "silent", False)
+            seed = _poplab.trial_seed(base, draws + k)
+            live = self._new_live(current, seed)
+            if steps is None:  # continuous time: a Poisson number of interactions for each sample
+                live.advance(_clock.interactions(_clock.stream(seed, 0), time, self.steps_per_time_unit), "silent", False)
+            else:
+                live.advance(steps, "silent", False)
             state = self.protocol._state
             rows.append((k, {state(name): count for name, count in live.counts()}))
         self._draws = draws + num_samples
@@ -429,6 +485,8 @@ class Simulation:
 
     def _record(self, step: int, counts: List[Tuple[str, int]]) -> None:
         self._rows.append((step, counts))
+        if self.continuous_time:
+            self._row_times.append(self._clock)
         self._history = None
 
     @property
@@ -446,7 +504,20 @@ class Simulation:
     @property
     def time(self) -> float:
         """Parallel time so far: interactions / n (the n of the initial configuration, also after
-        ``sim.set_config`` changed the number of agents, as in ppsim)."""
+        ``sim.set_config`` changed the number of agents, as in ppsim). In continuous time (and for
+        a chemical reaction network, in the units of its rate constants) the time of the clock,
+        whose interactions come at ``steps_per_time_unit`` per unit on average.
+
+        >>> import math
+        >>> from poplab import Simulation, species
+        >>> a, b = species("A B")
+        >>> sim = Simulation({a: 1000}, [(a >> b).k(0.5)], seed=1)     # A decays at rate 0.5
+        >>> sim.run(2)
+        >>> sim.time, abs(sim.config_dict[a] / 1000 - math.exp(-1)) < 0.05   # exp(-0.5 * 2) left
+        (2.0, True)
+        """
+        if self.continuous_time:
+            return self._clock
         return self._step() / self.n
 
     @property
@@ -464,6 +535,8 @@ class Simulation:
         >>> sim.times
         [0.0, 0.5, 1.0, 1.5, 2.0]
         """
+        if self.continuous_time:
+            return list(self._row_times)
         return [step / self.n for step, _ in self._rows]
 
     @property
@@ -544,9 +617,17 @@ class Simulation:
         """
         if self._history is None:
             state = self.protocol._state
-            rows = [(step / self.n, {state(name): count for name, count in counts}) for step, counts in self._rows]
-            self._history = _views.frame(rows, self.state_list, "time (n interactions)")
+            rows = [(t, {state(name): count for name, count in counts}) for t, (_, counts) in zip(self.times, self._rows)]
+            self._history = _views.frame(rows, self.state_list, self._index_name())
+            if self.time_units is not None:
+                self._history.index = pd.to_timedelta(self._history.index, unit=self.time_units)
         return self._history
+
+    def _index_name(self) -> str:
+        """ppsim's name of ``history``'s index."""
+        if self.continuous_time:
+            return "time (continuous units)"
+        return f"time ({'n' if self.steps_per_time_unit == self.n else self.steps_per_time_unit} interactions)"
 
     # The rule and its reactions.
 
@@ -564,12 +645,16 @@ class Simulation:
 
     def time_to_steps(self, time: float) -> int:
         """ppsim's ``time_to_steps``: the number of interactions in ``time`` units of parallel
-        time, ``floor(time * steps_per_time_unit)``.
+        time, ``floor(time * steps_per_time_unit)``; in continuous time, as ppsim, the step the
+        simulation would be at at time ``time``: the steps so far and a Poisson number for the
+        time from now to ``time`` (a draw of the clock).
 
         >>> from poplab import Simulation
         >>> Simulation({"L": 1000}, {("L", "L"): ("L", "F")}, seed=1).time_to_steps(2.5)
         2500
         """
+        if self.continuous_time:
+            return self._step() + _clock.interactions(self._next_draw(), time - self.time, self.steps_per_time_unit)
         return math.floor(time * self.steps_per_time_unit)
 
     @property
@@ -632,60 +717,6 @@ class Simulation:
         present = [state for state in self.state_list if counts.get(state, 0) > 0]
         return _views.null_probability(self._space.reactions(present), counts)
 
-    # Snapshots.
-
-    def add_snapshot(self, snap: Snapshot) -> None:
-        """ppsim's ``add_snapshot``: ``snap`` (a `Snapshot`, such as a `StatePlotter`) shows this
-        simulation, now and while it runs."""
-        snap.simulation = self
-        snap.initialize()
-        snap.update()
-        self.snapshots.append(snap)
-
-    def set_snapshot_index(self, index: int) -> None:
-        """Every snapshot shows the recorded configuration ``configs[index]``."""
-        for snapshot in self.snapshots:
-            snapshot.update(index=index)
-
-    def set_snapshot_time(self, time: float) -> None:
-        """Every snapshot shows the first recorded configuration at ``time`` or later (the last
-        one past the end).
-
-        >>> from poplab import Simulation, Snapshot
-        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
-        >>> snap = Snapshot()
-        >>> sim.add_snapshot(snap)
-        >>> sim.run(3, history_interval=0.5)
-        >>> sim.set_snapshot_time(1.2)
-        >>> snap.time
-        1.5
-        """
-        index = min(int(np.searchsorted(self.times, time)), len(self.times) - 1)
-        self.set_snapshot_index(index)
-
-    def snapshot_slider(self, var: str = "index") -> Any:
-        """ppsim's ``snapshot_slider``: an ipywidgets slider over the recorded configurations (by
-        ``'index'`` or by ``'time'``) that updates every snapshot.
-
-        Raises:
-            ImportError: ipywidgets is not installed (``set_snapshot_index`` and
-                ``set_snapshot_time`` do the same without it).
-            ValueError: ``var`` is neither ``'index'`` nor ``'time'``.
-        """
-        if var.lower() not in ("index", "time"):
-            raise ValueError("var must be either 'index' or 'time'")
-        try:
-            import ipywidgets as widgets
-        except ImportError as e:
-            raise ImportError("snapshot_slider needs ipywidgets (pip install ipywidgets); without it, "
-                              "set_snapshot_index(i) and set_snapshot_time(t) update the snapshots") from e
-        layout = widgets.Layout(width="100%")
-        if var.lower() == "index":
-            slider = widgets.IntSlider(min=0, max=len(self.times) - 1, step=1, layout=layout)
-            return widgets.interactive(self.set_snapshot_index, index=slider)
-        slider = widgets.FloatSlider(min=self.times[0], max=self.times[-1], step=0.01, layout=layout)
-        return widgets.interactive(self.set_snapshot_time, time=slider)
-
     def __repr__(self) -> str:
         return f"Simulation(n={self.n}, time={self.time:.3f}, states={len(self.state_list)}, seed={self.seed})"
 
@@ -711,7 +742,8 @@ class Simulation:
         snapshot = state.pop("_snapshot")
         # Pickles of earlier versions lack the fields of ppsim's state enumeration and set_config.
         reachable, enumerated = state.pop("_reachable", None), state.pop("_enumerated", True)
-        self.__dict__.update({"_offset": 0, "_population": state["n"]})
+        self.__dict__.update({"_offset": 0, "_population": state["n"], "continuous_time": False, "time_units": None})
+        self.__dict__.update({"volume": None, "_crn": None, "_clock": 0.0, "_ticks": 0, "_row_times": []})
         self.__dict__.update(state)
         self._ppsim_rule = self.protocol.rule
         self._space = StateSpace(self._ppsim_rule, list(self.init_config), reachable, enumerated)
@@ -727,6 +759,18 @@ class Simulation:
         return twin
 
 
+def _time_units(units: Optional[str]) -> Optional[str]:
+    """ppsim's ``time_units``: a unit pandas' ``to_timedelta`` knows (``'seconds'``, ``'s'``,
+    ``'minutes'``, ...), or None."""
+    if units is not None:
+        try:
+            pd.to_timedelta(0, unit=units)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"time_units = {units!r}: give a unit pandas.to_timedelta knows ('seconds', 'ms', "
+                             f"'minutes', 'hours', 'days'): {e}") from None
+    return units
+
+
 def _engine(engine: Optional[str], simulator_method: Optional[str]) -> str:
     if simulator_method is not None:
         if engine is not None:
@@ -736,47 +780,3 @@ def _engine(engine: Optional[str], simulator_method: Optional[str]) -> str:
             raise ValueError("simulator_method must be MultiBatch, Sequential or Gillespie")
         return SIMULATOR_METHODS[key]
     return engine or "auto"
-
-
-def time_trials(
-    rule: Any,
-    ns: List[int],
-    initial_conditions: Union[Callable[[int], Mapping], List[Mapping]],
-    convergence_condition: RunUntil = None,
-    convergence_check_interval: float = 0.1,
-    num_trials: int = 100,
-    max_wallclock_time: float = 60 * 60 * 24,
-    **kwargs: Any,
-) -> pd.DataFrame:
-    """ppsim's ``time_trials``: the time to ``convergence_condition`` (``None``: silence; a stop
-    rule name: that rule, exactly; a function of the configuration: checked every
-    ``convergence_check_interval``) over up to ``num_trials`` trials per n, within
-    ``max_wallclock_time`` seconds shared out over the ns as ppsim does. Returns a DataFrame with
-    columns ``n`` and ``time``. ``kwargs`` go to ``Simulation`` (``seed=`` makes it reproducible).
-
-    >>> from poplab import time_trials
-    >>> rule = {("L", "L"): ("L", "F")}
-    >>> frame = time_trials(rule, [10, 100], lambda n: {"L": n}, num_trials=50, seed=1)
-    >>> frame.groupby("n").size().tolist()
-    [50, 50]
-    >>> means = frame.groupby("n")["time"].mean()       # (n - 1)^2 / n expected
-    >>> bool(abs(means[100] / (99**2 / 100) - 1) < 0.3)
-    True
-    """
-    data: Dict[str, List[Any]] = {"n": [], "time": []}
-    end = _time.perf_counter() + max_wallclock_time
-    if callable(initial_conditions):
-        initial_conditions = [initial_conditions(n) for n in ns]
-    for i, n in enumerate(ns):
-        sim = Simulation(initial_conditions[i], rule, **kwargs)
-        start = _time.perf_counter()
-        limit = start + (end - start) / (len(ns) - i)
-        for j in range(num_trials):
-            if j > 0:
-                if _time.perf_counter() >= limit:
-                    break
-                sim.reset(initial_conditions[i])
-            sim.run(convergence_condition, history_interval=math.inf, stopping_interval=convergence_check_interval)
-            data["n"].append(n)
-            data["time"].append(sim.time)
-    return pd.DataFrame(data)

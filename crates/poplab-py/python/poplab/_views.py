@@ -216,12 +216,10 @@ def check_history(interval: Any, start: float, end_step: Optional[int], n: int) 
             )
 
 
-def history_steps(
-    start: float, interval: Union[float, Callable[[float], float]], n: int, limit: int
-) -> Iterator[int]:
-    """The steps at which to record, as ``floor(time n)``: ppsim's times ``start + k interval``
-    (for a function of the time, each interval is its value at the time recorded last); at most
-    ``limit`` of them, then ``ValueError`` (which stops the run at the end of its piece)."""
+def history_times(start: float, interval: Union[float, Callable[[float], float]], limit: int) -> Iterator[float]:
+    """The times at which to record: ppsim's ``start + k interval`` (for a function of the time,
+    each interval is its value at the time recorded last); at most ``limit`` of them, then
+    ``ValueError`` (which stops the run at the end of its piece)."""
     t, k = start, 0
     while True:
         if k == limit:
@@ -235,6 +233,14 @@ def history_steps(
             raise ValueError("history_interval must always be > 0")
         k += 1
         t = t + length if callable(interval) else start + k * length
+        yield t
+
+
+def history_steps(
+    start: float, interval: Union[float, Callable[[float], float]], n: int, limit: int
+) -> Iterator[int]:
+    """The steps at which to record, as ``floor(time n)``, at the times of `history_times`."""
+    for t in history_times(start, interval, limit):
         yield math.floor(t * n) if math.isfinite(t) else _NEVER
 
 
