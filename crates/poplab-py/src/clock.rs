@@ -1,38 +1,81 @@
-//! The clock of continuous time (`Simulation(..., continuous_time=True)` and every chemical
-//! reaction network): the draws that turn interactions into time, each from its own stream of
-//! the library's generator (Xoshiro256++ seeded by SplitMix64) whose seed the Python layer
-//! derives from the simulation's seed, so a simulation's clock is fixed by its seed as its
-//! interactions are, and never shares a stream with them.
+//! Continuous time: the library's draws for Python's `Simulation` (`continuous_time=True`, and
+//! ppsim's conservative networks, run span by span), and the library's network runs
+//! ([`poplab::crn::CrnRun`]) for the networks with births and deaths.
 
-use poplab::rng::PopRng;
-use pyo3::exceptions::PyValueError;
+use crate::value_error;
+use poplab::crn::{CrnEngine, CrnRun, Network, beta_place, poisson_count};
 use pyo3::prelude::*;
-use rand_core::SeedableRng;
-use rand_distr::Distribution;
 
-/// A Poisson number of interactions with mean `mean` (>= 0), drawn from the stream seeded by
-/// `seed`: how many interactions a span of continuous time holds. Means beyond the sampler's
-/// limit (about 1.8e19) are the sum of Poisson draws of equal parts of the mean.
+/// A Poisson number of interactions with mean `mean` (>= 0) from the stream seeded by `seed`.
 #[pyfunction]
 pub fn poisson(seed: u64, mean: f64) -> PyResult<u128> {
-    if !(mean.is_finite() && mean >= 0.0) {
-        return Err(PyValueError::new_err(format!("a Poisson mean must be a finite number >= 0, not {mean}")));
-    }
-    if mean == 0.0 {
-        return Ok(0);
-    }
-    let mut rng = PopRng::seed_from_u64(seed);
-    let parts = (mean / 1e18).ceil().max(1.0);
-    let law = rand_distr::Poisson::new(mean / parts).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    // Each draw is a whole number (an f64 holds every whole number up to 2^53 exactly).
-    Ok((0..parts as u64).map(|_| law.sample(&mut rng) as u128).sum())
+    poisson_count(seed, mean).map_err(value_error)
 }
 
-/// A Beta(`a`, `b`) number (`a`, `b` > 0) drawn from the stream seeded by `seed`: where, within a
-/// span of continuous time that holds `a + b - 1` interactions, the `a`-th of them falls (the
-/// `a`-th of `a + b - 1` uniform points, in order).
+/// A Beta(`a`, `b`) number from the stream seeded by `seed`: where, within a span of continuous
+/// time that holds `a + b - 1` interactions, the `a`-th of them falls.
 #[pyfunction]
 pub fn beta(seed: u64, a: f64, b: f64) -> PyResult<f64> {
-    let law = rand_distr::Beta::new(a, b).map_err(|e| PyValueError::new_err(format!("Beta({a}, {b}): {e}")))?;
-    Ok(law.sample(&mut PopRng::seed_from_u64(seed)))
+    beta_place(seed, a, b).map_err(value_error)
+}
+
+/// A chemical reaction network's run (births and deaths included), exact in the law of
+/// Gillespie's method: `CrnRun(reactions, volume, counts, engine, seed)` with `reactions` a list
+/// of `(text, rate)` such as `("R + F -> 2F", 1.0)`, `counts` one per species in the order the
+/// reactions first name them (`species` lists it), `engine` `'auto'`, `'direct'` or `'batched'`.
+#[pyclass(name = "CrnRun", module = "poplab._poplab")]
+pub struct PyCrnRun {
+    run: CrnRun,
+}
+
+#[pymethods]
+impl PyCrnRun {
+    #[new]
+    fn new(reactions: Vec<(String, f64)>, volume: f64, counts: Vec<u64>, engine: &str, seed: u64) -> PyResult<Self> {
+        let texts: Vec<(&str, f64)> = reactions.iter().map(|(t, r)| (t.as_str(), *r)).collect();
+        let network = Network::parse(&texts, volume).map_err(value_error)?;
+        let engine = CrnEngine::parse(engine).map_err(value_error)?;
+        Ok(PyCrnRun { run: CrnRun::new(network, counts, engine, seed).map_err(value_error)? })
+    }
+
+    /// The species, in the order of `counts`.
+    #[getter]
+    fn species(&self) -> Vec<String> {
+        self.run.network().species.clone()
+    }
+
+    /// Runs on to time `until`; releases the GIL meanwhile.
+    fn advance_to(&mut self, py: Python<'_>, until: f64) -> PyResult<()> {
+        let run = &mut self.run;
+        py.detach(|| run.advance_to(until)).map_err(value_error)
+    }
+
+    /// Whether no reaction can happen any more.
+    fn silent(&self) -> bool {
+        self.run.silent()
+    }
+
+    /// The engine's name (`'direct'` or `'batched'`, what `'auto'` chose).
+    #[getter]
+    fn engine(&self) -> &'static str {
+        let engine = self.run.engine();
+        CrnEngine::NAMED.iter().find(|(_, e)| *e == engine).map(|(n, _)| *n).unwrap_or("?")
+    }
+
+    /// The counts, one per species.
+    fn counts(&self) -> Vec<u64> {
+        self.run.counts().to_vec()
+    }
+
+    /// The time reached.
+    #[getter]
+    fn time(&self) -> f64 {
+        self.run.time()
+    }
+
+    /// How many reactions fired.
+    #[getter]
+    fn reactions(&self) -> u128 {
+        self.run.reactions()
+    }
 }

@@ -85,6 +85,7 @@ fn _poplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::trial_seed, m)?)?;
     m.add_function(wrap_pyfunction!(clock::poisson, m)?)?;
     m.add_function(wrap_pyfunction!(clock::beta, m)?)?;
+    m.add_class::<clock::PyCrnRun>()?;
     m.add_function(wrap_pyfunction!(api::check_stop, m)?)?;
     m.add_function(wrap_pyfunction!(user::safe_set_is_closed, m)?)?;
     m.add_function(wrap_pyfunction!(api::available_memory, m)?)?;

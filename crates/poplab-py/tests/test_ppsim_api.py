@@ -365,13 +365,13 @@ def test_timer_with_tqdm(capsys):
     assert "time simulated" in capsys.readouterr().err and sim.snapshots == []
 
 
-# CRNs: conservative ones run (tests/test_crn.py); the others are refused.
+# CRNs: conservative ones run as ppsim's (tests/test_crn.py), the others on the network engines
+# (tests/test_network.py); a list of other things is refused.
 
 
-def test_non_conservative_crns_and_lists_that_are_not_reactions_are_refused():
+def test_non_conservative_crns_run_and_lists_that_are_not_reactions_are_refused():
     a, b = poplab.species("A B")
-    with pytest.raises(poplab.CRNNotSupported, match=r"A -->\(1.0\) A \+ A .*does not yet simulate non-conservative"):
-        Simulation({a: 5}, [a >> 2 * a])
+    assert isinstance(Simulation({a: 5}, [a >> 2 * a], seed=1), poplab.NetworkSimulation)
     with pytest.raises(TypeError, match="list of ppsim's reactions"):
         Simulation({"A": 5}, [("A", "B")])
     # ppsim ignores volume for a protocol; time_units shows its times as durations.

@@ -14,8 +14,9 @@ come back as pandas DataFrames and dicts with the fields of the ``poplab`` comma
 - `Simulation`, `time_trials`: ppsim's API on poplab's engines; `Snapshot`, `TimeUpdate`,
   `Plotter`, `StatePlotter`, `HistoryPlotter`: ppsim's snapshots (``sim.add_snapshot``).
   ppsim's chemical reaction networks (`species`, `Specie`, `Reaction`, `RateConstantUnits`,
-  `reactions_to_dict`, `poplab.crn`) run as ppsim runs them, in continuous time; conservative
-  ones only (as many products as reactants): the others raise `CRNNotSupported`.
+  `reactions_to_dict`, `poplab.crn`) run as ppsim runs them, in continuous time; a network with
+  births or deaths (batss's and rebop's: ``f >> None``) runs on the library's network engines,
+  exactly in the law of Gillespie's method (`Simulation` returns a `NetworkSimulation`).
 - `claim`: one claim of the four papers reproduced, its points and verdict (`ClaimResult`), as
   ``poplab reproduce`` reports it.
 - `judge`: a claim written as in the papers (``O(log n)``, ``= (n-1)^2``) judged on measured
@@ -38,6 +39,7 @@ from ._api import EstimateResult, HoldingSweepResult, RunResult, SweepResult, ex
 from ._claims import ClaimResult, claim
 from ._judge import Judgement, judge
 from ._protocol import OUTPUTS, Protocol
+from ._network import NetworkSimulation
 from ._simulation import Simulation
 from ._trials import time_trials
 from ._snapshot import HistoryPlotter, Plotter, Snapshot, StatePlotter, TimeUpdate
@@ -64,6 +66,7 @@ except Exception:  # pragma: no cover - not installed as a distribution
 __all__ = [
     "CRNNotSupported",
     "EstimateResult",
+    "NetworkSimulation",
     "Expression",
     "RateConstantUnits",
     "avogadro",

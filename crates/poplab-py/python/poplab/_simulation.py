@@ -18,10 +18,11 @@ import numpy as np
 import pandas as pd
 
 from . import _clock, _poplab, _views
+from ._network import NetworkSimulation, is_conservative
 from ._api import _MAX_AGENTS, _MAX_AGENTS_TEXT, _graph, _whole
 from ._protocol import Protocol
 from ._rule import _PpsimRule  # also where pickles of earlier versions find it
-from ._snapshot import Snapshot, TimeUpdate, _SnapshotViews
+from ._snapshot import Snapshot, TimeUpdate
 from ._views import Config, StateSpace
 from .crn import reaction_list, reactions_to_dict
 
@@ -38,7 +39,7 @@ _SAMPLE_STREAMS = 0x5DEECE66D
 RunUntil = Union[None, float, int, str, Callable[[Config], bool]]
 
 
-class Simulation(_SnapshotViews):
+class Simulation:
     """A population protocol simulated one trial at a time, with ppsim's API on poplab's engines.
 
     ``init_config`` maps states to counts (``n`` is their sum); the rule (argument ``rule=``) is a dict
@@ -124,6 +125,13 @@ class Simulation(_SnapshotViews):
     #: it (``Simulation.MAX_ENUMERATED_STATES = 5000``) for larger protocols: the search calls the
     #: rule about this many squared times.
     MAX_ENUMERATED_STATES = 1000
+
+    def __new__(cls, init_config: Any = None, rule: Any = None, *args: Any, **kwargs: Any) -> Any:
+        # A network with births or deaths runs on the library's network engines (`_network`).
+        reactions = reaction_list(rule) if rule is not None else None
+        if reactions is not None and not is_conservative(reactions):
+            return NetworkSimulation(init_config, reactions, *args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -716,6 +724,58 @@ class Simulation(_SnapshotViews):
         counts = self.config_dict
         present = [state for state in self.state_list if counts.get(state, 0) > 0]
         return _views.null_probability(self._space.reactions(present), counts)
+
+    def add_snapshot(self, snap: Snapshot) -> None:
+        """ppsim's ``add_snapshot``: ``snap`` (a `Snapshot`, such as a `StatePlotter`) shows this
+        simulation, now and while it runs."""
+        snap.simulation = self
+        snap.initialize()
+        snap.update()
+        self.snapshots.append(snap)
+
+    def set_snapshot_index(self, index: int) -> None:
+        """Every snapshot shows the recorded configuration ``configs[index]``."""
+        for snapshot in self.snapshots:
+            snapshot.update(index=index)
+
+    def set_snapshot_time(self, time: float) -> None:
+        """Every snapshot shows the first recorded configuration at ``time`` or later (the last
+        one past the end).
+
+        >>> from poplab import Simulation, Snapshot
+        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
+        >>> snap = Snapshot()
+        >>> sim.add_snapshot(snap)
+        >>> sim.run(3, history_interval=0.5)
+        >>> sim.set_snapshot_time(1.2)
+        >>> snap.time
+        1.5
+        """
+        index = min(int(np.searchsorted(self.times, time)), len(self.times) - 1)
+        self.set_snapshot_index(index)
+
+    def snapshot_slider(self, var: str = "index") -> Any:
+        """ppsim's ``snapshot_slider``: an ipywidgets slider over the recorded configurations (by
+        ``'index'`` or by ``'time'``) that updates every snapshot.
+
+        Raises:
+            ImportError: ipywidgets is not installed (``set_snapshot_index`` and
+                ``set_snapshot_time`` do the same without it).
+            ValueError: ``var`` is neither ``'index'`` nor ``'time'``.
+        """
+        if var.lower() not in ("index", "time"):
+            raise ValueError("var must be either 'index' or 'time'")
+        try:
+            import ipywidgets as widgets
+        except ImportError as e:
+            raise ImportError("snapshot_slider needs ipywidgets (pip install ipywidgets); without it, "
+                              "set_snapshot_index(i) and set_snapshot_time(t) update the snapshots") from e
+        layout = widgets.Layout(width="100%")
+        if var.lower() == "index":
+            slider = widgets.IntSlider(min=0, max=len(self.times) - 1, step=1, layout=layout)
+            return widgets.interactive(self.set_snapshot_index, index=slider)
+        slider = widgets.FloatSlider(min=self.times[0], max=self.times[-1], step=0.01, layout=layout)
+        return widgets.interactive(self.set_snapshot_time, time=slider)
 
     def __repr__(self) -> str:
         return f"Simulation(n={self.n}, time={self.time:.3f}, states={len(self.state_list)}, seed={self.seed})"

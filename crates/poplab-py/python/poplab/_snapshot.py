@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import sys
 import time as _time
-from typing import Any, Callable, Hashable, List, Optional
+from typing import Any, Callable, Hashable, Optional
 
 import numpy as np
 import pandas as pd
@@ -294,63 +294,3 @@ class HistoryPlotter(Plotter):
         self._limits(headroom=1.1)
         self.fig.tight_layout()
         self.fig.canvas.draw_idle()
-
-
-class _SnapshotViews:
-    """ppsim's snapshot methods of `Simulation` (which has ``snapshots``, ``times`` and
-    ``history``)."""
-
-    snapshots: List["Snapshot"]
-    times: List[float]
-
-    def add_snapshot(self, snap: "Snapshot") -> None:
-        """ppsim's ``add_snapshot``: ``snap`` (a `Snapshot`, such as a `StatePlotter`) shows this
-        simulation, now and while it runs."""
-        snap.simulation = self
-        snap.initialize()
-        snap.update()
-        self.snapshots.append(snap)
-
-    def set_snapshot_index(self, index: int) -> None:
-        """Every snapshot shows the recorded configuration ``configs[index]``."""
-        for snapshot in self.snapshots:
-            snapshot.update(index=index)
-
-    def set_snapshot_time(self, time: float) -> None:
-        """Every snapshot shows the first recorded configuration at ``time`` or later (the last
-        one past the end).
-
-        >>> from poplab import Simulation, Snapshot
-        >>> sim = Simulation({"L": 100}, {("L", "L"): ("L", "F")}, seed=1)
-        >>> snap = Snapshot()
-        >>> sim.add_snapshot(snap)
-        >>> sim.run(3, history_interval=0.5)
-        >>> sim.set_snapshot_time(1.2)
-        >>> snap.time
-        1.5
-        """
-        index = min(int(np.searchsorted(self.times, time)), len(self.times) - 1)
-        self.set_snapshot_index(index)
-
-    def snapshot_slider(self, var: str = "index") -> Any:
-        """ppsim's ``snapshot_slider``: an ipywidgets slider over the recorded configurations (by
-        ``'index'`` or by ``'time'``) that updates every snapshot.
-
-        Raises:
-            ImportError: ipywidgets is not installed (``set_snapshot_index`` and
-                ``set_snapshot_time`` do the same without it).
-            ValueError: ``var`` is neither ``'index'`` nor ``'time'``.
-        """
-        if var.lower() not in ("index", "time"):
-            raise ValueError("var must be either 'index' or 'time'")
-        try:
-            import ipywidgets as widgets
-        except ImportError as e:
-            raise ImportError("snapshot_slider needs ipywidgets (pip install ipywidgets); without it, "
-                              "set_snapshot_index(i) and set_snapshot_time(t) update the snapshots") from e
-        layout = widgets.Layout(width="100%")
-        if var.lower() == "index":
-            slider = widgets.IntSlider(min=0, max=len(self.times) - 1, step=1, layout=layout)
-            return widgets.interactive(self.set_snapshot_index, index=slider)
-        slider = widgets.FloatSlider(min=self.times[0], max=self.times[-1], step=0.01, layout=layout)
-        return widgets.interactive(self.set_snapshot_time, time=slider)

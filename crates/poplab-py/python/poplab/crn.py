@@ -10,10 +10,12 @@ continuous time, its Gillespie kinetics (the chemical master equation) exactly. 
 ``k`` happens at ``k #A #B / v``, ``A + A -> ...`` at ``k #A (#A - 1) / (2 v)``, ``A -> ...``
 at ``k #A``.
 
-poplab, like ppsim, simulates conservative networks of one or two reactants (a molecule is an
-agent): every reaction has as many products as reactants. A non-conservative one (``a >> 2 * a``,
-``a + b >> c``, ``a >> b + c``: birth, death) is refused with `CRNNotSupported`, not yet
-simulated.
+A conservative network (every reaction as many products as reactants, one or two) runs as ppsim
+runs it. A network with births or deaths (``a >> 2 * a``, ``a + b >> c``, ``f >> None``,
+``None >> a``: batss's and rebop's networks, which ppsim refuses) runs on the library's network
+engines instead, exactly in the law of Gillespie's method: `Simulation` then returns a
+`NetworkSimulation` (see ``poplab._network``). `reactions_to_dict`, ppsim's conversion to pair
+rules, still refuses such a network with `CRNNotSupported`.
 
 >>> from poplab import species
 >>> a, b, c, d = species("A B C D")
@@ -30,7 +32,7 @@ True
 >>> reactions_to_dict([a >> b + c], n=100, volume=100)
 Traceback (most recent call last):
 ...
-poplab.crn.CRNNotSupported: reaction A -->(1.0) B + C has 1 reactant(s) and 2 product(s): poplab does not yet simulate non-conservative networks ...
+poplab.crn.CRNNotSupported: reaction A -->(1.0) B + C has 1 reactant(s) and 2 product(s): ppsim's conversion to pair rules takes only conservative networks ...
 """
 
 from __future__ import annotations
@@ -46,16 +48,16 @@ avogadro = 6.02214076e23
 
 
 class CRNNotSupported(NotImplementedError, ValueError):
-    """A chemical reaction network poplab does not simulate yet: one with a non-conservative
-    reaction (as many products as reactants is needed: a molecule is an agent). A
+    """A network that ppsim's conversion to pair rules (`reactions_to_dict`) does not take: one
+    with a non-conservative reaction (`Simulation` runs it on the network engines instead). A
     ``NotImplementedError``, and a ``ValueError`` as ppsim's refusal of such a network is."""
 
 
 def _not_conservative(reaction: "Reaction") -> CRNNotSupported:
     return CRNNotSupported(
         f"reaction {reaction} has {reaction.num_reactants()} reactant(s) and {reaction.num_products()} product(s): "
-        "poplab does not yet simulate non-conservative networks (births, deaths: a different number of reactants "
-        "and products); as in ppsim, every reaction must have as many products as reactants, one or two"
+        "ppsim's conversion to pair rules takes only conservative networks (as many products as reactants); "
+        "Simulation(init_config, reactions) runs this one on the network engines"
     )
 
 
@@ -79,6 +81,8 @@ def species(sp: Union[str, Iterable[str]]) -> Tuple["Specie", ...]:
 
 
 def _expression(side: Any, what: str) -> "Expression":
+    if side is None:  # batss's "no molecule": f >> None
+        return Expression([])
     if isinstance(side, Specie):
         return Expression([side])
     if isinstance(side, Expression):
@@ -234,10 +238,8 @@ class Reaction:
     ) -> None:
         self.reactants = _expression(reactants, "reactants")
         self.products = _expression(products, "products")
-        if len(self.reactants) == 0:
-            raise ValueError("reactants cannot be empty")
-        if len(self.products) == 0:
-            raise ValueError("products cannot be empty")
+        if len(self.reactants) == 0 and len(self.products) == 0:
+            raise ValueError("a reaction needs reactants or products (None is no molecule: f >> None)")
         self.rate_constant = float(k)
         self.rate_constant_reverse = float(r)
         self.rate_constant_units = rate_constant_units

@@ -9,9 +9,14 @@
 //! length. Given the number `E` of events of `[t, t_end]` (Poisson), a batch of `M` events
 //! completes if `M <= E`, at the `M`-th of `E` uniform points (a Beta draw); otherwise the span
 //! ends inside the batch, after the steps whose events fit in `E`.
+//!
+//! [`poisson_count`] and [`beta_place`] are the same laws for callers that run pair rules in
+//! continuous time span by span (Python's `Simulation(..., continuous_time=True)`).
 
 use crate::engine::sampling::{collision_free_run, ln_falling_over_power, stirling_remainder, unit_open0};
+use crate::error::{Error, Result};
 use crate::rng::PopRng;
+use rand_core::SeedableRng;
 use rand_distr::Distribution;
 
 /// `C(m, 2)` as a float, exact below `2^53`.
@@ -35,6 +40,29 @@ pub(super) fn beta(rng: &mut PopRng, a: u64, b: u64) -> f64 {
 /// An exponential waiting time with rate `rate > 0`.
 pub(super) fn exponential(rng: &mut PopRng, rate: f64) -> f64 {
     -unit_open0(rng).ln() / rate
+}
+
+/// A Poisson number with mean `mean >= 0` from the stream seeded by `seed`: how many interactions
+/// a span of continuous time holds (ppsim's `continuous_time`, which Python's `Simulation` runs
+/// span by span). Means beyond the sampler's range (about `1.8e19`) are summed from equal parts.
+pub fn poisson_count(seed: u64, mean: f64) -> Result<u128> {
+    if !(mean.is_finite() && mean >= 0.0) {
+        return Err(Error::Option { option: "mean", value: mean.to_string(), reason: "a finite number >= 0".into() });
+    }
+    let mut rng = PopRng::seed_from_u64(seed);
+    let parts = (mean / 1e18).ceil().max(1.0) as u64;
+    Ok((0..parts).map(|_| u128::from(poisson(&mut rng, mean / parts as f64))).sum())
+}
+
+/// A Beta(`a`, `b`) number (`a`, `b` > 0) from the stream seeded by `seed`: where the `a`-th of
+/// `a + b - 1` uniform points of a span falls, in order (the time of an interaction inside a span).
+pub fn beta_place(seed: u64, a: f64, b: f64) -> Result<f64> {
+    let law = rand_distr::Beta::new(a, b).map_err(|e| Error::Option {
+        option: "beta",
+        value: format!("({a}, {b})"),
+        reason: e.to_string(),
+    })?;
+    Ok(law.sample(&mut PopRng::seed_from_u64(seed)))
 }
 
 /// The number of failures before the first success of probability `q` in `(0, 1]`.
