@@ -1,6 +1,7 @@
 # Shared by the benches against ppsim (bench-vs-ppsim.sh, bench-inprocess.sh, bench-all-cores.sh),
-# bench-papers.sh and bench-crn.sh (sourced, not run): the ppsim, batss and rebop venvs, the header
-# lines naming versions and machine, and small helpers of the cell loops.
+# bench-papers.sh and bench-crn.sh (sourced, not run): the ppsim, batss and rebop venvs, poplab's
+# venv (the wheel of this checkout, for bench-inprocess.sh and bench-crn.sh), the header lines
+# naming versions and machine, and small helpers of the cell loops.
 # Needs HERE (this directory, scripts/bench: the venvs go there) set by the sourcing script.
 
 venv_python() { echo "$HERE/.venv-ppsim-$1/bin/python"; }
@@ -63,6 +64,36 @@ install_rebop() {  # rebop 0.10.0 (Andreani's Gillespie SSA, Rust backend) from 
   echo "rebop 0.10.0: installing into $HERE/.venv-rebop-0.10.0 ($("$base" --version))"
   "$base" -m venv "$HERE/.venv-rebop-0.10.0"
   "$py" -m pip install -q --disable-pip-version-check rebop==0.10.0
+}
+
+poplab_venv() {  # poplab_venv TARGET BUILD WHEEL: the poplab package of this checkout in
+  # TARGET/venv-bench (created with numpy and pandas if missing): WHEEL non-empty installs that
+  # wheel; else BUILD = 1 builds one (pip wheel ./crates/poplab-py, maturin, release,
+  # CARGO_TARGET_DIR=TARGET) into TARGET/wheels and installs it; else (BUILD = 0) the package
+  # already installed is used. Records where it came from in TARGET/venv-bench/poplab-source.txt
+  # (git describe of the build, or the wheel's path); exits if the venv's poplab has no Simulation.
+  local target=$1 build=$2 wheel=$3 source="" venv="$1/venv-bench" root
+  root="$(cd "$HERE/../.." && pwd)"
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "poplab: creating $venv (numpy, pandas)"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check numpy pandas
+  fi
+  if [ -z "$wheel" ] && [ "$build" = 1 ]; then
+    echo "poplab: building the wheel (pip wheel ./crates/poplab-py, CARGO_TARGET_DIR=$target)"
+    rm -f "$target"/wheels/poplab-*.whl
+    CARGO_TARGET_DIR="$target" python3 -m pip wheel -q --disable-pip-version-check --no-deps \
+      -w "$target/wheels" "$root/crates/poplab-py"
+    wheel=$(ls "$target"/wheels/poplab-*.whl)
+    source="git $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')"
+  fi
+  if [ -n "$wheel" ]; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+    # Where the installed package came from, for the header of later runs with --no-build.
+    echo "${source:-wheel $wheel}" > "$venv/poplab-source.txt"
+  fi
+  "$venv/bin/python" -c 'from poplab import Simulation' || {
+    echo "poplab in $venv has no Simulation: build a checkout that has it, or leave poplab out (--tools)" >&2; exit 1; }
 }
 
 # ---------------------------------------------------------------- helpers

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The CRN (chemical reaction network) peers: batss 1.0.4, rebop 0.10.0 and ppsim 0.1.6 on the same
-# two CRNs at n = 10^3 ... --max-n, one cell per fresh Python process (scripts/bench/crn_peers.py).
-# The rows to compare poplab's CRN engine against, once it exists (the `poplab` tool is the hook).
+# Chemical reaction networks: poplab's Python package against its peers, batss 1.0.4, rebop 0.10.0
+# and ppsim 0.1.6, on the same two CRNs at n = 10^3 ... --max-n, one cell per fresh Python process
+# (scripts/bench/crn_peers.py).
 # See --help. The venvs and header helpers are shared with the other benches (bench-common.sh).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 ALL_WORKLOADS="lotka-volterra,dimerization"
-ALL_TOOLS="batss,rebop,ppsim-0.1.6"
+ALL_TOOLS="poplab,batss,rebop,ppsim-0.1.6"
 
 usage() {
   cat <<EOF
@@ -16,11 +18,16 @@ Usage: scripts/bench/bench-crn.sh [options]
 For each workload, each n = 10^3, 10^4, ... up to the max and each tool, runs one cell: a fresh
 Python process of the tool's venv running scripts/bench/crn_peers.py, which builds the simulator
 (construction s) and simulates to the end time (run s), timed with time.perf_counter() inside the
-process (interpreter start and imports not timed). Prints a markdown table: n, tool, workload,
-construction s, run s, total s, and the final counts, under header lines naming the versions, the
-machine and its load average at start and end.
+process (interpreter start and imports not timed). Prints a markdown table: n, tool (poplab's
+with its engine), workload, construction s, run s, total s, and the final counts, under header
+lines naming the versions, the machine and its load average at start and end.
 
 Tools (--tools, default $ALL_TOOLS):
+  poplab        the poplab Python package of this checkout, in target/venv-bench (CARGO_TARGET_DIR's
+                if set; shared with bench-inprocess.sh): the wheel is built with \`pip wheel
+                ./crates/poplab-py\` (maturin, release) and installed there, unless --no-build or
+                --wheel; Simulation(..., engine="auto") runs the direct method below 200,000
+                molecules and the batched engine from there (the tool column names the engine)
   batss         batss 1.0.4 (Petrack and Doty's batching CRN simulator, Rust backend), Python 3.11,
                 in scripts/bench/.venv-batss-1.0.4                         } created on first use
   rebop         rebop 0.10.0 (Gillespie's direct method, Rust backend), in } (git-ignored; needs
@@ -28,7 +35,6 @@ Tools (--tools, default $ALL_TOOLS):
                 Python >= 3.12 (found on PATH or under pyenv)              }
   ppsim-0.1.6   ppsim 0.1.6 (Cython) in scripts/bench/.venv-ppsim-0.1.6    }
                 simulates only conservative CRNs: both workloads are n/a for it (shown once)
-  poplab        (hook) rejected today: poplab's CRN engine is not built yet
 
 Workloads (--workloads, default all; the same law for every tool, rates converted to each tool's
 convention by crn_peers.py --help):
@@ -48,12 +54,14 @@ Options:
   --timeout SEC      wall-clock limit per cell process, start and imports included (default 600);
                      a cell over it is "> SEC s", and larger n are then not run for that tool and
                      workload
+  --no-build         poplab: use the package already installed in the venv
+  --wheel FILE       poplab: install this wheel instead of building one
   --out DIR          also write DIR/bench-crn.md (the table) and DIR/bench-crn.jsonl (one line per
                      cell); default: print only
   -h, --help         this help
 
 Run it under nice on a shared machine (nice -n 5 bash scripts/bench/bench-crn.sh ...): the cells
-inherit it. Seeds: rebop repeats a run exactly for a seed; batss 1.0.4 does not (its default switch
+inherit it. Seeds: poplab and rebop repeat a run exactly for a seed; batss 1.0.4 does not (its default switch
 between batching and Gillespie steps measures wall-clock time), so its final counts vary from run to
 run with the same seed.
 EOF
@@ -61,7 +69,7 @@ EOF
 
 # ---------------------------------------------------------------- options
 MAX_N=1000000000; WORKLOADS="$ALL_WORKLOADS"; TOOLS="$ALL_TOOLS"; SEED=1; END_TIME=1; REPEAT=3
-LIMIT=600; OUT=""
+LIMIT=600; OUT=""; BUILD=1; WHEEL=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --max-n) MAX_N="$2"; shift ;;
@@ -72,6 +80,8 @@ while [ $# -gt 0 ]; do
     --repeat) REPEAT="$2"; shift ;;
     --timeout) LIMIT="$2"; shift ;;
     --out) OUT="$2"; shift ;;
+    --no-build) BUILD=0 ;;
+    --wheel) WHEEL="$2"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -81,12 +91,7 @@ for w in ${WORKLOADS//,/ }; do
   [[ ",$ALL_WORKLOADS," == *",$w,"* ]] || { echo "unknown workload: $w (known: $ALL_WORKLOADS)" >&2; exit 2; }
 done
 for t in ${TOOLS//,/ }; do
-  case "$t" in
-    # Hook: once poplab has a CRN engine, add it to ALL_TOOLS, give it a python in tool_python
-    # (or its own command in run_cell) and a header line; crn_peers.py --tool poplab is its cell.
-    poplab) echo "poplab's CRN engine is not built yet" >&2; exit 2 ;;
-  esac
-  [[ ",$ALL_TOOLS," == *",$t,"* ]] || { echo "unknown tool: $t (known: $ALL_TOOLS, and poplab later)" >&2; exit 2; }
+  [[ ",$ALL_TOOLS," == *",$t,"* ]] || { echo "unknown tool: $t (known: $ALL_TOOLS)" >&2; exit 2; }
 done
 uses() { [[ ",$TOOLS," == *",$1,"* ]]; }
 
@@ -96,11 +101,17 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 START_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # ---------------------------------------------------------------- venvs
+VENV="$TARGET/venv-bench"
+if uses poplab; then
+  poplab_venv "$TARGET" "$BUILD" "$WHEEL" >&2
+  "$VENV/bin/python" -c 'from poplab import NetworkSimulation' || {
+    echo "poplab in $VENV has no NetworkSimulation (networks with births and deaths): build a checkout that has it, or leave poplab out (--tools)" >&2; exit 1; }
+fi
 if uses batss; then install_batss >&2; fi
 if uses rebop; then install_rebop >&2; fi
 if uses ppsim-0.1.6; then install_ppsim 0.1.6 >&2; fi
 tool_python() {
-  case "$1" in batss) batss_python ;; rebop) rebop_python ;; ppsim-0.1.6) venv_python 0.1.6 ;; esac
+  case "$1" in poplab) echo "$VENV/bin/python" ;; batss) batss_python ;; rebop) rebop_python ;; ppsim-0.1.6) venv_python 0.1.6 ;; esac
 }
 
 # ---------------------------------------------------------------- run the cells
@@ -159,8 +170,11 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---------------------------------------------------------------- header and table
 report() {
-  echo "# CRN peers: batss, rebop, ppsim on lotka-volterra and dimerization ($START_DATE)"
+  echo "# CRNs: ${TOOLS//,/, } on ${WORKLOADS//,/ and } ($START_DATE)"
   echo
+  if uses poplab; then
+    echo "- poplab: Python package $("$VENV/bin/python" -c 'import poplab; print(poplab.__version__)') ($VENV, $(cat "$VENV/poplab-source.txt" 2>/dev/null || echo 'source not recorded')), $("$VENV/bin/python" --version), numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'); Simulation(..., seed=S, volume=n, engine=\"auto\") (a NetworkSimulation: direct below 200,000 molecules, batched from there; the engine is named in the tool column), sim.run(T); k unchanged (poplab's convention); repeatable for a seed"
+  fi
   if uses batss; then
     echo "- batss 1.0.4: $("$(batss_python)" --version), numpy $("$(batss_python)" -c 'import numpy; print(numpy.__version__)'); Simulation(..., seed=S, volume=n), sim.run(T); A + A at k/2 (batss's A + A propensity is k #A (#A - 1) / v); not repeatable for a seed"
   fi
@@ -186,7 +200,8 @@ def s(x):
 print("| n | tool | workload | construction s | run s | total s | final counts (time) |")
 print("|---|---|---|---:|---:|---:|---|")
 for r in rows:
-    head = f"| {pow10(r['n'])} | {r['tool']} | {r['workload']} |"
+    tool = f"{r['tool']} ({r['engine']})" if "engine" in r else r["tool"]
+    head = f"| {pow10(r['n'])} | {tool} | {r['workload']} |"
     if "note" in r:
         print(f"{head} {r['note']} | | | |")
     else:

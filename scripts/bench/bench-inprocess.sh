@@ -81,7 +81,7 @@ EOF
 
 # ---------------------------------------------------------------- options
 MAX_N=""; WORKLOADS="$ALL_WORKLOADS"; TOOLS="$ALL_TOOLS"; SEED=1; LIMIT=""; MEM_GB=""; REPEAT=1
-QUICK=0; BUILD=1; WHEEL=""; SOURCE=""; OUT="$ROOT/target"
+QUICK=0; BUILD=1; WHEEL=""; OUT="$ROOT/target"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -118,28 +118,7 @@ MAX_N=$(pow10_arg "$MAX_N")
 for v in 1.0.2 0.1.6; do uses "ppsim-$v" && install_ppsim "$v"; done
 if uses batss-1.0.4; then install_batss; fi
 VENV="$TARGET/venv-bench"
-if uses poplab; then
-  if [ ! -x "$VENV/bin/python" ]; then
-    echo "poplab: creating $VENV (numpy, pandas)"
-    python3 -m venv "$VENV"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy pandas
-  fi
-  if [ -z "$WHEEL" ] && [ $BUILD = 1 ]; then
-    echo "poplab: building the wheel (pip wheel ./crates/poplab-py, CARGO_TARGET_DIR=$TARGET)"
-    rm -f "$TARGET"/wheels/poplab-*.whl
-    CARGO_TARGET_DIR="$TARGET" python3 -m pip wheel -q --disable-pip-version-check --no-deps \
-      -w "$TARGET/wheels" "$ROOT/crates/poplab-py"
-    WHEEL=$(ls "$TARGET"/wheels/poplab-*.whl)
-    SOURCE="git $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
-  fi
-  if [ -n "$WHEEL" ]; then
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
-    # Where the installed package came from, for the header of later runs with --no-build.
-    echo "${SOURCE:-wheel $WHEEL}" > "$VENV/poplab-source.txt"
-  fi
-  "$VENV/bin/python" -c 'from poplab import Simulation' || {
-    echo "poplab in $VENV has no Simulation: build a checkout that has it, or leave poplab out (--tools)" >&2; exit 1; }
-fi
+if uses poplab; then poplab_venv "$TARGET" "$BUILD" "$WHEEL"; fi
 tool_python() {
   case "$1" in poplab) echo "$VENV/bin/python" ;; batss-*) batss_python ;; *) venv_python "${1#ppsim-}" ;; esac
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""One cell of the CRN bench against the peers (scripts/bench/bench-crn.sh): one workload at one n,
-run by one peer tool imported in this interpreter; prints one JSON line.
+"""One cell of the CRN bench of poplab against its peers (scripts/bench/bench-crn.sh): one workload
+at one n, run by one tool imported in this interpreter; prints one JSON line.
 
-    PYTHON crn_peers.py --tool {batss,rebop,ppsim-0.1.6} --workload {lotka-volterra,dimerization}
+    PYTHON crn_peers.py --tool {poplab,batss,rebop,ppsim-0.1.6} --workload {lotka-volterra,dimerization}
                         --n N --seed S [--time T]
 
 Exit status: 0 ran (the JSON line is on stdout); 3 the tool cannot run this workload (the reason,
@@ -14,6 +14,11 @@ The rates are written once, in poplab's convention (which is ppsim's), volume v 
   A + A -> ...  propensity k #A (#A - 1) / (2 v)
   0 -> A        propensity k v
 and converted to each tool's own convention (tool_rate below), as read in its source:
+  poplab        its own convention, volume=v (poplab/_network.py, NetworkSimulation's docstring):
+                k unchanged. Simulation(...) of a network with births or deaths (neither workload is
+                conservative) is a NetworkSimulation on the library's CRN engines; engine='auto'
+                runs the direct method below 200,000 molecules at the start and the batched engine
+                from there (the JSON line's "engine"). A seed repeats a run exactly.
   batss 1.0.4   Simulation(..., volume=v) divides a bimolecular k by v itself (batss/crn.py:727,
                 convert_to_uniform: k / volume**(order - 1)), but its A + A propensity is
                 k #A (#A - 1) / v, without the 1/2: the batching engine multiplies the rate of a
@@ -40,10 +45,11 @@ Workloads (start, end time T, default 1):
   dimerization    A + A -> D (k=1), D -> A + A (k=1); A = n, D = 0
 
 Timed with time.perf_counter(): construction = building the simulator object from the reactions and
-the initial counts (batss.Simulation(...); rebop.Gillespie() and its add_reaction calls -- rebop
-builds its Rust simulator inside run(); ppsim.Simulation(...)); run = simulating from time 0 to T
-(sim.run(T) for batss and ppsim, gillespie.run(init, T, nb_steps=1, rng=seed) for rebop: the counts
-at 0 and T only). Imports and the interpreter's start are not timed.
+the initial counts (poplab.Simulation(...); batss.Simulation(...); rebop.Gillespie() and its
+add_reaction calls -- rebop builds its Rust simulator inside run(); ppsim.Simulation(...)); run =
+simulating from time 0 to T (sim.run(T, history_interval=T, stopping_interval=T) for poplab, batss
+and ppsim, gillespie.run(init, T, nb_steps=1, rng=seed) for rebop: the counts at 0 and T only).
+Imports and the interpreter's start are not timed.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ import platform
 import sys
 from time import perf_counter
 
-TOOLS = ("batss", "rebop", "ppsim-0.1.6")
+TOOLS = ("poplab", "batss", "rebop", "ppsim-0.1.6")
 
 # name -> (species, initial counts as a function of n, reactions (reactants, products, k) in poplab's
 # convention: the module docstring)
@@ -88,6 +94,8 @@ def symmetry(reactants: list[str]) -> int:
 def tool_rate(tool: str, reactants: list[str], k: float, v: float) -> float:
     """The rate constant to give `tool` for a reaction of rate k in poplab's convention."""
     order = len(reactants)
+    if tool == "poplab":  # its own convention
+        return k
     if tool == "batss":  # divides by v**(order-1) itself; no 1/m! in its propensity
         return k / symmetry(reactants)
     if tool == "rebop":  # no volume, no 1/m!
@@ -99,6 +107,23 @@ def tool_rate(tool: str, reactants: list[str], k: float, v: float) -> float:
 
 def show(reactants: list[str], products: list[str], k: float) -> str:
     return f"{' + '.join(reactants) or '0'} -> {' + '.join(products) or '0'} @ {k:.6g}"
+
+
+def run_poplab(species, init, reactions, v, seed, t_end):
+    import poplab
+    from poplab.crn import Expression, Reaction
+
+    sp = {name: s for name, s in zip(species, poplab.species(species))}
+    rxns = [Reaction(Expression([sp[x] for x in r]), Expression([sp[x] for x in p]), k=k) for r, p, k in reactions]
+    config = {sp[name]: c for name, c in init.items() if c > 0}
+    t0 = perf_counter()
+    sim = poplab.Simulation(config, rxns, seed=seed, volume=v, engine="auto")
+    t1 = perf_counter()
+    sim.run(t_end, history_interval=t_end, stopping_interval=t_end)
+    t2 = perf_counter()
+    conf = sim.config_dict
+    counts = {name: int(conf.get(name, 0)) for name in species}
+    return poplab.__version__, t1 - t0, t2 - t1, float(sim.time), counts, {"engine": sim.engine}
 
 
 def run_batss(species, init, reactions, v, seed, t_end):
@@ -155,28 +180,24 @@ def run_ppsim(species, init, reactions, v, seed, t_end):
     return ppsim.version, t1 - t0, t2 - t1, float(sim.time), counts
 
 
-RUNNERS = {"batss": run_batss, "rebop": run_rebop, "ppsim-0.1.6": run_ppsim}
+RUNNERS = {"poplab": run_poplab, "batss": run_batss, "rebop": run_rebop, "ppsim-0.1.6": run_ppsim}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tool", required=True, choices=TOOLS + ("poplab",))
+    ap.add_argument("--tool", required=True, choices=TOOLS)
     ap.add_argument("--workload", required=True, choices=tuple(WORKLOADS))
     ap.add_argument("--n", required=True, type=lambda s: int(float(s)))
     ap.add_argument("--seed", required=True, type=int)
     ap.add_argument("--time", type=float, default=1.0, help="end time T (default 1)")
     a = ap.parse_args()
-    if a.tool == "poplab":
-        # Hook: poplab's CRN engine goes here once it exists (same workloads, same convention, v = n).
-        print("poplab's CRN engine is not built yet", file=sys.stderr)
-        return 2
     if a.n < 2:
         ap.error("--n must be at least 2")
     species, init_of, reactions = WORKLOADS[a.workload]
     v = float(a.n)  # volume v = n
     native = [(r, p, tool_rate(a.tool, r, k, v)) for r, p, k in reactions]
     try:
-        version, build_s, run_s, end_time, counts = RUNNERS[a.tool](
+        version, build_s, run_s, end_time, counts, *extra = RUNNERS[a.tool](
             species, init_of(a.n), native, v, a.seed, a.time
         )
     except CannotRun as e:
@@ -188,6 +209,7 @@ def main() -> int:
         "end_time": end_time, "construction_s": round(build_s, 6), "run_s": round(run_s, 6),
         "total_s": round(build_s + run_s, 6), "counts": counts,
         "rates": [show(r, p, k) for r, p, k in native],
+        **(extra[0] if extra else {}),
     }))
     return 0
 

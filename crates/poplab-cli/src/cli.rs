@@ -1,6 +1,8 @@
 //! The command line: every subcommand and option, with the help text users read.
 
-use crate::parse::{choices, parse_budget, parse_count, parse_steps, parse_threads, parse_trace_every, parse_trials};
+use crate::parse::{
+    choices, parse_budget, parse_count, parse_steps, parse_threads, parse_time, parse_trace_every, parse_trials,
+};
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 use poplab::engine::{Engine, Measure, TraceEvery};
@@ -245,6 +247,11 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub trials: TrialArgs,
+
+    /// For a reaction network's file (@FILE.toml with [reactions]): the time to run to, in the
+    /// units of its rate constants; each trial reports the counts at that time.
+    #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
+    pub time: Option<f64>,
 
     /// A transient fault STEP:K[:FAMILY]: at STEP, K agents chosen uniformly get states drawn from
     /// FAMILY (default random). Repeatable; the safe set is watched after the last fault.

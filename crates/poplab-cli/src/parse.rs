@@ -74,6 +74,14 @@ pub fn parse_budget(text: &str) -> Result<poplab::search::Budget, String> {
     })
 }
 
+/// Parses `--time`: a finite number >= 0 (`1`, `0.5`, `1e3`).
+pub fn parse_time(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("a time >= 0 in the network's units, such as 1 or 0.5, not {text:?}")),
+    }
+}
+
 /// Parses a thread count, written as for [`parse_count`], up to `MAX_THREADS`.
 pub fn parse_threads(text: &str) -> Result<usize, ValueError> {
     parse_up_to(text, poplab::experiment::MAX_THREADS as u128, "worker threads").map(|v| v as usize)

@@ -3,6 +3,7 @@
 mod exact;
 mod generated;
 mod list;
+mod network;
 #[cfg(feature = "pictures")]
 mod plot;
 mod reproduce;

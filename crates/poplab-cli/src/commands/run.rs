@@ -14,6 +14,17 @@ use poplab::spec::{EstimateResult, Measured, RawSpec, RunSpec};
 use std::path::Path;
 
 pub fn run(args: &RunArgs) -> Result<()> {
+    if super::network::is_network_target(args.target.protocol.as_deref()) {
+        return super::network::run(args);
+    }
+    if args.time.is_some() {
+        return Err(InputError(
+            "--time goes with a reaction network's file (@FILE.toml with [reactions]); a protocol's run ends at its \
+             stop rule or --max-steps"
+                .into(),
+        )
+        .into());
+    }
     if let Some(file) = &args.resume {
         return resume(args, file);
     }

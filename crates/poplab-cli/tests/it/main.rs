@@ -10,6 +10,7 @@ mod defects;
 mod docs_agree;
 mod engine_cli;
 mod exact_cli;
+mod network_cli;
 mod reproduce_cli;
 mod search_cli;
 mod shard_cli;

@@ -28,14 +28,14 @@ import pandas as pd
 
 from . import _poplab
 from ._options import _whole
-from .crn import Reaction, Specie, replace_reversible_rxns, species_in_rxns
+from .crn import Reaction, Specie, species_in_rxns
 
 RunUntil = Union[None, float, Callable[[Dict[str, int]], bool]]
 
 
 def is_conservative(reactions: List[Reaction]) -> bool:
     """Whether every reaction (both ways of a reversible one) has as many products as reactants."""
-    return all(len(r.reactants) == len(r.products) for r in replace_reversible_rxns(reactions))
+    return all(len(r.reactants) == len(r.products) for r in reactions)
 
 
 def _name(state: Any) -> str:
@@ -68,7 +68,6 @@ class NetworkSimulation:
         if not isinstance(init_config, Mapping) or not init_config:
             raise TypeError("init_config must be a non-empty dict {species: count}")
         self.reactions = list(reactions)
-        self._one_way = replace_reversible_rxns(self.reactions)
         self.init_config = {_name(s): _whole(f"the count of {_name(s)}", c, 0, 2**61, "2**61") for s, c in init_config.items()}
         self.volume = float(sum(self.init_config.values()) if volume is None else volume)
         if not (math.isfinite(self.volume) and self.volume > 0):
@@ -80,31 +79,34 @@ class NetworkSimulation:
         self.time_units = time_units
         self.name = name or "crn"
         # The network's species get neutral names for the library (s0, s1, ...): any ppsim name works.
-        names = [s.name for s in species_in_rxns(self._one_way)]
+        names = [s.name for s in species_in_rxns(self.reactions)]
         self._internal = {n: f"s{i}" for i, n in enumerate(names)}
-        self._texts = [(self._text(r), r.rate_constant_stochastic) for r in self._one_way]
+        self._texts: List[Tuple[str, float]] = []
+        for r in self.reactions:  # a reversible reaction as its two ways, as replace_reversible_rxns
+            self._texts.append((self._text(r.reactants, r.products), r.rate_constant_stochastic))
+            if r.reversible:
+                self._texts.append((self._text(r.products, r.reactants), r.rate_constant_reverse_stochastic))
         # Species of init_config that no reaction names never change.
         self.state_list: List[str] = names + [n for n in self.init_config if n not in self._internal]
         self._trial = 0
         self._start(self.init_config)
 
-    def _text(self, reaction: Reaction) -> str:
+    def _text(self, reactants: Any, products: Any) -> str:
         def side(expression: Any) -> str:
             return " + ".join(self._internal[s.name] for s in expression.species) or "0"
 
-        return f"{side(reaction.reactants)} -> {side(reaction.products)}"
+        return f"{side(reactants)} -> {side(products)}"
 
     def _start(self, config: Mapping[str, int]) -> None:
         unknown = [n for n in config if n not in self.state_list]
         if unknown:
             raise ValueError(f"species {unknown} are not in the network: {self.state_list}")
-        self._run = _poplab.CrnRun(self._texts, self.volume, [0] * len(self._internal), "direct", 0)
-        order = self._run.species  # the library's order of the neutral names
-        by_internal = {v: k for k, v in self._internal.items()}
-        self._order = [by_internal[s] for s in order]
+        # The library numbers species in the order the reactions first name them, as species_in_rxns.
+        self._order = list(self._internal)
         counts = [int(config.get(n, 0)) for n in self._order]
         self._fixed = {n: int(config.get(n, 0)) for n in self.state_list if n not in self._internal}
         self._run = _poplab.CrnRun(self._texts, self.volume, counts, self.engine_choice, _poplab.trial_seed(self.seed, self._trial))
+        assert self._run.species == [self._internal[n] for n in self._order]
         self._rows: List[Tuple[float, List[int]]] = []
         self._record()
 

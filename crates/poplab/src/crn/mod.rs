@@ -31,11 +31,14 @@
 mod batched;
 mod clock;
 mod direct;
+pub mod file;
 mod network;
+mod trials;
 
 pub use batched::MAX_MOLECULES;
 pub use clock::{beta_place, poisson_count};
 pub use network::{MAX_PRODUCTS, MAX_REACTANTS, Network, Reaction};
+pub use trials::{NetworkTrial, run_trials};
 
 use crate::error::{Error, Result};
 use crate::rng::TrialStreams;
@@ -56,6 +59,24 @@ impl CrnEngine {
     /// Every engine with its name, as the command line and Python take it.
     pub const NAMED: [(&'static str, CrnEngine); 3] =
         [("auto", CrnEngine::Auto), ("direct", CrnEngine::Direct), ("batched", CrnEngine::Batched)];
+
+    /// The network engine that the protocols' `engine` stands for: `auto`, `counts` (the direct
+    /// method: counts, one reaction at a time) or `batched`; a network has no agent array.
+    pub fn of_engine(engine: crate::engine::Engine) -> Result<Self> {
+        use crate::engine::Engine;
+        match engine {
+            Engine::Auto => Ok(CrnEngine::Auto),
+            Engine::Counts => Ok(CrnEngine::Direct),
+            Engine::Batched => Ok(CrnEngine::Batched),
+            other => Err(Error::Conflict {
+                reason: format!(
+                    "--engine {}: a reaction network runs on counts: --engine auto, counts (Gillespie's direct method) or \
+                     batched",
+                    other.name()
+                ),
+            }),
+        }
+    }
 
     /// The engine named `name`.
     pub fn parse(name: &str) -> Result<Self> {

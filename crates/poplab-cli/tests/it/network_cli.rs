@@ -1,0 +1,74 @@
+//! Reaction networks from the command line: `poplab run @FILE.toml --time T` for a file with
+//! `[reactions]` (examples/networks), its outputs, its errors.
+
+use crate::common;
+
+use common::{fails_with, poplab};
+use serde_json::Value;
+
+fn example(name: &str) -> String {
+    format!("@{}/../../examples/networks/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn stdout(args: &[&str]) -> String {
+    let output = poplab().args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn a_network_file_runs_to_a_time_on_each_engine() {
+    let lv = example("lotka-volterra.toml");
+    for engine in ["counts", "batched"] {
+        let doc: Value = serde_json::from_str(&stdout(&[
+            "run", &lv, "--time", "0.5", "--trials", "30", "--seed", "2", "--engine", engine, "--json",
+        ]))
+        .unwrap();
+        assert_eq!(doc["network"], "lotka-volterra");
+        assert_eq!(doc["species"], serde_json::json!(["R", "F"]));
+        assert_eq!(doc["generator"], "Xoshiro256PlusPlus");
+        let trials = doc["trials"].as_array().unwrap();
+        assert_eq!(trials.len(), 30);
+        let expected = if engine == "counts" { "direct" } else { "batched" };
+        assert!(trials.iter().all(|t| t["engine"] == expected));
+        // Prey grow and predators shrink from (500, 500) at volume 1000: the rate equations give
+        // R(0.5) = 678 and F(0.5) = 398; 30 runs put the means within a few percent.
+        let mean = |s: usize| trials.iter().map(|t| t["counts"][s].as_f64().unwrap()).sum::<f64>() / 30.0;
+        assert!(
+            (mean(0) / 678.0 - 1.0).abs() < 0.05 && (mean(1) / 398.0 - 1.0).abs() < 0.05,
+            "{} {}",
+            mean(0),
+            mean(1)
+        );
+    }
+}
+
+#[test]
+fn the_seed_fixes_the_trials_whatever_the_threads() {
+    let dimer = example("dimerization.toml");
+    let run = |threads: &str| {
+        stdout(&["run", &dimer, "--time", "0.3", "--trials", "6", "--seed", "9", "--csv", "--threads", threads])
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    assert_eq!(one.lines().next().unwrap(), "trial,seed,engine,reactions,A,D");
+    assert_eq!(one.lines().count(), 7);
+    assert!(stdout(&["run", &dimer, "--time", "0.3", "--trials", "2"]).contains("| A | 100000 |"));
+}
+
+#[test]
+fn network_runs_refuse_what_does_not_apply() {
+    let lv = example("lotka-volterra.toml");
+    fails_with(&["run", &lv], "give the time to run to");
+    fails_with(&["run", &lv, "--time", "1", "--n", "10"], "--n does not apply to a reaction network");
+    fails_with(&["run", &lv, "--time", "1", "--fault", "10:1"], "--fault does not apply");
+    fails_with(&["run", &lv, "--time", "1", "--engine", "agents"], "runs on counts");
+    fails_with(&["run", &lv, "--time", "-1"], "a time >= 0");
+    fails_with(&["run", "angluin", "--n", "10", "--time", "1"], "--time goes with a reaction network");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[reactions]\n\"A + B + C -> D\" = 1\n[init]\nA = 1\n").unwrap();
+    fails_with(&["run", &format!("@{}", bad.display()), "--time", "1"], "at most two reactants");
+    std::fs::write(&bad, "[reactions]\n\"A -> B\" = 1\n[init]\nC = 1\n").unwrap();
+    fails_with(&["run", &format!("@{}", bad.display()), "--time", "1"], "one of the network's species: A, B");
+}
