@@ -336,6 +336,11 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub trials: TrialArgs,
 
+    /// For a reaction network's file (@FILE.toml with [reactions]): the time each run goes to
+    /// (its horizon, when the file has a stop).
+    #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
+    pub time: Option<f64>,
+
     /// The directory to write (default `sweep`); refused if it already holds a sweep.
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
     pub out: Option<PathBuf>,

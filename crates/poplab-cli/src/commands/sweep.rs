@@ -14,6 +14,14 @@ use poplab::sweep::{SweepOutcome, SweepResults, SweepSpec, TRIALS_FILE, read_def
 use std::path::PathBuf;
 
 pub fn sweep(args: &SweepArgs) -> Result<()> {
+    if super::network::is_network_target(args.target.protocol.as_deref()) {
+        return super::network::sweep(args);
+    }
+    if args.time.is_some() {
+        return Err(
+            InputError("--time goes with a reaction network's file (@FILE.toml with [reactions])".into()).into()
+        );
+    }
     let claims: Vec<ClaimText> = args.claim.iter().map(|c| ClaimText::parse(c)).collect::<poplab::Result<_>>()?;
     let (mut spec, dir) = match &args.resume {
         Some(dir) => (resumed(args, dir)?, dir.clone()),

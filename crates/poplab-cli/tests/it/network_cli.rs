@@ -51,7 +51,7 @@ fn the_seed_fixes_the_trials_whatever_the_threads() {
     };
     let one = run("1");
     assert_eq!(one, run("2"));
-    assert_eq!(one.lines().next().unwrap(), "trial,seed,engine,reactions,A,D");
+    assert_eq!(one.lines().next().unwrap(), "trial,seed,engine,stopped,time,reactions,A,D");
     assert_eq!(one.lines().count(), 7);
     assert!(stdout(&["run", &dimer, "--time", "0.3", "--trials", "2"]).contains("| A | 100000 |"));
 }
@@ -60,7 +60,8 @@ fn the_seed_fixes_the_trials_whatever_the_threads() {
 fn network_runs_refuse_what_does_not_apply() {
     let lv = example("lotka-volterra.toml");
     fails_with(&["run", &lv], "give the time to run to");
-    fails_with(&["run", &lv, "--time", "1", "--n", "10"], "--n does not apply to a reaction network");
+    fails_with(&["run", &lv, "--time", "1", "--n", "10"], "gives counts in [init]; give fractions");
+    fails_with(&["run", &lv, "--time", "1", "--set", "k=1"], "--set does not apply to a reaction network");
     fails_with(&["run", &lv, "--time", "1", "--fault", "10:1"], "--fault does not apply");
     fails_with(&["run", &lv, "--time", "1", "--engine", "agents"], "runs on counts");
     fails_with(&["run", &lv, "--time", "-1"], "a time >= 0");
@@ -71,4 +72,45 @@ fn network_runs_refuse_what_does_not_apply() {
     fails_with(&["run", &format!("@{}", bad.display()), "--time", "1"], "at most two reactants");
     std::fs::write(&bad, "[reactions]\n\"A -> B\" = 1\n[init]\nC = 1\n").unwrap();
     fails_with(&["run", &format!("@{}", bad.display()), "--time", "1"], "one of the network's species: A, B");
+}
+
+#[test]
+fn a_network_sweep_judges_a_claim_on_the_time_to_its_stop() {
+    // decay.toml: the time until no A is left is ln n + 0.577 on average.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("decay");
+    let decay = example("decay.toml");
+    let text = stdout(&[
+        "sweep",
+        &decay,
+        "--n",
+        "10^2..10^5*10",
+        "--time",
+        "100",
+        "--trials",
+        "30",
+        "--seed",
+        "4",
+        "--claim",
+        "Θ(log n)",
+        "--claim",
+        "O(1)",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(text.contains("claim Θ(log n) (time to the stop): consistent"), "{text}");
+    assert!(text.contains("claim O(1) (time to the stop): inconsistent"), "{text}");
+    let rows = std::fs::read_to_string(out.join("network-sweep.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 1 + 4 * 30);
+    let claims: Value = serde_json::from_str(&std::fs::read_to_string(out.join("claims.json")).unwrap()).unwrap();
+    assert_eq!(claims.as_array().unwrap().len(), 2);
+    // A run with a stop reports when it held; fractions need --n.
+    let doc: Value = serde_json::from_str(&stdout(&["run", &decay, "--n", "500", "--time", "100", "--json"])).unwrap();
+    let stopped = doc["trials"][0]["stopped"].as_f64().unwrap();
+    assert!(stopped > 0.0 && stopped < 100.0 && doc["trials"][0]["counts"][0] == 0);
+    fails_with(&["run", &decay, "--time", "1"], "give the number of molecules with --n");
+    fails_with(&["sweep", &example("lotka-volterra.toml"), "--n", "100,200", "--time", "1"], "give fractions");
+    fails_with(&["sweep", &example("dimerization.toml"), "--n", "100", "--time", "1", "--claim", "O(n)"], "give @");
+    fails_with(&["sweep", &decay, "--time", "1"], "needs the sizes");
+    fails_with(&["sweep", "angluin", "--n", "10", "--time", "1"], "--time goes with a reaction network");
 }

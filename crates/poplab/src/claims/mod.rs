@@ -28,7 +28,7 @@ pub use catalog::{Claim, Means, Mode, Picture, Rule, WorstStarts, XVar, YVar, cl
 pub use starts::{
     ChosenStart, EXACT_CHECK_CANDIDATES, EXACT_CHECK_TRIALS, ExactCheck, FoundStarts, Remeasured, Searches,
 };
-pub use swept::{SweptTrial, check, judge_sweep, judge_trials};
+pub use swept::{SweptTrial, check, judge_sweep, judge_trials, judge_values};
 
 use crate::engine::Outcome;
 use crate::error::{Error, Result};

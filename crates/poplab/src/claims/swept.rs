@@ -110,7 +110,7 @@ pub fn judge_trials(trials: &[SweptTrial<'_>], claim: &ClaimText, y: YVar) -> Re
         }
     }
     let (var, fixed) = axes(claim, &ns, &params)?;
-    let mut by_x: BTreeMap<u64, Vec<(f64, bool)>> = BTreeMap::new();
+    let mut values = Vec::with_capacity(trials.len());
     for trial in trials {
         let x = if var == "n" {
             trial.n as f64
@@ -126,11 +126,28 @@ pub fn judge_trials(trials: &[SweptTrial<'_>], claim: &ClaimText, y: YVar) -> Re
             YVar::ParallelTime => steps / trial.n as f64,
             _ => steps,
         };
-        by_x.entry(x.to_bits()).or_default().push((value, trial.censored));
+        values.push((x, value, trial.censored));
+    }
+    let judgement = judge_values(&values, claim, &var, &fixed)?;
+    Ok((var, judgement))
+}
+
+/// Judges `claim` on measured values `(x, value, censored)` along the variable `var` (the others
+/// `fixed`): one [`Point`] per `x`, the censored values counted as lower bounds. Sweeps of
+/// protocols ([`judge_trials`]) and of reaction networks (`poplab sweep @NETWORK --claim`) go
+/// through it.
+pub fn judge_values(
+    values: &[(f64, f64, bool)],
+    claim: &ClaimText,
+    var: &str,
+    fixed: &[(String, f64)],
+) -> Result<Judgement> {
+    let mut by_x: BTreeMap<u64, Vec<(f64, bool)>> = BTreeMap::new();
+    for &(x, value, censored) in values {
+        by_x.entry(x.to_bits()).or_default().push((value, censored));
     }
     let mut points: Vec<Point> =
         by_x.into_iter().map(|(x, trials)| Point::gather(f64::from_bits(x), trials, 0.0)).collect();
     points.sort_by(|a, b| a.x.total_cmp(&b.x));
-    let judgement = claim.judge(&points, &var, &fixed)?;
-    Ok((var, judgement))
+    claim.judge(&points, var, fixed)
 }

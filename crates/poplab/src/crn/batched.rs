@@ -14,10 +14,16 @@
 //! molecules (within a factor of 2): both change the rate of steps, never the law of the network.
 
 use super::clock::{Events, beta, growing_run, pairs, poisson};
+use super::direct::{Step, step};
 use super::network::Network;
+use super::stop::CrnStop;
 use crate::engine::sampling::{binomial, multivariate_hypergeometric, unit_open0};
 use crate::error::{Error, Result};
 use crate::rng::{PopRng, below_u64};
+
+/// The fewest steps a batch takes: where a stop could hold sooner, the engine steps one reaction
+/// at a time.
+const MIN_BATCH: u64 = 64;
 
 /// The largest number of molecules (catalyst and waste included) a batched run holds.
 pub const MAX_MOLECULES: u64 = 1 << 61;
@@ -59,6 +65,7 @@ struct Scratch {
     row: Vec<u64>,
     touched: Vec<i64>,
     failures: Vec<(u64, u64)>,
+    propensities: Vec<f64>,
 }
 
 impl Batched {
@@ -89,6 +96,7 @@ impl Batched {
             row: vec![0; states],
             touched: vec![0; states],
             failures: Vec::new(),
+            propensities: vec![0.0; network.reactions.len()],
         };
         batched.retune(network, x);
         batched
@@ -161,10 +169,23 @@ impl Batched {
         }
     }
 
-    /// Runs from `*time` to `until`, firing reactions on `x`; returns how many fired.
-    pub(super) fn advance(&mut self, network: &Network, x: &mut [u64], time: &mut f64, until: f64) -> Result<u64> {
+    /// Runs from `*time` to `until` or to the first time `stop` holds (returned, the run left
+    /// there), firing reactions on `x`; returns how many fired. Where `stop` could hold within
+    /// [`MIN_BATCH`] steps, it steps one reaction at a time (the direct method), so the stop is
+    /// caught at its reaction.
+    pub(super) fn advance(
+        &mut self,
+        network: &Network,
+        x: &mut [u64],
+        time: &mut f64,
+        until: f64,
+        stop: Option<&CrnStop>,
+    ) -> Result<(u64, Option<f64>)> {
         let mut fired = 0;
         while *time < until {
+            if stop.is_some_and(|s| s.holds(network, x)) {
+                return Ok((fired, Some(*time)));
+            }
             let real: u64 = x.iter().sum();
             if real > MAX_MOLECULES {
                 return Err(Error::Limit {
@@ -178,6 +199,16 @@ impl Batched {
                 self.waste = 0; // inert: dropping it changes the rate of steps, not the law
             }
             self.retune(network, x);
+            let cap = stop.map_or(u64::MAX, |s| s.safe_steps(network, x));
+            if cap < MIN_BATCH {
+                let propensities = &mut self.scratch.propensities;
+                match step(network, x, time, until, propensities, &mut self.outcomes, &mut self.clock) {
+                    Step::Fired => fired += 1,
+                    Step::Silent => *time = until,
+                    Step::Horizon => {}
+                }
+                continue;
+            }
             if (0..network.reactions.len()).all(|r| network.propensity(r, x) == 0.0) {
                 *time = until; // silent
                 break;
@@ -188,16 +219,18 @@ impl Batched {
             all[self.w_state()] = self.waste;
             let n: u64 = all.iter().sum();
             let run = growing_run(&mut self.schedule, n, self.g);
-            let steps = run + 1; // the run and the step that ends it
+            // The run and the step that ends it, or only as many of the run's steps as the stop
+            // allows (a prefix of a collision-free run is one).
+            let (steps, collide) = if run < cap { (run + 1, true) } else { (cap, false) };
             let failures = std::mem::take(&mut self.scratch.failures);
             let events = Events::draw(&mut self.clock, n, self.g, steps, failures);
-            let rate = self.lambda * pairs(n + self.g * run);
+            let rate = self.lambda * pairs(n + self.g * (steps - 1));
             let budget = poisson(&mut self.clock, rate * (until - *time));
             let total = events.total();
             if budget >= total {
                 let place = beta(&mut self.clock, total, budget - total + 1);
                 *time = (*time + (until - *time) * place).min(until);
-                fired += self.steps(&mut all, n, run, true);
+                fired += self.steps(&mut all, n, steps - u64::from(collide), collide);
             } else {
                 let done = events.steps_within(budget);
                 *time = until;
@@ -209,7 +242,7 @@ impl Batched {
             self.waste = all[self.w_state()];
             self.scratch.all = all;
         }
-        Ok(fired)
+        Ok((fired, None))
     }
 
     /// `run` collision-free steps from `all` (`n` molecules), then, if `collide`, the step that

@@ -33,12 +33,14 @@ mod clock;
 mod direct;
 pub mod file;
 mod network;
+mod stop;
 mod trials;
 
 pub use batched::MAX_MOLECULES;
 pub use clock::{beta_place, poisson_count};
 pub use network::{MAX_PRODUCTS, MAX_REACTANTS, Network, Reaction};
-pub use trials::{NetworkTrial, run_trials};
+pub use stop::CrnStop;
+pub use trials::{NetworkTrial, TrialPlan, run_trials};
 
 use crate::error::{Error, Result};
 use crate::rng::TrialStreams;
@@ -157,6 +159,27 @@ impl CrnRun {
     /// Runs on to time `until` (a finite time; nothing happens if the run is already there): the
     /// counts are then those of the network at `until`, exactly in law.
     pub fn advance_to(&mut self, until: f64) -> Result<()> {
+        self.advance(until, None).map(|_| ())
+    }
+
+    /// Runs on to the first time `stop` holds (returned; the run stays there) or to `until`
+    /// (`None`: it did not hold by then, a censored run), exactly in law: the time is that of the
+    /// reaction that made it hold (or the run's time if it holds already).
+    ///
+    /// ```
+    /// use poplab::crn::{CrnEngine, CrnRun, CrnStop, Network};
+    ///
+    /// let decay = Network::parse(&[("A ->", 1.0)], 1.0)?;
+    /// let mut run = CrnRun::new(decay.clone(), vec![1000], CrnEngine::Batched, 3)?;
+    /// let gone = run.advance_until(100.0, &CrnStop::AtMost(0, 0))?.expect("extinct long before 100");
+    /// assert_eq!((run.counts(), run.time()), (&[0u64][..], gone));
+    /// # Ok::<(), poplab::Error>(())
+    /// ```
+    pub fn advance_until(&mut self, until: f64, stop: &CrnStop) -> Result<Option<f64>> {
+        self.advance(until, Some(stop))
+    }
+
+    fn advance(&mut self, until: f64, stop: Option<&CrnStop>) -> Result<Option<f64>> {
         if !until.is_finite() {
             return Err(Error::Option {
                 option: "time",
@@ -165,14 +188,16 @@ impl CrnRun {
             });
         }
         if until <= self.time {
-            return Ok(());
+            return Ok(stop.filter(|s| s.holds(&self.network, &self.counts)).map(|_| self.time));
         }
-        let fired = match &mut self.engine {
-            Running::Direct(direct) => direct.advance(&self.network, &mut self.counts, &mut self.time, until),
-            Running::Batched(batched) => batched.advance(&self.network, &mut self.counts, &mut self.time, until)?,
+        let (fired, stopped) = match &mut self.engine {
+            Running::Direct(direct) => direct.advance(&self.network, &mut self.counts, &mut self.time, until, stop),
+            Running::Batched(batched) => {
+                batched.advance(&self.network, &mut self.counts, &mut self.time, until, stop)?
+            }
         };
         self.reactions += u128::from(fired);
-        Ok(())
+        Ok(stopped)
     }
 
     /// Whether no reaction can happen any more (every propensity is 0).

@@ -1,52 +1,70 @@
 //! Independent runs of a network to a time, in parallel, each fixed by its own seed (trial `i`
 //! of master seed `s` has seed `trial_seed(s, i)`, whatever the thread count).
 
-use super::{CrnEngine, CrnRun, Network};
+use super::{CrnEngine, CrnRun, CrnStop, Network};
 use crate::error::Result;
 use crate::rng::trial_seed;
 use rayon::prelude::*;
 use serde::Serialize;
 
-/// One run's end: its seed, the counts per species at the time, the reactions fired and the
-/// engine that ran it.
+/// One run's end: its seed, the counts per species at its end, when its stop held (if it had one
+/// and it held before the horizon), the reactions fired and the engine that ran it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NetworkTrial {
     /// The trial's seed.
     pub seed: u64,
     /// The counts at the end, one per species.
     pub counts: Vec<u64>,
+    /// The time the stop first held; `None`: no stop, or it did not hold by the horizon (a
+    /// censored run: its time is at least the horizon).
+    pub stopped: Option<f64>,
     /// Reactions fired.
     pub reactions: u128,
     /// `"direct"` or `"batched"`.
     pub engine: &'static str,
 }
 
-/// `trials` runs of `network` from `init` to time `until`, on `threads` threads (`None`: all).
+/// How a set of runs goes: the engine, the horizon, the stop, how many, the master seed and the
+/// threads (`None`: one per core; the results do not depend on it).
+#[derive(Clone, Copy, Debug)]
+pub struct TrialPlan<'a> {
+    /// The engine.
+    pub engine: CrnEngine,
+    /// The time each run goes to (its horizon, with a stop).
+    pub until: f64,
+    /// What ends a run before `until`, if anything.
+    pub stop: Option<&'a CrnStop>,
+    /// How many runs.
+    pub trials: u64,
+    /// The master seed: run `i` has seed `trial_seed(seed, i)`.
+    pub seed: u64,
+    /// Worker threads.
+    pub threads: Option<usize>,
+}
+
+/// The runs of `network` from `init` that `plan` says, in parallel.
 ///
 /// ```
-/// use poplab::crn::{CrnEngine, Network, run_trials};
+/// use poplab::crn::{CrnEngine, Network, TrialPlan, run_trials};
 ///
 /// let decay = Network::parse(&[("A ->", 1.0)], 1.0)?;
-/// let one = run_trials(&decay, &[1000], CrnEngine::Auto, 1.0, 8, 7, Some(1))?;
-/// let many = run_trials(&decay, &[1000], CrnEngine::Auto, 1.0, 8, 7, None)?;
+/// let plan = TrialPlan { engine: CrnEngine::Auto, until: 1.0, stop: None, trials: 8, seed: 7, threads: Some(1) };
+/// let one = run_trials(&decay, &[1000], &plan)?;
+/// let many = run_trials(&decay, &[1000], &TrialPlan { threads: None, ..plan })?;
 /// assert_eq!(one, many);
 /// # Ok::<(), poplab::Error>(())
 /// ```
-pub fn run_trials(
-    network: &Network,
-    init: &[u64],
-    engine: CrnEngine,
-    until: f64,
-    trials: u64,
-    seed: u64,
-    threads: Option<usize>,
-) -> Result<Vec<NetworkTrial>> {
+pub fn run_trials(network: &Network, init: &[u64], plan: &TrialPlan<'_>) -> Result<Vec<NetworkTrial>> {
+    let TrialPlan { engine, until, stop, trials, seed, threads } = *plan;
     let one = |i: u64| -> Result<NetworkTrial> {
         let seed = trial_seed(seed, i);
         let mut run = CrnRun::new(network.clone(), init.to_vec(), engine, seed)?;
-        run.advance_to(until)?;
+        let stopped = match stop {
+            Some(stop) => run.advance_until(until, stop)?,
+            None => run.advance_to(until).map(|()| None)?,
+        };
         let engine = CrnEngine::NAMED.iter().find(|(_, e)| *e == run.engine()).map_or("?", |(n, _)| n);
-        Ok(NetworkTrial { seed, counts: run.counts().to_vec(), reactions: run.reactions(), engine })
+        Ok(NetworkTrial { seed, counts: run.counts().to_vec(), stopped, reactions: run.reactions(), engine })
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))

@@ -200,3 +200,85 @@ fn a_run_is_fixed_by_its_seed_and_stops_where_told() {
         assert_ne!(counts(5), counts(6));
     }
 }
+
+#[test]
+fn extinction_times_have_the_law_of_the_last_of_exponentials() {
+    // A -> 0 at rate 1 from N = 3000: the time until none is left is the largest of N independent
+    // Exp(1) times, P(T <= t) = (1 - e^-t)^N; one-sample KS of 1000 runs per engine (the batched
+    // engine batches while A is far from 0, then steps one reaction at a time).
+    use poplab::crn::CrnStop;
+    let (n, runs) = (3000u64, 1000u64);
+    let decay = Network::parse(&[("A ->", 1.0)], 1.0).unwrap();
+    let cdf = |t: f64| (1.0 - (-t).exp()).powf(n as f64);
+    let critical = ks_critical(ALPHA, runs as usize, None);
+    for engine in [CrnEngine::Direct, CrnEngine::Batched] {
+        let mut times: Vec<f64> = (0..runs)
+            .map(|seed| {
+                let mut run = CrnRun::new(decay.clone(), vec![n], engine, 500 + seed).unwrap();
+                let t = run.advance_until(1000.0, &CrnStop::AtMost(0, 0)).unwrap().unwrap();
+                assert_eq!((run.counts()[0], run.time()), (0, t));
+                t
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let d = times
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (cdf(t) - i as f64 / runs as f64).abs().max(((i + 1) as f64 / runs as f64 - cdf(t)).abs()))
+            .fold(0.0, f64::max);
+        assert!(d < critical, "{engine:?}: KS {d:.4} >= {critical:.4}");
+    }
+}
+
+#[test]
+fn a_threshold_stop_is_caught_at_its_reaction() {
+    // Lotka-Volterra until R >= 1500 from 1000 each: the batched run's stop time against the
+    // first-reaction method's, two-sample KS; the count at the stop is exactly the threshold.
+    use poplab::crn::CrnStop;
+    let lv = Network::parse(&[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)], 2000.0).unwrap();
+    let stop = CrnStop::AtLeast(0, 1500);
+    let runs = 600u64;
+    let ours: Vec<f64> = (0..runs)
+        .map(|seed| {
+            let mut run = CrnRun::new(lv.clone(), vec![1000, 1000], CrnEngine::Batched, 900 + seed).unwrap();
+            let t = run.advance_until(50.0, &stop).unwrap().expect("prey reach 1500 well before 50");
+            assert_eq!(run.counts()[0], 1500);
+            t
+        })
+        .collect();
+    let reactions: [Written; 3] =
+        [(&[(0, 1)], &[(0, 2)], 1.0), (&[(0, 1), (1, 1)], &[(1, 2)], 1.0), (&[(1, 1)], &[], 1.0)];
+    let theirs: Vec<f64> =
+        (0..runs).map(|seed| first_reaction_until(&reactions, &[1000, 1000], 2000.0, 0, 1500, seed)).collect();
+    let d = ks_two_sample(&ours, &theirs);
+    let critical = ks_critical(ALPHA, runs as usize, Some(runs as usize));
+    assert!(d < critical, "KS {d:.4} >= {critical:.4}");
+}
+
+/// The first-reaction method until species `s` reaches `at_least`: its time.
+fn first_reaction_until(reactions: &[Written], start: &[u64], v: f64, s: usize, at_least: u64, seed: u64) -> f64 {
+    let mut rng = Reference(seed ^ 0x7777_0000_1234);
+    let mut x = start.to_vec();
+    let mut t = 0.0;
+    while x[s] < at_least {
+        let mut first: Option<(usize, f64)> = None;
+        for (r, reaction) in reactions.iter().enumerate() {
+            let a = reference_propensity(reaction, &x, v);
+            if a > 0.0 {
+                let wait = -(1.0 - rng.uniform()).ln() / a;
+                if first.is_none_or(|(_, w)| wait < w) {
+                    first = Some((r, wait));
+                }
+            }
+        }
+        let (r, wait) = first.expect("never silent before the threshold");
+        t += wait;
+        for &(sp, c) in reactions[r].0 {
+            x[sp] -= c;
+        }
+        for &(sp, c) in reactions[r].1 {
+            x[sp] += c;
+        }
+    }
+    t
+}
