@@ -258,6 +258,11 @@ pub struct RunArgs {
     #[arg(long = "fault", value_name = "STEP:K[:FAMILY]", allow_hyphen_values = true)]
     pub faults: Vec<String>,
 
+    /// For a reaction network with --trace: the time between the rows of the time series
+    /// (counts exactly at 0, T, 2T, ... and at the end) [default: --time / 100].
+    #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
+    pub trace_time: Option<f64>,
+
     /// Write a time series (trial, step, parallel time, leaders, protocol columns; for a protocol
     /// file, agents per output `output=VALUE` and per state `state=NAME`) to this CSV file,
     /// streamed as the trials run; with `--trace-every event`, an event trace (trial, step,

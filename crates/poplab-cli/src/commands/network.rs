@@ -34,19 +34,48 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let n =
         args.target.n.as_deref().map(|n| parse_n(n).map_err(|e| InputError(format!("--n {n}: {e}")))).transpose()?;
     let (network, init) = network_file.start(n)?;
-    if let Some(out) = &args.out {
-        files::check_output_file(out)?;
-        files::check_apart(&[("--out", out.as_path())], &[("the network file", std::path::Path::new(path))])?;
+    if args.trace_time.is_some() && args.trace.is_none() {
+        return Err(InputError("--trace-time goes with --trace FILE, the file the time series goes to".into()).into());
     }
+    let outputs: Vec<(&str, &std::path::Path)> =
+        [args.out.as_deref().map(|f| ("--out", f)), args.trace.as_deref().map(|f| ("--trace", f))]
+            .into_iter()
+            .flatten()
+            .collect();
+    for (_, file) in &outputs {
+        files::check_output_file(file)?;
+    }
+    files::check_apart(&outputs, &[("the network file", std::path::Path::new(path))])?;
     let control = &args.trials.control;
     let engine = CrnEngine::of_engine(control.engine.unwrap_or_default())?;
     let trials = args.trials.trials.unwrap_or(1);
     let seed = control.seed.unwrap_or(0);
     let start = std::time::Instant::now();
     let stop = network_file.stop.as_ref();
-    let plan = TrialPlan { engine, until: time, stop, trials, seed, threads: control.threads };
+    let every = args.trace.as_ref().map(|_| args.trace_time.unwrap_or(time / 100.0).max(f64::MIN_POSITIVE));
+    if let Some(every) = every {
+        let rows = (time / every + 2.0) * trials as f64;
+        if rows > 1e7 {
+            return Err(InputError(format!(
+                "--trace-time {every} over --time {time} and {trials} trial(s) makes {rows:.3e} rows, more than the 10^7 a \
+                 time series takes: give a larger --trace-time"
+            ))
+            .into());
+        }
+    }
+    let plan = TrialPlan { engine, until: time, stop, trials, seed, threads: control.threads, every };
     let results = run_trials(&network, &init, &plan)?;
     let wall = start.elapsed().as_secs_f64();
+    if let Some(trace) = &args.trace {
+        let mut text = format!("trial,time,{}\n", network.species.join(","));
+        for (i, r) in results.iter().enumerate() {
+            for (t, counts) in &r.series {
+                let counts: Vec<String> = counts.iter().map(u64::to_string).collect();
+                text += &format!("{i},{t},{}\n", counts.join(","));
+            }
+        }
+        files::write_atomic(trace, &text)?;
+    }
     let run = Ran { name: &network_file.name, network: &network, init: &init, stop, time, seed };
     let text = if args.json {
         run.json(&results)?
@@ -126,8 +155,15 @@ pub fn sweep(args: &SweepArgs) -> Result<()> {
     );
     println!("|---:|---|---:|---:|---|{}", "---:|".repeat(network_file.network.species.len()));
     for (n, (network, init)) in &starts {
-        let plan =
-            TrialPlan { engine, until: time, stop, trials, seed: trial_seed(seed, *n), threads: control.threads };
+        let plan = TrialPlan {
+            engine,
+            until: time,
+            stop,
+            trials,
+            seed: trial_seed(seed, *n),
+            threads: control.threads,
+            every: None,
+        };
         let results = run_trials(network, init, &plan)?;
         let stopped: Vec<f64> = results.iter().filter_map(|r| r.stopped).collect();
         let mean = (!stopped.is_empty()).then(|| stopped.iter().sum::<f64>() / stopped.len() as f64);
@@ -198,15 +234,14 @@ fn refuse_protocol_options(args: &RunArgs) -> Result<()> {
         ("--census", t.census),
         ("--estimator", t.splitting.estimator.is_some()),
         ("--fault", !args.faults.is_empty()),
-        ("--trace", args.trace.is_some()),
-        ("--trace-every", args.trace_every.is_some()),
+        ("--trace-every (give --trace-time)", args.trace_every.is_some()),
         ("--checkpoint", args.checkpoint.is_some()),
         ("--resume", args.resume.is_some()),
     ];
     if let Some((option, _)) = given.iter().find(|(_, set)| *set) {
         return Err(InputError(format!(
             "{option} does not apply to a reaction network (its file gives the counts and the volume): a network run \
-             takes --n (for [init] as fractions), --time, --trials, --seed, --engine, --threads, --json or --csv and --out"
+             takes --n (for [init] as fractions), --time, --trace and --trace-time, --trials, --seed, --engine, --threads, --json or --csv and --out"
         ))
         .into());
     }

@@ -114,3 +114,41 @@ fn a_network_sweep_judges_a_claim_on_the_time_to_its_stop() {
     fails_with(&["sweep", &decay, "--time", "1"], "needs the sizes");
     fails_with(&["sweep", "angluin", "--n", "10", "--time", "1"], "--time goes with a reaction network");
 }
+
+#[test]
+fn a_network_runs_time_series_is_exact_at_its_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("lv.csv");
+    let lv = example("lotka-volterra.toml");
+    stdout(&[
+        "run",
+        &lv,
+        "--time",
+        "1",
+        "--trials",
+        "3",
+        "--seed",
+        "5",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-time",
+        "0.25",
+    ]);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "trial,time,R,F");
+    assert_eq!(lines.len(), 1 + 3 * 5, "{text}");
+    let times: Vec<&str> = lines[1..6].iter().map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert_eq!(times, ["0", "0.25", "0.5", "0.75", "1"]);
+    assert_eq!(lines[1], "0,0,500,500");
+    // The last row of each trial is its end, the counts the run reports.
+    let doc: Value =
+        serde_json::from_str(&stdout(&["run", &lv, "--time", "1", "--trials", "3", "--seed", "5", "--json"])).unwrap();
+    let last: Vec<u64> = lines[5].split(',').skip(2).map(|c| c.parse().unwrap()).collect();
+    assert_eq!(serde_json::json!(last), doc["trials"][0]["counts"]);
+    fails_with(&["run", &lv, "--time", "1", "--trace-time", "0.1"], "--trace-time goes with --trace");
+    fails_with(
+        &["run", &lv, "--time", "1", "--trace", trace.to_str().unwrap(), "--trace-time", "1e-9"],
+        "more than the 10^7",
+    );
+}

@@ -54,6 +54,8 @@ pub(super) struct Batched {
     schedule: PopRng,
     outcomes: PopRng,
     clock: PopRng,
+    /// The time of the next reaction of a single step, once drawn (see `direct::step`).
+    next: Option<f64>,
     scratch: Scratch,
 }
 
@@ -86,6 +88,7 @@ impl Batched {
             schedule,
             outcomes,
             clock,
+            next: None,
             scratch: Scratch::default(),
         };
         let states = batched.species + 2;
@@ -202,7 +205,8 @@ impl Batched {
             let cap = stop.map_or(u64::MAX, |s| s.safe_steps(network, x));
             if cap < MIN_BATCH {
                 let propensities = &mut self.scratch.propensities;
-                match step(network, x, time, until, propensities, &mut self.outcomes, &mut self.clock) {
+                let streams = (&mut self.outcomes, &mut self.clock, &mut self.next);
+                match step(network, x, time, until, propensities, streams) {
                     Step::Fired => fired += 1,
                     Step::Silent => *time = until,
                     Step::Horizon => {}
@@ -213,6 +217,9 @@ impl Batched {
                 *time = until; // silent
                 break;
             }
+            // A batch changes the counts: a reaction time drawn by a single step no longer holds
+            // (forgetting it keeps the law, the wait being memoryless).
+            self.next = None;
             let mut all = std::mem::take(&mut self.scratch.all);
             all[..self.species].copy_from_slice(x);
             all[self.k_state()] = self.kappa;

@@ -8,12 +8,14 @@ use super::stop::CrnStop;
 use crate::engine::sampling::unit_open0;
 use crate::rng::PopRng;
 
-/// The state of a direct-method run: its two streams (which reaction, when) and scratch space.
+/// The state of a direct-method run: its two streams (which reaction, when), the time of the
+/// next reaction once drawn, and scratch space.
 #[derive(Clone, Debug)]
 pub(super) struct Direct {
     propensities: Vec<f64>,
     choice: PopRng,
     clock: PopRng,
+    next: Option<f64>,
 }
 
 /// What one step of the direct method did.
@@ -26,16 +28,16 @@ pub(super) enum Step {
     Horizon,
 }
 
-/// One reaction of the direct method on `x` from `*time`, unless it would come after `until`
-/// (memoryless: forgetting its time keeps the law). `propensities` is scratch space.
+/// One reaction of the direct method on `x` from `*time`, unless it comes after `until`: then
+/// its time is kept in `next` for the next call (valid while `x` is unchanged), so that stopping
+/// at `until` to look changes nothing that follows. `propensities` is scratch space.
 pub(super) fn step(
     network: &Network,
     x: &mut [u64],
     time: &mut f64,
     until: f64,
     propensities: &mut [f64],
-    choice: &mut PopRng,
-    clock: &mut PopRng,
+    (choice, clock, next): (&mut PopRng, &mut PopRng, &mut Option<f64>),
 ) -> Step {
     let mut total = 0.0;
     for (r, a) in propensities.iter_mut().enumerate() {
@@ -45,12 +47,13 @@ pub(super) fn step(
     if total <= 0.0 {
         return Step::Silent;
     }
-    let wait = exponential(clock, total);
-    if *time + wait > until {
+    let at = next.take().unwrap_or_else(|| *time + exponential(clock, total));
+    if at > until {
+        *next = Some(at);
         *time = until;
         return Step::Horizon;
     }
-    *time += wait;
+    *time = at;
     let mut target = unit_open0(choice) * total;
     let mut r = propensities.len() - 1;
     for (i, &a) in propensities.iter().enumerate() {
@@ -76,7 +79,7 @@ pub(super) fn step(
 
 impl Direct {
     pub(super) fn new(network: &Network, choice: PopRng, clock: PopRng) -> Self {
-        Direct { propensities: vec![0.0; network.reactions.len()], choice, clock }
+        Direct { propensities: vec![0.0; network.reactions.len()], choice, clock, next: None }
     }
 
     /// Runs from `*time` to `until` or to the first time `stop` holds (returned, the run left
@@ -94,7 +97,8 @@ impl Direct {
             if stop.is_some_and(|s| s.holds(network, x)) {
                 return (fired, Some(*time));
             }
-            match step(network, x, time, until, &mut self.propensities, &mut self.choice, &mut self.clock) {
+            let streams = (&mut self.choice, &mut self.clock, &mut self.next);
+            match step(network, x, time, until, &mut self.propensities, streams) {
                 Step::Fired => fired += 1,
                 Step::Silent => {
                     *time = until; // nothing will ever happen

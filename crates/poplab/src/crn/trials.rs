@@ -2,7 +2,7 @@
 //! of master seed `s` has seed `trial_seed(s, i)`, whatever the thread count).
 
 use super::{CrnEngine, CrnRun, CrnStop, Network};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::rng::trial_seed;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -20,6 +20,9 @@ pub struct NetworkTrial {
     pub stopped: Option<f64>,
     /// Reactions fired.
     pub reactions: u128,
+    /// The counts at the times [`TrialPlan::every`] asks for, and at the end (empty without it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<(f64, Vec<u64>)>,
     /// `"direct"` or `"batched"`.
     pub engine: &'static str,
 }
@@ -40,6 +43,9 @@ pub struct TrialPlan<'a> {
     pub seed: u64,
     /// Worker threads.
     pub threads: Option<usize>,
+    /// Record the counts every so much time (at `0, every, 2 every, ...` up to the end), into
+    /// [`NetworkTrial::series`]; `None`: no series.
+    pub every: Option<f64>,
 }
 
 /// The runs of `network` from `init` that `plan` says, in parallel.
@@ -48,27 +54,44 @@ pub struct TrialPlan<'a> {
 /// use poplab::crn::{CrnEngine, Network, TrialPlan, run_trials};
 ///
 /// let decay = Network::parse(&[("A ->", 1.0)], 1.0)?;
-/// let plan = TrialPlan { engine: CrnEngine::Auto, until: 1.0, stop: None, trials: 8, seed: 7, threads: Some(1) };
+/// let plan =
+///     TrialPlan { engine: CrnEngine::Auto, until: 1.0, stop: None, trials: 8, seed: 7, threads: Some(1), every: None };
 /// let one = run_trials(&decay, &[1000], &plan)?;
 /// let many = run_trials(&decay, &[1000], &TrialPlan { threads: None, ..plan })?;
 /// assert_eq!(one, many);
 /// # Ok::<(), poplab::Error>(())
 /// ```
 pub fn run_trials(network: &Network, init: &[u64], plan: &TrialPlan<'_>) -> Result<Vec<NetworkTrial>> {
-    let TrialPlan { engine, until, stop, trials, seed, threads } = *plan;
+    let TrialPlan { engine, until, stop, trials, seed, threads, every } = *plan;
+    if let Some(every) = every.filter(|e| !(e.is_finite() && *e > 0.0)) {
+        return Err(Error::Option { option: "every", value: every.to_string(), reason: "a time > 0".into() });
+    }
     let one = |i: u64| -> Result<NetworkTrial> {
         let seed = trial_seed(seed, i);
         let mut run = CrnRun::new(network.clone(), init.to_vec(), engine, seed)?;
-        let stopped = match stop {
-            Some(stop) => run.advance_until(until, stop)?,
-            None => run.advance_to(until).map(|()| None)?,
+        let mut series = Vec::new();
+        // The run goes from one recorded time to the next (exact at each), then to the end.
+        let mut k = 0u64;
+        let stopped = loop {
+            let target = every.map_or(until, |e| (k as f64 * e).min(until));
+            let stopped = match stop {
+                Some(stop) => run.advance_until(target, stop)?,
+                None => run.advance_to(target).map(|()| None)?,
+            };
+            if every.is_some() {
+                series.push((run.time(), run.counts().to_vec()));
+            }
+            if stopped.is_some() || target >= until {
+                break stopped;
+            }
+            k += 1;
         };
         let engine = CrnEngine::NAMED.iter().find(|(_, e)| *e == run.engine()).map_or("?", |(n, _)| n);
-        Ok(NetworkTrial { seed, counts: run.counts().to_vec(), stopped, reactions: run.reactions(), engine })
+        Ok(NetworkTrial { seed, counts: run.counts().to_vec(), stopped, reactions: run.reactions(), engine, series })
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
-        .map_err(|e| crate::error::Error::Io(format!("cannot start threads: {e}")))?;
+        .map_err(|e| Error::Io(format!("cannot start threads: {e}")))?;
     pool.install(|| (0..trials).into_par_iter().map(one).collect())
 }

@@ -191,7 +191,6 @@ fn a_run_is_fixed_by_its_seed_and_stops_where_told() {
     for engine in [CrnEngine::Direct, CrnEngine::Batched] {
         let counts = |seed| {
             let mut run = CrnRun::new(lv.clone(), vec![500, 500], engine, seed).unwrap();
-            // Advancing in pieces gives the same law, not the same draws; one piece here.
             run.advance_to(0.3).unwrap();
             assert_eq!(run.time(), 0.3);
             run.counts().to_vec()
@@ -281,4 +280,18 @@ fn first_reaction_until(reactions: &[Written], start: &[u64], v: f64, s: usize, 
         }
     }
     t
+}
+
+#[test]
+fn looking_at_a_direct_run_changes_nothing() {
+    // The direct method keeps the time of the next reaction when it stops to look: a run
+    // advanced in 30 pieces is the run advanced at once, draw for draw.
+    let lv = Network::parse(&[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)], 1000.0).unwrap();
+    let mut whole = CrnRun::new(lv.clone(), vec![500, 500], CrnEngine::Direct, 8).unwrap();
+    whole.advance_to(1.5).unwrap();
+    let mut pieces = CrnRun::new(lv, vec![500, 500], CrnEngine::Direct, 8).unwrap();
+    for k in 1..=30 {
+        pieces.advance_to(k as f64 * 0.05).unwrap();
+    }
+    assert_eq!((pieces.counts(), pieces.reactions()), (whole.counts(), whole.reactions()));
 }
