@@ -2,7 +2,7 @@
 //! section, `poplab::crn::file`): independent runs to time `T`, the counts at `T` per trial and
 //! their means.
 
-use crate::cli::{RunArgs, SweepArgs};
+use crate::cli::{RunArgs, SweepArgs, TargetArgs, TrialArgs};
 use crate::input::InputError;
 use crate::output;
 use crate::parse::parse_n;
@@ -93,19 +93,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
 pub fn sweep(args: &SweepArgs) -> Result<()> {
     let path = args.target.protocol.as_deref().and_then(|p| p.strip_prefix('@')).unwrap_or_default();
     let t = &args.trials;
-    let given = [
-        ("--set", !args.target.set.is_empty()),
-        ("--graph", args.target.graph.is_some()),
-        ("--init", t.init.is_some()),
-        ("--measure", t.measure.is_some()),
-        ("--max-steps", t.control.max_steps.is_some()),
-        ("--census", t.census),
-        ("--estimator", t.splitting.estimator.is_some()),
+    let sweep_only = [
         ("--resume", args.resume.is_some()),
         ("--checkpoint-every", args.checkpoint_every.is_some()),
         ("--shard", args.shard.shard.is_some() || args.shard.shard_from_env),
     ];
-    if let Some((option, _)) = given.iter().find(|(_, set)| *set) {
+    let given = protocol_options(&args.target, t).into_iter().chain(sweep_only).find(|(_, set)| *set);
+    if let Some((option, _)) = given {
         return Err(InputError(format!(
             "{option} does not apply to a reaction network's sweep: it takes --n, --time, --trials, --seed, --engine, \
              --threads, --claim and --out"
@@ -222,23 +216,30 @@ fn mean_headers(network: &Network) -> String {
     network.species.iter().map(|s| format!("mean {s} at the end")).collect::<Vec<_>>().join(" | ")
 }
 
-/// The options of protocol runs that mean nothing for a network, refused before anything runs.
-fn refuse_protocol_options(args: &RunArgs) -> Result<()> {
-    let t = &args.trials;
-    let given = [
-        ("--set", !args.target.set.is_empty()),
-        ("--graph", args.target.graph.is_some()),
+/// The options of protocol trials (`run` and `sweep`) that mean nothing for a network: each with
+/// whether it was given.
+fn protocol_options(target: &TargetArgs, t: &TrialArgs) -> [(&'static str, bool); 7] {
+    [
+        ("--set", !target.set.is_empty()),
+        ("--graph", target.graph.is_some()),
         ("--init", t.init.is_some()),
         ("--measure", t.measure.is_some()),
         ("--max-steps", t.control.max_steps.is_some()),
         ("--census", t.census),
         ("--estimator", t.splitting.estimator.is_some()),
+    ]
+}
+
+/// The options of protocol runs that mean nothing for a network, refused before anything runs.
+fn refuse_protocol_options(args: &RunArgs) -> Result<()> {
+    let run_only = [
         ("--fault", !args.faults.is_empty()),
         ("--trace-every (give --trace-time)", args.trace_every.is_some()),
         ("--checkpoint", args.checkpoint.is_some()),
         ("--resume", args.resume.is_some()),
     ];
-    if let Some((option, _)) = given.iter().find(|(_, set)| *set) {
+    let given = protocol_options(&args.target, &args.trials).into_iter().chain(run_only).find(|(_, set)| *set);
+    if let Some((option, _)) = given {
         return Err(InputError(format!(
             "{option} does not apply to a reaction network (its file gives the counts and the volume): a network run \
              takes --n (for [init] as fractions), --time, --trace and --trace-time, --trials, --seed, --engine, --threads, --json or --csv and --out"

@@ -13,7 +13,7 @@
 //! [`poisson_count`] and [`beta_place`] are the same laws for callers that run pair rules in
 //! continuous time span by span (Python's `Simulation(..., continuous_time=True)`).
 
-use crate::engine::sampling::{collision_free_run, ln_falling_over_power, stirling_remainder, unit_open0};
+use crate::engine::sampling::{bisect, collision_free_run, ln_falling_over_power, stirling_remainder, unit_open0};
 use crate::error::{Error, Result};
 use crate::rng::PopRng;
 use rand_core::SeedableRng;
@@ -131,15 +131,7 @@ pub(super) fn growing_run(rng: &mut PopRng, n: u64, g: u64) -> u64 {
             step *= 2;
         }
     }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if ok(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    bisect(lo, hi, ok)
 }
 
 /// The events a batch of `steps` steps waits for: the steps `i` (from 0) that rejected events

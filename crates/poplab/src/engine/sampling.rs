@@ -224,7 +224,7 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
 }
 
 /// The largest `k` in `lo..hi` with `ok(k)`, given `ok(lo)` and `!ok(hi)` (`ok` is monotone).
-fn bisect(mut lo: u64, mut hi: u64, ok: impl Fn(u64) -> bool) -> u64 {
+pub(crate) fn bisect(mut lo: u64, mut hi: u64, ok: impl Fn(u64) -> bool) -> u64 {
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if ok(mid) {
