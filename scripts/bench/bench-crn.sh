@@ -26,8 +26,8 @@ Tools (--tools, default $ALL_TOOLS):
   poplab        the poplab Python package of this checkout, in target/venv-bench (CARGO_TARGET_DIR's
                 if set; shared with bench-inprocess.sh): the wheel is built with \`pip wheel
                 ./crates/poplab-py\` (maturin, release) and installed there, unless --no-build or
-                --wheel; Simulation(..., engine="auto") runs the direct method below 200,000
-                molecules and the batched engine from there (the tool column names the engine)
+                --wheel; Simulation(..., engine="auto") chooses direct or batched by the library's
+                cost model at the start (the tool column names the engine)
   batss         batss 1.0.4 (Petrack and Doty's batching CRN simulator, Rust backend), Python 3.11,
                 in scripts/bench/.venv-batss-1.0.4                         } created on first use
   rebop         rebop 0.10.0 (Gillespie's direct method, Rust backend), in } (git-ignored; needs
@@ -173,7 +173,7 @@ report() {
   echo "# CRNs: ${TOOLS//,/, } on ${WORKLOADS//,/ and } ($START_DATE)"
   echo
   if uses poplab; then
-    echo "- poplab: Python package $("$VENV/bin/python" -c 'import poplab; print(poplab.__version__)') ($VENV, $(cat "$VENV/poplab-source.txt" 2>/dev/null || echo 'source not recorded')), $("$VENV/bin/python" --version), numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'); Simulation(..., seed=S, volume=n, engine=\"auto\") (a NetworkSimulation: direct below 200,000 molecules, batched from there; the engine is named in the tool column), sim.run(T); k unchanged (poplab's convention); repeatable for a seed"
+    echo "- poplab: Python package $("$VENV/bin/python" -c 'import poplab; print(poplab.__version__)') ($VENV, $(cat "$VENV/poplab-source.txt" 2>/dev/null || echo 'source not recorded')), $("$VENV/bin/python" --version), numpy $("$VENV/bin/python" -c 'import numpy; print(numpy.__version__)'); Simulation(..., seed=S, volume=n, engine=\"auto\") (a NetworkSimulation: direct or batched by the library's cost model; the engine is named in the tool column), sim.run(T); k unchanged (poplab's convention); repeatable for a seed"
   fi
   if uses batss; then
     echo "- batss 1.0.4: $("$(batss_python)" --version), numpy $("$(batss_python)" -c 'import numpy; print(numpy.__version__)'); Simulation(..., seed=S, volume=n), sim.run(T); A + A at k/2 (batss's A + A propensity is k #A (#A - 1) / v); not repeatable for a seed"

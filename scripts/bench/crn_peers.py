@@ -17,8 +17,8 @@ and converted to each tool's own convention (tool_rate below), as read in its so
   poplab        its own convention, volume=v (poplab/_network.py, NetworkSimulation's docstring):
                 k unchanged. Simulation(...) of a network with births or deaths (neither workload is
                 conservative) is a NetworkSimulation on the library's CRN engines; engine='auto'
-                runs the direct method below 200,000 molecules at the start and the batched engine
-                from there (the JSON line's "engine"). A seed repeats a run exactly.
+                chooses the direct method or the batched engine by the library's cost model at the
+                start (the JSON line's "engine"). A seed repeats a run exactly.
   batss 1.0.4   Simulation(..., volume=v) divides a bimolecular k by v itself (batss/crn.py:727,
                 convert_to_uniform: k / volume**(order - 1)), but its A + A propensity is
                 k #A (#A - 1) / v, without the 1/2: the batching engine multiplies the rate of a

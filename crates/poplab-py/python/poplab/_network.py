@@ -2,7 +2,8 @@
 ``F >> None``, ``None >> A``: as batss and rebop take them) given to `Simulation` runs on the
 library's network engines (``poplab._poplab.CrnRun``), exactly in the law of Gillespie's method:
 the direct method for small counts, collision-free batches for large ones (``engine='auto'``
-chooses by the number of molecules at the start; ``'direct'`` or ``'batched'`` force one).
+takes the faster for the network at its start, by the library's cost model; ``'direct'`` or
+``'batched'`` force one).
 
 >>> from poplab import Simulation, species
 >>> r, f = species("R F")

@@ -105,6 +105,13 @@ impl Batched {
         batched
     }
 
+    /// The expected steps per unit of time of the uniform network at counts `x` (its rate of
+    /// steps, `λ C(n, 2)`), and the number of molecules it holds, catalyst included.
+    pub(super) fn step_rate(&self, x: &[u64]) -> (f64, u64) {
+        let n = x.iter().sum::<u64>() + self.kappa + self.waste;
+        (self.lambda * pairs(n), n)
+    }
+
     fn k_state(&self) -> usize {
         self.species
     }

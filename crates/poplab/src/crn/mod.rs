@@ -48,8 +48,8 @@ use crate::rng::TrialStreams;
 /// Which engine runs a network (the same law either way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CrnEngine {
-    /// [`CrnEngine::Batched`] from [`BATCHED_FROM`] molecules at the start, else
-    /// [`CrnEngine::Direct`].
+    /// The faster of the two for the network at its start, by a cost model (`auto_engine`:
+    /// reactions per unit of time against batches per unit of time).
     Auto,
     /// Gillespie's direct method, one reaction at a time.
     Direct,
@@ -92,11 +92,25 @@ impl CrnEngine {
     }
 }
 
-/// The number of molecules from which [`CrnEngine::Auto`] batches. Measured with `cargo bench -p
-/// poplab-bench --bench crn` (processor time to time 1, 2026-11-29): Lotka-Volterra batched is
-/// 1.8x faster than direct at 10^5 molecules and 3.8x at 10^6; dimerization 2.5x slower at 10^5
-/// and even at 10^6.
-pub const BATCHED_FROM: u64 = 200_000;
+/// What [`CrnEngine::Auto`] weighs: the processor time of one reaction of the direct method and
+/// of one batch of the batched engine, in seconds. From `cargo bench -p poplab-bench --bench crn`
+/// (2026-11-29, best of 3): the direct method's 1.36 * 10^9 reactions of Lotka-Volterra at 10^9
+/// took 60.5 s (45 ns each, 55 ns at 10^5); the batched engine's batches there took about 7 us
+/// each (0.52 s).
+pub const REACTION_SECONDS: f64 = 55e-9;
+/// See [`REACTION_SECONDS`].
+pub const BATCH_SECONDS: f64 = 7e-6;
+
+/// [`CrnEngine::Auto`]'s choice at the start: the engine whose expected time for one unit of
+/// the network's time is smaller: the direct method's reactions (the total propensity) against
+/// the batched engine's batches (its steps per unit of time over the typical length of a batch,
+/// `sqrt(n / (2 + g))`). Lotka-Volterra at 10^5 molecules batches; dimerization there does not.
+fn auto_engine(network: &Network, counts: &[u64], batched: &batched::Batched) -> CrnEngine {
+    let reactions: f64 = (0..network.reactions.len()).map(|r| network.propensity(r, counts)).sum();
+    let (steps, n) = batched.step_rate(counts);
+    let batch = (n as f64 / (2 + network.generativity()) as f64).sqrt().max(1.0);
+    if steps / batch * BATCH_SECONDS < reactions * REACTION_SECONDS { CrnEngine::Batched } else { CrnEngine::Direct }
+}
 
 /// A network's run: counts per species and the time, advanced by the caller.
 #[derive(Clone, Debug)]
@@ -136,22 +150,21 @@ impl CrnRun {
         let streams = TrialStreams::new(seed);
         let mut clock = streams.outcomes.clone();
         clock.jump();
-        let engine = match engine {
-            CrnEngine::Auto if total.unwrap_or(0) >= BATCHED_FROM => CrnEngine::Batched,
-            CrnEngine::Auto => CrnEngine::Direct,
-            other => other,
+        let batched = || {
+            batched::Batched::new(&network, &counts, streams.schedule.clone(), streams.outcomes.clone(), clock.clone())
         };
         let engine = match engine {
-            CrnEngine::Auto | CrnEngine::Direct => {
-                Running::Direct(direct::Direct::new(&network, streams.outcomes, clock))
+            CrnEngine::Auto => {
+                let candidate = batched();
+                match auto_engine(&network, &counts, &candidate) {
+                    CrnEngine::Batched => Running::Batched(Box::new(candidate)),
+                    _ => Running::Direct(direct::Direct::new(&network, streams.outcomes.clone(), clock.clone())),
+                }
             }
-            CrnEngine::Batched => Running::Batched(Box::new(batched::Batched::new(
-                &network,
-                &counts,
-                streams.schedule,
-                streams.outcomes,
-                clock,
-            ))),
+            CrnEngine::Direct => {
+                Running::Direct(direct::Direct::new(&network, streams.outcomes.clone(), clock.clone()))
+            }
+            CrnEngine::Batched => Running::Batched(Box::new(batched())),
         };
         Ok(CrnRun { network, counts, time: 0.0, reactions: 0, engine })
     }
@@ -231,5 +244,23 @@ impl CrnRun {
     /// The network.
     pub fn network(&self) -> &Network {
         &self.network
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_batches_where_reactions_outnumber_batches() {
+        let lv = |n: u64| Network::parse(&[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)], n as f64).unwrap();
+        let dimer = |n: u64| Network::parse(&[("2A -> D", 1.0), ("D -> 2A", 1.0)], n as f64).unwrap();
+        let engine =
+            |network: Network, counts: Vec<u64>| CrnRun::new(network, counts, CrnEngine::Auto, 1).unwrap().engine();
+        // The bench's measurements: Lotka-Volterra batches faster from 10^5, dimerization from 10^6.
+        assert_eq!(engine(lv(1000), vec![500, 500]), CrnEngine::Direct);
+        assert_eq!(engine(lv(100_000), vec![50_000, 50_000]), CrnEngine::Batched);
+        assert_eq!(engine(dimer(100_000), vec![100_000, 0]), CrnEngine::Direct);
+        assert_eq!(engine(dimer(10_000_000), vec![10_000_000, 0]), CrnEngine::Batched);
     }
 }
