@@ -109,38 +109,41 @@ def show(reactants: list[str], products: list[str], k: float) -> str:
     return f"{' + '.join(reactants) or '0'} -> {' + '.join(products) or '0'} @ {k:.6g}"
 
 
-def run_poplab(species, init, reactions, v, seed, t_end):
-    import poplab
-    from poplab.crn import Expression, Reaction
+def ppsim_style(module, species, init, reactions, t_end, **options):
+    """Builds and runs a `Simulation` of a tool with ppsim's CRN notation (poplab, batss, ppsim):
+    the species by `module.species`, the reactions by `module.crn`'s `Reaction` and `Expression`,
+    the configuration without zero counts. Returns (sim, its species by name, construction s, run s)."""
+    import importlib
 
-    sp = {name: s for name, s in zip(species, poplab.species(species))}
-    rxns = [Reaction(Expression([sp[x] for x in r]), Expression([sp[x] for x in p]), k=k) for r, p, k in reactions]
+    crn = importlib.import_module(module.__name__ + ".crn")
+    sp = {name: s for name, s in zip(species, module.species(species))}
+    side = lambda names: crn.Expression([sp[x] for x in names])  # noqa: E731
+    rxns = [crn.Reaction(side(r), side(p), k=k) for r, p, k in reactions]
     config = {sp[name]: c for name, c in init.items() if c > 0}
     t0 = perf_counter()
-    sim = poplab.Simulation(config, rxns, seed=seed, volume=v, engine="auto")
+    sim = module.Simulation(config, rxns, **options)
     t1 = perf_counter()
-    sim.run(t_end, history_interval=t_end, stopping_interval=t_end)
+    sim.run(t_end, history_interval=t_end, stopping_interval=t_end, timer=False)
     t2 = perf_counter()
+    return sim, sp, t1 - t0, t2 - t1
+
+
+def run_poplab(species, init, reactions, v, seed, t_end):
+    import poplab
+
+    sim, _, build_s, run_s = ppsim_style(poplab, species, init, reactions, t_end, seed=seed, volume=v, engine="auto")
     conf = sim.config_dict
     counts = {name: int(conf.get(name, 0)) for name in species}
-    return poplab.__version__, t1 - t0, t2 - t1, float(sim.time), counts, {"engine": sim.engine}
+    return poplab.__version__, build_s, run_s, float(sim.time), counts, {"engine": sim.engine}
 
 
 def run_batss(species, init, reactions, v, seed, t_end):
     import batss
-    from batss.crn import Expression, Reaction
 
-    sp = {name: s for name, s in zip(species, batss.species(species))}
-    rxns = [Reaction(Expression([sp[x] for x in r]), Expression([sp[x] for x in p]), k=k) for r, p, k in reactions]
-    config = {sp[name]: c for name, c in init.items() if c > 0}
-    t0 = perf_counter()
-    sim = batss.Simulation(config, rxns, seed=seed, volume=v)
-    t1 = perf_counter()
-    sim.run(t_end, history_interval=t_end, stopping_interval=t_end, timer=False)
-    t2 = perf_counter()
+    sim, _, build_s, run_s = ppsim_style(batss, species, init, reactions, t_end, seed=seed, volume=v)
     arr = sim.config_array
     counts = {s.name: int(arr[i]) for i, s in enumerate(sim.state_list) if not s.is_special_specie}
-    return batss.__version__, t1 - t0, t2 - t1, float(sim.time), {name: counts[name] for name in species}
+    return batss.__version__, build_s, run_s, float(sim.time), {name: counts[name] for name in species}
 
 
 def run_rebop(species, init, reactions, v, seed, t_end):
@@ -159,7 +162,6 @@ def run_rebop(species, init, reactions, v, seed, t_end):
 
 def run_ppsim(species, init, reactions, v, seed, t_end):
     import ppsim
-    from ppsim.crn import Expression, Reaction
 
     bad = [show(r, p, k) for r, p, k in reactions if len(r) != len(p)]
     if bad:
@@ -167,17 +169,10 @@ def run_ppsim(species, init, reactions, v, seed, t_end):
             "ppsim 0.1.6 simulates only conservative CRNs (ppsim/crn.py:183-185), and no conservative "
             f"form has this law; not conservative: {'; '.join(bad)}"
         )
-    sp = {name: s for name, s in zip(species, ppsim.species(species))}
-    rxns = [Reaction(Expression([sp[x] for x in r]), Expression([sp[x] for x in p]), k=k) for r, p, k in reactions]
-    config = {sp[name]: c for name, c in init.items() if c > 0}
-    t0 = perf_counter()
-    sim = ppsim.Simulation(config, rxns, seed=seed, volume=v)
-    t1 = perf_counter()
-    sim.run(t_end, history_interval=t_end, stopping_interval=t_end, timer=False)
-    t2 = perf_counter()
+    sim, sp, build_s, run_s = ppsim_style(ppsim, species, init, reactions, t_end, seed=seed, volume=v)
     conf = sim.config_dict
     counts = {name: int(conf.get(sp[name], 0)) for name in species}
-    return ppsim.version, t1 - t0, t2 - t1, float(sim.time), counts
+    return ppsim.version, build_s, run_s, float(sim.time), counts
 
 
 RUNNERS = {"poplab": run_poplab, "batss": run_batss, "rebop": run_rebop, "ppsim-0.1.6": run_ppsim}

@@ -21,7 +21,8 @@ pub fn beta(seed: u64, a: f64, b: f64) -> PyResult<f64> {
 
 /// A chemical reaction network's run (births and deaths included), exact in the law of
 /// Gillespie's method: `CrnRun(reactions, volume, counts, engine, seed)` with `reactions` a list
-/// of `(text, rate)` such as `("R + F -> 2F", 1.0)`, `counts` one per species in the order the
+/// of `(text, rate)` such as `("R + F -> 2F", 1.0)`, `volume` a number or `None` (the library's
+/// default: the molecules at the start), `counts` one per species in the order the
 /// reactions first name them (`species` lists it), `engine` `'auto'`, `'direct'` or `'batched'`.
 #[pyclass(name = "CrnRun", module = "poplab._poplab")]
 pub struct PyCrnRun {
@@ -31,7 +32,14 @@ pub struct PyCrnRun {
 #[pymethods]
 impl PyCrnRun {
     #[new]
-    fn new(reactions: Vec<(String, f64)>, volume: f64, counts: Vec<u64>, engine: &str, seed: u64) -> PyResult<Self> {
+    fn new(
+        reactions: Vec<(String, f64)>,
+        volume: Option<f64>,
+        counts: Vec<u64>,
+        engine: &str,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let volume = volume.unwrap_or_else(|| Network::default_volume(&counts));
         let texts: Vec<(&str, f64)> = reactions.iter().map(|(t, r)| (t.as_str(), *r)).collect();
         let network = Network::parse(&texts, volume).map_err(value_error)?;
         let engine = CrnEngine::parse(engine).map_err(value_error)?;
@@ -48,6 +56,12 @@ impl PyCrnRun {
     fn advance_to(&mut self, py: Python<'_>, until: f64) -> PyResult<()> {
         let run = &mut self.run;
         py.detach(|| run.advance_to(until)).map_err(value_error)
+    }
+
+    /// The volume.
+    #[getter]
+    fn volume(&self) -> f64 {
+        self.run.network().volume
     }
 
     /// Whether no reaction can happen any more.

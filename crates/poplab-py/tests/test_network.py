@@ -18,6 +18,7 @@ def test_a_network_with_births_runs_on_the_network_engines():
     r, f, lv = lotka_volterra()
     sim = Simulation({r: 300, f: 200}, lv, seed=3)
     assert isinstance(sim, NetworkSimulation)
+    assert sim.volume == 500.0  # the library's default: the molecules at the start
     sim.run(1.5, history_interval=0.5)
     assert sim.time == 1.5
     assert list(sim.history.index) == [0.0, 0.5, 1.0, 1.5]

@@ -70,9 +70,7 @@ class NetworkSimulation:
             raise TypeError("init_config must be a non-empty dict {species: count}")
         self.reactions = list(reactions)
         self.init_config = {_name(s): _whole(f"the count of {_name(s)}", c, 0, 2**61, "2**61") for s, c in init_config.items()}
-        self.volume = float(sum(self.init_config.values()) if volume is None else volume)
-        if not (math.isfinite(self.volume) and self.volume > 0):
-            raise ValueError(f"volume = {volume!r}: give a number > 0")
+        self.volume: Optional[float] = None if volume is None else float(volume)  # the library's default, once run
         if not continuous_time:
             raise ValueError("a network with births or deaths runs in continuous time (continuous_time=True)")
         self.engine_choice = "auto" if engine is None else engine
@@ -107,6 +105,7 @@ class NetworkSimulation:
         counts = [int(config.get(n, 0)) for n in self._order]
         self._fixed = {n: int(config.get(n, 0)) for n in self.state_list if n not in self._internal}
         self._run = _poplab.CrnRun(self._texts, self.volume, counts, self.engine_choice, _poplab.trial_seed(self.seed, self._trial))
+        self.volume = self._run.volume  # a reset keeps the first one
         assert self._run.species == [self._internal[n] for n in self._order]
         self._rows: List[Tuple[float, List[int]]] = []
         self._record()

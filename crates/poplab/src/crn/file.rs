@@ -82,7 +82,7 @@ impl NetworkFile {
             }
         };
         let mut network = self.network.clone();
-        network.volume = self.volume.unwrap_or_else(|| counts.iter().sum::<u64>().max(1) as f64);
+        network.volume = self.volume.unwrap_or_else(|| Network::default_volume(&counts));
         Ok((network, counts))
     }
 }

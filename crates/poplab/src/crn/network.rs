@@ -71,6 +71,12 @@ impl Network {
         Ok(network)
     }
 
+    /// The volume a network has when none is given: the number of molecules at the start (at
+    /// least 1), so that concentrations are fractions of it.
+    pub fn default_volume(counts: &[u64]) -> f64 {
+        counts.iter().sum::<u64>().max(1) as f64
+    }
+
     /// The index of species `name`, if the network names it.
     pub fn index(&self, name: &str) -> Option<usize> {
         self.species.iter().position(|s| s == name)

@@ -101,28 +101,19 @@ fn agree_with_reference(texts: &[(&str, f64)], reactions: &[Written], start: &[u
     }
 }
 
+/// Lotka-Volterra, for the engines and for the reference.
+const LV: &[(&str, f64)] = &[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)];
+const LV_REFERENCE: &[Written] =
+    &[(&[(0, 1)], &[(0, 2)], 1.0), (&[(0, 1), (1, 1)], &[(1, 2)], 1.0), (&[(1, 1)], &[], 1.0)];
+
 #[test]
 fn lotka_volterra_small() {
-    agree_with_reference(
-        &[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)],
-        &[(&[(0, 1)], &[(0, 2)], 1.0), (&[(0, 1), (1, 1)], &[(1, 2)], 1.0), (&[(1, 1)], &[], 1.0)],
-        &[20, 20],
-        40.0,
-        1.0,
-        1500,
-    );
+    agree_with_reference(LV, LV_REFERENCE, &[20, 20], 40.0, 1.0, 1500);
 }
 
 #[test]
 fn lotka_volterra_medium() {
-    agree_with_reference(
-        &[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)],
-        &[(&[(0, 1)], &[(0, 2)], 1.0), (&[(0, 1), (1, 1)], &[(1, 2)], 1.0), (&[(1, 1)], &[], 1.0)],
-        &[600, 400],
-        1000.0,
-        0.5,
-        600,
-    );
+    agree_with_reference(LV, LV_REFERENCE, &[600, 400], 1000.0, 0.5, 600);
 }
 
 #[test]
@@ -187,7 +178,7 @@ fn decay_is_binomial_and_birth_death_is_poisson() {
 
 #[test]
 fn a_run_is_fixed_by_its_seed_and_stops_where_told() {
-    let lv = Network::parse(&[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)], 1000.0).unwrap();
+    let lv = Network::parse(LV, 1000.0).unwrap();
     for engine in [CrnEngine::Direct, CrnEngine::Batched] {
         let counts = |seed| {
             let mut run = CrnRun::new(lv.clone(), vec![500, 500], engine, seed).unwrap();
@@ -234,7 +225,7 @@ fn a_threshold_stop_is_caught_at_its_reaction() {
     // Lotka-Volterra until R >= 1500 from 1000 each: the batched run's stop time against the
     // first-reaction method's, two-sample KS; the count at the stop is exactly the threshold.
     use poplab::crn::CrnStop;
-    let lv = Network::parse(&[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)], 2000.0).unwrap();
+    let lv = Network::parse(LV, 2000.0).unwrap();
     let stop = CrnStop::AtLeast(0, 1500);
     let runs = 600u64;
     let ours: Vec<f64> = (0..runs)
@@ -245,10 +236,8 @@ fn a_threshold_stop_is_caught_at_its_reaction() {
             t
         })
         .collect();
-    let reactions: [Written; 3] =
-        [(&[(0, 1)], &[(0, 2)], 1.0), (&[(0, 1), (1, 1)], &[(1, 2)], 1.0), (&[(1, 1)], &[], 1.0)];
     let theirs: Vec<f64> =
-        (0..runs).map(|seed| first_reaction_until(&reactions, &[1000, 1000], 2000.0, 0, 1500, seed)).collect();
+        (0..runs).map(|seed| first_reaction_until(LV_REFERENCE, &[1000, 1000], 2000.0, 0, 1500, seed)).collect();
     let d = ks_two_sample(&ours, &theirs);
     let critical = ks_critical(ALPHA, runs as usize, Some(runs as usize));
     assert!(d < critical, "KS {d:.4} >= {critical:.4}");
@@ -286,7 +275,7 @@ fn first_reaction_until(reactions: &[Written], start: &[u64], v: f64, s: usize, 
 fn looking_at_a_direct_run_changes_nothing() {
     // The direct method keeps the time of the next reaction when it stops to look: a run
     // advanced in 30 pieces is the run advanced at once, draw for draw.
-    let lv = Network::parse(&[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)], 1000.0).unwrap();
+    let lv = Network::parse(LV, 1000.0).unwrap();
     let mut whole = CrnRun::new(lv.clone(), vec![500, 500], CrnEngine::Direct, 8).unwrap();
     whole.advance_to(1.5).unwrap();
     let mut pieces = CrnRun::new(lv, vec![500, 500], CrnEngine::Direct, 8).unwrap();
