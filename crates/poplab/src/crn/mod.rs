@@ -24,7 +24,7 @@
 //! # Ok::<(), poplab::Error>(())
 //! ```
 //!
-//! Randomness: the trial's streams ([`TrialStreams`](crate::rng::TrialStreams) of the seed): the
+//! Randomness: the trial's streams ([`TrialStreams`] of the seed): the
 //! schedule stream draws which molecules meet (batched), the outcome stream which reaction fires,
 //! and the clock stream (the outcome stream one jump further) the time.
 
