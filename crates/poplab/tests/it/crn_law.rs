@@ -38,34 +38,45 @@ fn reference_propensity(reaction: &Written, x: &[u64], v: f64) -> f64 {
     }
 }
 
-/// The first-reaction method: every reaction draws its own exponential time; the first fires.
+/// The first-reaction method's step: every reaction draws its own exponential time; the first
+/// is returned with its wait (`None`: no reaction can happen).
+fn first_of(reactions: &[Written], x: &[u64], v: f64, rng: &mut Reference) -> Option<(usize, f64)> {
+    let mut first = None;
+    for (r, reaction) in reactions.iter().enumerate() {
+        let a = reference_propensity(reaction, x, v);
+        if a > 0.0 {
+            let wait = -(1.0 - rng.uniform()).ln() / a;
+            if first.is_none_or(|(_, w)| wait < w) {
+                first = Some((r, wait));
+            }
+        }
+    }
+    first
+}
+
+/// Fires `reaction` on `x`.
+fn fire(reaction: &Written, x: &mut [u64]) {
+    for &(s, c) in reaction.0 {
+        x[s] -= c;
+    }
+    for &(s, c) in reaction.1 {
+        x[s] += c;
+    }
+}
+
+/// The first-reaction method to time `until`: the counts then.
 fn first_reaction(reactions: &[Written], start: &[u64], v: f64, until: f64, seed: u64) -> Vec<u64> {
     let mut rng = Reference(seed ^ 0x05EE_D0FF_1257);
     let mut x = start.to_vec();
     let mut t = 0.0;
-    loop {
-        let mut first = None;
-        for (r, reaction) in reactions.iter().enumerate() {
-            let a = reference_propensity(reaction, &x, v);
-            if a > 0.0 {
-                let wait = -(1.0 - rng.uniform()).ln() / a;
-                if first.is_none_or(|(_, w)| wait < w) {
-                    first = Some((r, wait));
-                }
-            }
-        }
-        let Some((r, wait)) = first else { return x };
+    while let Some((r, wait)) = first_of(reactions, &x, v, &mut rng) {
         if t + wait > until {
-            return x;
+            break;
         }
         t += wait;
-        for &(s, c) in reactions[r].0 {
-            x[s] -= c;
-        }
-        for &(s, c) in reactions[r].1 {
-            x[s] += c;
-        }
+        fire(&reactions[r], &mut x);
     }
+    x
 }
 
 /// `runs` final counts per species from one engine.
@@ -249,24 +260,9 @@ fn first_reaction_until(reactions: &[Written], start: &[u64], v: f64, s: usize, 
     let mut x = start.to_vec();
     let mut t = 0.0;
     while x[s] < at_least {
-        let mut first: Option<(usize, f64)> = None;
-        for (r, reaction) in reactions.iter().enumerate() {
-            let a = reference_propensity(reaction, &x, v);
-            if a > 0.0 {
-                let wait = -(1.0 - rng.uniform()).ln() / a;
-                if first.is_none_or(|(_, w)| wait < w) {
-                    first = Some((r, wait));
-                }
-            }
-        }
-        let (r, wait) = first.expect("never silent before the threshold");
+        let (r, wait) = first_of(reactions, &x, v, &mut rng).expect("never silent before the threshold");
         t += wait;
-        for &(sp, c) in reactions[r].0 {
-            x[sp] -= c;
-        }
-        for &(sp, c) in reactions[r].1 {
-            x[sp] += c;
-        }
+        fire(&reactions[r], &mut x);
     }
     t
 }
