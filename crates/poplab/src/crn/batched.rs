@@ -13,17 +13,14 @@
 //! batches, the waste is dropped once it is the larger half and `κ` follows the number of
 //! molecules (within a factor of 2): both change the rate of steps, never the law of the network.
 
-use super::clock::{Events, beta, growing_run, pairs, poisson};
-use super::direct::{Step, step};
+use super::clock::{Events, gamma, growing_run, pairs};
+use super::inside::Batch;
 use super::network::Network;
 use super::stop::CrnStop;
 use crate::engine::sampling::{binomial, multivariate_hypergeometric, unit_open0};
 use crate::error::{Error, Result};
 use crate::rng::{PopRng, below_u64};
-
-/// The fewest steps a batch takes: where a stop could hold sooner, the engine steps one reaction
-/// at a time.
-const MIN_BATCH: u64 = 64;
+use rand_core::Rng;
 
 /// The largest number of molecules (catalyst and waste included) a batched run holds.
 pub const MAX_MOLECULES: u64 = 1 << 61;
@@ -54,20 +51,20 @@ pub(super) struct Batched {
     schedule: PopRng,
     outcomes: PopRng,
     clock: PopRng,
-    /// The time of the next reaction of a single step, once drawn (see `direct::step`).
-    next: Option<f64>,
+    /// The batch the run is in, or the last one (for its space).
+    batch: Batch,
     scratch: Scratch,
 }
 
 #[derive(Clone, Debug, Default)]
 struct Scratch {
-    all: Vec<u64>,
     initiators: Vec<u64>,
     responders: Vec<u64>,
     row: Vec<u64>,
     touched: Vec<i64>,
-    failures: Vec<(u64, u64)>,
-    propensities: Vec<f64>,
+    /// The species' counts inside a batch, for the stop's search.
+    counts: Vec<u64>,
+    share: Vec<u64>,
 }
 
 impl Batched {
@@ -88,18 +85,17 @@ impl Batched {
             schedule,
             outcomes,
             clock,
-            next: None,
+            batch: Batch::default(),
             scratch: Scratch::default(),
         };
         let states = batched.species + 2;
         batched.scratch = Scratch {
-            all: vec![0; states],
             initiators: vec![0; states],
             responders: vec![0; states],
             row: vec![0; states],
             touched: vec![0; states],
-            failures: Vec::new(),
-            propensities: vec![0.0; network.reactions.len()],
+            counts: vec![0; batched.species],
+            share: Vec::new(),
         };
         batched.retune(network, x);
         batched
@@ -180,9 +176,9 @@ impl Batched {
     }
 
     /// Runs from `*time` to `until` or to the first time `stop` holds (returned, the run left
-    /// there), firing reactions on `x`; returns how many fired. Where `stop` could hold within
-    /// [`MIN_BATCH`] steps, it steps one reaction at a time (the direct method), so the stop is
-    /// caught at its reaction.
+    /// there), firing reactions on `x`; returns how many fired. Batches are drawn whole, whatever
+    /// the horizon or the stop; where either falls inside one, the run is left at the step it
+    /// falls on (see `inside`), and the batch's remaining steps are taken next.
     pub(super) fn advance(
         &mut self,
         network: &Network,
@@ -192,80 +188,106 @@ impl Batched {
         stop: Option<&CrnStop>,
     ) -> Result<(u64, Option<f64>)> {
         let mut fired = 0;
-        while *time < until {
+        loop {
             if stop.is_some_and(|s| s.holds(network, x)) {
                 return Ok((fired, Some(*time)));
             }
-            let real: u64 = x.iter().sum();
-            if real > MAX_MOLECULES {
-                return Err(Error::Limit {
-                    reason: format!(
-                        "the network holds {real} molecules at time {time}, more than the batched engine takes \
-                         (2^61): stop it earlier"
-                    ),
-                });
+            if *time >= until {
+                return Ok((fired, None));
             }
-            if self.waste > real + self.kappa {
-                self.waste = 0; // inert: dropping it changes the rate of steps, not the law
-            }
-            self.retune(network, x);
-            let cap = stop.map_or(u64::MAX, |s| s.safe_steps(network, x));
-            if cap < MIN_BATCH {
-                let propensities = &mut self.scratch.propensities;
-                let streams = (&mut self.outcomes, &mut self.clock, &mut self.next);
-                match step(network, x, time, until, propensities, streams) {
-                    Step::Fired => fired += 1,
-                    Step::Silent => *time = until,
-                    Step::Horizon => {}
+            if !self.batch.open {
+                if (0..network.reactions.len()).all(|r| network.propensity(r, x) == 0.0) {
+                    *time = until; // silent
+                    return Ok((fired, None));
                 }
+                self.begin(network, x, *time)?;
+            }
+            if let Some(stop) = stop {
+                let found = self.batch.first_stop(stop, network, &self.change, &mut self.scratch.counts);
+                if let Some(j) = found {
+                    let at = self.batch.event_time(self.batch.events.of_steps(j));
+                    if at <= until {
+                        fired += self.pass(j, x);
+                        *time = at.max(*time);
+                        return Ok((fired, Some(*time)));
+                    }
+                }
+            }
+            if self.batch.end_time <= until {
+                let end = self.batch.end_time;
+                fired += self.pass(self.batch.steps(), x);
+                *time = end.max(*time);
                 continue;
             }
-            if (0..network.reactions.len()).all(|r| network.propensity(r, x) == 0.0) {
-                *time = until; // silent
-                break;
-            }
-            // A batch changes the counts: a reaction time drawn by a single step no longer holds
-            // (forgetting it keeps the law, the wait being memoryless).
-            self.next = None;
-            let mut all = std::mem::take(&mut self.scratch.all);
-            all[..self.species].copy_from_slice(x);
-            all[self.k_state()] = self.kappa;
-            all[self.w_state()] = self.waste;
-            let n: u64 = all.iter().sum();
-            let run = growing_run(&mut self.schedule, n, self.g);
-            // The run and the step that ends it, or only as many of the run's steps as the stop
-            // allows (a prefix of a collision-free run is one).
-            let (steps, collide) = if run < cap { (run + 1, true) } else { (cap, false) };
-            let failures = std::mem::take(&mut self.scratch.failures);
-            let events = Events::draw(&mut self.clock, n, self.g, steps, failures);
-            let rate = self.lambda * pairs(n + self.g * (steps - 1));
-            let budget = poisson(&mut self.clock, rate * (until - *time));
-            let total = events.total();
-            if budget >= total {
-                let place = beta(&mut self.clock, total, budget - total + 1);
-                *time = (*time + (until - *time) * place).min(until);
-                fired += self.steps(&mut all, n, steps - u64::from(collide), collide);
-            } else {
-                let done = events.steps_within(budget);
-                *time = until;
-                fired += self.steps(&mut all, n, done, false);
-            }
-            self.scratch.failures = events.into_list();
-            x.copy_from_slice(&all[..self.species]);
-            self.kappa = all[self.k_state()];
-            self.waste = all[self.w_state()];
-            self.scratch.all = all;
+            let d = self.batch.events.steps_within(self.batch.events_by(until));
+            fired += self.pass(d, x);
+            *time = until;
+            return Ok((fired, None));
         }
-        Ok((fired, None))
     }
 
-    /// `run` collision-free steps from `all` (`n` molecules), then, if `collide`, the step that
-    /// meets a touched molecule; `all` becomes the configuration after them. Returns the number
-    /// of reactions fired.
-    fn steps(&mut self, all: &mut [u64], n: u64, run: u64, collide: bool) -> u64 {
+    /// Draws the next batch whole from the species' counts `x` at `time`.
+    fn begin(&mut self, network: &Network, x: &[u64], time: f64) -> Result<()> {
+        let real: u64 = x.iter().sum();
+        if real > MAX_MOLECULES {
+            return Err(Error::Limit {
+                reason: format!(
+                    "the network holds {real} molecules at time {time}, more than the batched engine takes (2^61): \
+                     stop it earlier"
+                ),
+            });
+        }
+        if self.waste > real + self.kappa {
+            self.waste = 0; // inert: dropping it changes the rate of steps, not the law
+        }
+        self.retune(network, x);
+        let mut batch = std::mem::take(&mut self.batch);
+        let mut all = std::mem::take(&mut batch.end);
+        all.clear();
+        all.extend_from_slice(x);
+        all.extend([self.kappa, self.waste]);
+        let n: u64 = all.iter().sum();
+        batch.key = self.schedule.next_u64();
+        batch.run = growing_run(&mut self.schedule, n, self.g);
+        batch.events =
+            Events::draw(&mut self.clock, n, self.g, batch.run + 1, std::mem::take(&mut batch.events).into_list());
+        let rate = self.lambda * pairs(n + self.g * batch.run);
+        batch.start_time = time;
+        batch.end_time = time + gamma(&mut self.clock, batch.events.total(), rate);
+        batch.start.clear();
+        batch.start.extend_from_slice(x);
+        batch.outcomes.resize(network.reactions.len() + 1, 0);
+        batch.fired = self.steps(&mut all, n, batch.run, &mut batch.outcomes);
+        batch.end = all;
+        (batch.open, batch.passed, batch.passed_fired) = (true, 0, 0);
+        self.batch = batch;
+        Ok(())
+    }
+
+    /// Takes the open batch to its first `d` steps (no fewer than it passed): the species' counts
+    /// become those then, in `x`; returns the reactions fired on the way.
+    fn pass(&mut self, d: u64, x: &mut [u64]) -> u64 {
+        let batch = &mut self.batch;
+        let d = d.max(batch.passed);
+        let reactions = batch.after(d, &self.change, x, &mut self.scratch.share);
+        let fired = reactions - batch.passed_fired;
+        (batch.passed, batch.passed_fired) = (d, reactions);
+        if d == batch.steps() {
+            batch.open = false;
+            self.kappa = batch.end[self.species];
+            self.waste = batch.end[self.species + 1];
+        }
+        fired
+    }
+
+    /// `run` collision-free steps from `all` (`n` molecules), then the step that meets a touched
+    /// molecule; `all` becomes the configuration after them, `outcomes` how many of the run's
+    /// steps fired each reaction (then how many were null). Returns the number of reactions fired.
+    fn steps(&mut self, all: &mut [u64], n: u64, run: u64, outcomes: &mut [u64]) -> u64 {
         let states = all.len();
         let Scratch { initiators, responders, row, touched, .. } = &mut self.scratch;
         let mut fired = 0u64;
+        outcomes.fill(0);
         // The run's initiators, then its responders, drawn without replacement.
         multivariate_hypergeometric(&mut self.schedule, all, n, run, initiators);
         for s in 0..states {
@@ -296,6 +318,7 @@ impl Batched {
                     let count = if p >= mass { meetings } else { binomial(&mut self.outcomes, meetings, p / mass) };
                     mass -= p;
                     if count > 0 {
+                        outcomes[r as usize] += count;
                         for &(s, d) in &self.change[r as usize] {
                             touched[s] += d * count as i64;
                         }
@@ -309,44 +332,43 @@ impl Batched {
             }
         }
         touched[self.species + 1] += (self.g * (run - fired)) as i64;
-        if collide {
-            let untouched = n - 2 * run;
-            let touched_total = (2 + self.g) * run;
-            // The ordered pair of the step: uniform among those with a touched molecule.
-            let tt = u128::from(touched_total) * u128::from(touched_total.saturating_sub(1));
-            let tu = u128::from(touched_total) * u128::from(untouched);
-            let pick = crate::rng::below_u128(&mut self.schedule, tt + 2 * tu);
-            let (first_touched, second_touched) = if pick < tt {
-                (true, true)
-            } else if pick < tt + tu {
-                (true, false)
-            } else {
-                (false, true)
-            };
-            let a = take(&mut self.schedule, if first_touched { Pool::Touched(touched) } else { Pool::Untouched(all) });
-            let b =
-                take(&mut self.schedule, if second_touched { Pool::Touched(touched) } else { Pool::Untouched(all) });
-            // Both are out of their pools; the step's result goes back to the touched ones.
-            let mut reaction = None;
-            let mut u = unit_open0(&mut self.outcomes);
-            for &(r, p) in cell(&self.cells, &self.entries, self.species, a, b) {
-                if u <= p {
-                    reaction = Some(r as usize);
-                    break;
-                }
-                u -= p;
+        outcomes[outcomes.len() - 1] = run - fired;
+        // The step that ends the batch: it meets a touched molecule.
+        let untouched = n - 2 * run;
+        let touched_total = (2 + self.g) * run;
+        // The ordered pair of the step: uniform among those with a touched molecule.
+        let tt = u128::from(touched_total) * u128::from(touched_total.saturating_sub(1));
+        let tu = u128::from(touched_total) * u128::from(untouched);
+        let pick = crate::rng::below_u128(&mut self.schedule, tt + 2 * tu);
+        let (first_touched, second_touched) = if pick < tt {
+            (true, true)
+        } else if pick < tt + tu {
+            (true, false)
+        } else {
+            (false, true)
+        };
+        let a = take(&mut self.schedule, if first_touched { Pool::Touched(touched) } else { Pool::Untouched(all) });
+        let b = take(&mut self.schedule, if second_touched { Pool::Touched(touched) } else { Pool::Untouched(all) });
+        // Both are out of their pools; the step's result goes back to the touched ones.
+        let mut reaction = None;
+        let mut u = unit_open0(&mut self.outcomes);
+        for &(r, p) in cell(&self.cells, &self.entries, self.species, a, b) {
+            if u <= p {
+                reaction = Some(r as usize);
+                break;
             }
-            touched[a] += 1;
-            touched[b] += 1;
-            match reaction {
-                Some(r) => {
-                    for &(s, d) in &self.change[r] {
-                        touched[s] += d;
-                    }
-                    fired += 1;
+            u -= p;
+        }
+        touched[a] += 1;
+        touched[b] += 1;
+        match reaction {
+            Some(r) => {
+                for &(s, d) in &self.change[r] {
+                    touched[s] += d;
                 }
-                None => touched[self.species + 1] += self.g as i64,
+                fired += 1;
             }
+            None => touched[self.species + 1] += self.g as i64,
         }
         for s in 0..states {
             debug_assert!(touched[s] >= 0, "state {s}: {}", touched[s]);

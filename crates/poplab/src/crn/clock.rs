@@ -6,9 +6,8 @@
 //! place at the first event it accepts, each with probability `q_i = C(n_i, 2) / C(n_last, 2)`,
 //! so it waits `G_i` events, geometric with success `q_i`. The rejected events ("failures") are
 //! rare (about `g` per batch), so they are drawn sparsely, in time independent of the batch
-//! length. Given the number `E` of events of `[t, t_end]` (Poisson), a batch of `M` events
-//! completes if `M <= E`, at the `M`-th of `E` uniform points (a Beta draw); otherwise the span
-//! ends inside the batch, after the steps whose events fit in `E`.
+//! length. A batch of `M` events ends at its last, a `Gamma(M, Λ*)` time after it starts; the
+//! others fall uniformly in between (drawn only when asked for: see `inside`).
 //!
 //! [`poisson_count`] and [`beta_place`] are the same laws for callers that run pair rules in
 //! continuous time span by span (Python's `Simulation(..., continuous_time=True)`).
@@ -32,9 +31,10 @@ pub(super) fn poisson(rng: &mut PopRng, mean: f64) -> u64 {
     rand_distr::Poisson::new(mean).expect("a finite mean > 0").sample(rng) as u64
 }
 
-/// A Beta(`a`, `b`) number (`a`, `b` >= 1).
-pub(super) fn beta(rng: &mut PopRng, a: u64, b: u64) -> f64 {
-    rand_distr::Beta::new(a as f64, b as f64).expect("parameters >= 1").sample(rng)
+/// The time of the `events`-th event (`>= 1`) of a Poisson process of rate `rate > 0`: a
+/// Gamma(`events`, `rate`) number.
+pub(super) fn gamma(rng: &mut PopRng, events: u64, rate: f64) -> f64 {
+    rand_distr::Gamma::new(events as f64, 1.0 / rate).expect("shape >= 1, rate > 0").sample(rng)
 }
 
 /// An exponential waiting time with rate `rate > 0`.
@@ -136,6 +136,7 @@ pub(super) fn growing_run(rng: &mut PopRng, n: u64, g: u64) -> u64 {
 
 /// The events a batch of `steps` steps waits for: the steps `i` (from 0) that rejected events
 /// before their own, and how many; the population of step `i` is `n + g i`.
+#[derive(Clone, Debug, Default)]
 pub(super) struct Events {
     /// `(step, failures)`, in step order, only steps with failures.
     failures: Vec<(u64, u64)>,
@@ -194,6 +195,12 @@ impl Events {
             next += 1;
         }
         (next + (budget - used)).min(self.steps)
+    }
+
+    /// How many events the first `steps` steps wait for (the last of them is the `steps`-th
+    /// step's own).
+    pub(super) fn of_steps(&self, steps: u64) -> u64 {
+        steps + self.failures.iter().take_while(|&&(step, _)| step < steps).map(|&(_, f)| f).sum::<u64>()
     }
 
     /// Gives back the list, for reuse.
@@ -278,6 +285,12 @@ mod tests {
         let expected = [0, 1, 2, 2, 2, 2, 3, 4, 5, 5, 6, 7];
         for (budget, &steps) in expected.iter().enumerate() {
             assert_eq!(events.steps_within(budget as u64), steps, "budget {budget}");
+        }
+        // The events through each step: the step is done by its last one, not before.
+        for steps in 1..=8 {
+            let through = events.of_steps(steps);
+            assert!(through == 12 || events.steps_within(through) == steps, "steps {steps}");
+            assert_eq!(events.steps_within(through - 1), steps - 1, "steps {steps}");
         }
     }
 }

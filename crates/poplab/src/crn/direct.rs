@@ -1,6 +1,5 @@
 //! Gillespie's direct method: one reaction at a time, exact, in time proportional to the number
-//! of reactions times the network's size. The engine for small counts, and the batched engine's
-//! single steps where a stop is near.
+//! of reactions times the network's size. The engine for small counts.
 
 use super::clock::exponential;
 use super::network::Network;

@@ -32,6 +32,7 @@ mod batched;
 mod clock;
 mod direct;
 pub mod file;
+mod inside;
 mod network;
 mod stop;
 mod trials;

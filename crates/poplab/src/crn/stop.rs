@@ -1,7 +1,7 @@
 //! What ends a network's run before its horizon: silence, or a species' count crossing a
 //! threshold. A stop is caught at the exact reaction that makes it hold: the batched engine
-//! takes only batches too short for the stop to hold inside them ([`CrnStop::safe_steps`]), and
-//! steps one reaction at a time (the direct method) once that is less than a small batch.
+//! searches a batch's steps for it, skipping every stretch in which it cannot hold
+//! ([`CrnStop::may_hold_within`]), so a stop never changes what the batches draw.
 
 use super::network::Network;
 use crate::error::{Error, Result};
@@ -57,53 +57,35 @@ impl CrnStop {
         }
     }
 
-    /// How many steps (reactions or null steps) may follow from `x`, where the stop does not hold,
-    /// with the stop certain not to hold after any of them: each step changes a species by at
-    /// most what one reaction changes it.
-    pub(super) fn safe_steps(&self, network: &Network, x: &[u64]) -> u64 {
-        // The most one reaction removes from (positive) or adds to (negative) species s.
-        let net = |s: usize, sign: i64| -> u64 {
+    /// Whether the stop may hold somewhere in a stretch of steps that starts at counts `x` and
+    /// fires `fired[r]` reactions `r` (and any number of null steps) in some order: a species'
+    /// count stays between what all the reactions that lower it would leave and what all those
+    /// that raise it would make.
+    pub(super) fn may_hold_within(&self, network: &Network, x: &[u64], fired: &[u64]) -> bool {
+        // The most the stretch can lower (sign 1) or raise (sign -1) species s.
+        let most = |s: usize, sign: i128| -> i128 {
             network
                 .reactions
                 .iter()
-                .map(|r| {
-                    let used = r.reactants.iter().filter(|&&a| a == s).count() as i64;
-                    let made = r.products.iter().filter(|&&a| a == s).count() as i64;
-                    (sign * (used - made)).max(0) as u64
+                .zip(fired)
+                .map(|(r, &times)| {
+                    let used = r.reactants.iter().filter(|&&a| a == s).count() as i128;
+                    let made = r.products.iter().filter(|&&a| a == s).count() as i128;
+                    (sign * (used - made)).max(0) * i128::from(times)
                 })
-                .max()
-                .unwrap_or(0)
+                .sum()
         };
         match *self {
-            CrnStop::AtMost(s, c) => match net(s, 1) {
-                0 => u64::MAX,
-                d => (x[s] - c - 1) / d,
-            },
-            CrnStop::AtLeast(s, c) => match net(s, -1) {
-                0 => u64::MAX,
-                u => (c - x[s] - 1) / u,
-            },
-            CrnStop::Silent => network
-                .reactions
-                .iter()
-                .map(|r| {
-                    // Reaction r stays possible for as many steps as its scarcest reactant allows.
-                    let mut steps = u64::MAX;
-                    for &a in &r.reactants {
-                        let needed = r.reactants.iter().filter(|&&b| b == a).count() as u64;
-                        let spare = x[a].saturating_sub(needed);
-                        if x[a] < needed {
-                            return 0;
-                        }
-                        steps = steps.min(match net(a, 1) {
-                            0 => u64::MAX,
-                            d => spare / d,
-                        });
-                    }
-                    steps
+            CrnStop::AtMost(s, c) => i128::from(x[s]) - most(s, 1) <= i128::from(c),
+            CrnStop::AtLeast(s, c) => i128::from(x[s]) + most(s, -1) >= i128::from(c),
+            // Silence needs every reaction impossible at some point; one that keeps enough of
+            // each reactant throughout (or has none) rules it out.
+            CrnStop::Silent => !network.reactions.iter().any(|r| {
+                r.reactants.iter().all(|&a| {
+                    let needed = r.reactants.iter().filter(|&&b| b == a).count() as i128;
+                    i128::from(x[a]) - most(a, 1) >= needed
                 })
-                .max()
-                .unwrap_or(0),
+            }),
         }
     }
 }
@@ -113,18 +95,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn safe_steps_never_let_the_stop_hold() {
+    fn a_stretch_may_let_the_stop_hold_only_if_its_worst_order_does() {
         let lv = Network::parse(&[("R -> 2R", 1.0), ("R + F -> 2F", 1.0), ("F ->", 1.0)], 100.0).unwrap();
-        // F falls by at most 1 per step: from 10, 9 steps keep it above 0.
-        assert_eq!(CrnStop::AtMost(1, 0).safe_steps(&lv, &[5, 10]), 9);
-        // R rises by at most 1 per step: from 10 to reach 20 takes 10 steps, 9 are safe.
-        assert_eq!(CrnStop::AtLeast(0, 20).safe_steps(&lv, &[10, 3]), 9);
-        // Silent: R -> 2R stays possible as long as R >= 1; R falls by at most 1 per step.
-        assert_eq!(CrnStop::Silent.safe_steps(&lv, &[7, 0]), 6);
-        let decay = Network::parse(&[("2A -> B", 1.0)], 1.0).unwrap();
-        // 2A -> B needs 2 A and takes 2 per step: from 9, 3 steps leave at least 3.
-        assert_eq!(CrnStop::Silent.safe_steps(&decay, &[9, 0]), 3);
-        assert_eq!(CrnStop::Silent.safe_steps(&decay, &[1, 0]), 0);
+        // F falls only by F -> (1 each): from 10, nine of them keep it above 0, ten may not.
+        assert!(!CrnStop::AtMost(1, 0).may_hold_within(&lv, &[5, 10], &[7, 4, 9]));
+        assert!(CrnStop::AtMost(1, 0).may_hold_within(&lv, &[5, 10], &[0, 0, 10]));
+        // R rises only by R -> 2R: from 10 to 20 takes ten of them.
+        assert!(!CrnStop::AtLeast(0, 20).may_hold_within(&lv, &[10, 3], &[9, 5, 5]));
+        assert!(CrnStop::AtLeast(0, 20).may_hold_within(&lv, &[10, 3], &[10, 0, 0]));
+        // Silent: R -> 2R stays possible while R >= 1; R falls only by R + F -> 2F.
+        assert!(!CrnStop::Silent.may_hold_within(&lv, &[7, 0], &[3, 6, 0]));
+        assert!(CrnStop::Silent.may_hold_within(&lv, &[7, 0], &[0, 7, 0]));
+        let dimer = Network::parse(&[("2A -> B", 1.0)], 1.0).unwrap();
+        // 2A -> B takes 2 A: from 9, three of them leave 3, four leave 1.
+        assert!(!CrnStop::Silent.may_hold_within(&dimer, &[9, 0], &[3]));
+        assert!(CrnStop::Silent.may_hold_within(&dimer, &[9, 0], &[4]));
+        let birth = Network::parse(&[("-> A", 1.0), ("A ->", 1.0)], 1.0).unwrap();
+        assert!(!CrnStop::Silent.may_hold_within(&birth, &[0], &[0, 0]), "a reaction without reactants");
     }
 
     #[test]

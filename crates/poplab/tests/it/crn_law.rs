@@ -206,7 +206,7 @@ fn a_run_is_fixed_by_its_seed_and_stops_where_told() {
 fn extinction_times_have_the_law_of_the_last_of_exponentials() {
     // A -> 0 at rate 1 from N = 3000: the time until none is left is the largest of N independent
     // Exp(1) times, P(T <= t) = (1 - e^-t)^N; one-sample KS of 1000 runs per engine (the batched
-    // engine batches while A is far from 0, then steps one reaction at a time).
+    // engine finds the last reaction inside its last batch).
     use poplab::crn::CrnStop;
     let (n, runs) = (3000u64, 1000u64);
     let decay = Network::parse(&[("A ->", 1.0)], 1.0).unwrap();
@@ -268,15 +268,71 @@ fn first_reaction_until(reactions: &[Written], start: &[u64], v: f64, s: usize, 
 }
 
 #[test]
-fn looking_at_a_direct_run_changes_nothing() {
-    // The direct method keeps the time of the next reaction when it stops to look: a run
-    // advanced in 30 pieces is the run advanced at once, draw for draw.
-    let lv = Network::parse(LV, 1000.0).unwrap();
-    let mut whole = CrnRun::new(lv.clone(), vec![500, 500], CrnEngine::Direct, 8).unwrap();
-    whole.advance_to(1.5).unwrap();
-    let mut pieces = CrnRun::new(lv, vec![500, 500], CrnEngine::Direct, 8).unwrap();
-    for k in 1..=30 {
-        pieces.advance_to(k as f64 * 0.05).unwrap();
+fn looking_at_a_run_changes_nothing() {
+    // On either engine, what a seed gives at a time is the same whatever else is asked: a run
+    // advanced in 30 pieces is the run advanced at once, each piece is what a run advanced
+    // straight to its time shows, and a stop found after looking is the stop found without.
+    use poplab::crn::CrnStop;
+    let lv = Network::parse(LV, 20_000.0).unwrap();
+    let start = vec![10_000, 10_000];
+    let run = |engine| CrnRun::new(lv.clone(), start.clone(), engine, 8).unwrap();
+    for engine in [CrnEngine::Direct, CrnEngine::Batched] {
+        let mut whole = run(engine);
+        whole.advance_to(1.5).unwrap();
+        let mut pieces = run(engine);
+        for k in 1..=30 {
+            let t = k as f64 * 0.05;
+            pieces.advance_to(t).unwrap();
+            if k % 7 == 0 {
+                let mut straight = run(engine);
+                straight.advance_to(t).unwrap();
+                assert_eq!(pieces.counts(), straight.counts(), "{engine:?} at {t}");
+            }
+        }
+        assert_eq!((pieces.counts(), pieces.reactions()), (whole.counts(), whole.reactions()), "{engine:?}");
+        let stop = CrnStop::AtLeast(0, 12_000);
+        let mut unseen = run(engine);
+        let at = unseen.advance_until(50.0, &stop).unwrap().expect("prey reach 12,000 before 50");
+        let mut seen = run(engine);
+        seen.advance_to(at * 0.9999).unwrap();
+        assert_eq!(seen.advance_until(50.0, &stop).unwrap(), Some(at), "{engine:?}");
+        assert_eq!((seen.counts(), seen.reactions()), (unseen.counts(), unseen.reactions()), "{engine:?}");
+        assert_eq!(seen.counts()[0], 12_000);
     }
-    assert_eq!((pieces.counts(), pieces.reactions()), (whole.counts(), whole.reactions()));
+}
+
+#[test]
+fn a_look_inside_a_batch_has_the_exact_law() {
+    // A -> 0 at rate 1 from 10^5: X(t1) ~ Binomial(N, e^-t1) and X(t2) | X(t1) ~
+    // Binomial(X(t1), e^-(t2 - t1)). t2 - t1 = 2e-4 is about 20 reactions, so both looks fall
+    // inside one batch of the batched engine most of the time. One-sample KS of the randomized
+    // probability integral transform of each, 1000 runs.
+    let (n, t1, t2, runs) = (100_000u64, 0.1, 0.1002, 1000u64);
+    let decay = Network::parse(&[("A ->", 1.0)], 1.0).unwrap();
+    let mut tie = Reference(99);
+    let mut pit = |x: u64, trials: u64, p: f64| {
+        let law = Binomial::new(p, trials).unwrap();
+        let below = if x == 0 { 0.0 } else { law.cdf(x - 1) };
+        below + tie.uniform() * (law.cdf(x) - below)
+    };
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    for seed in 0..runs {
+        let mut run = CrnRun::new(decay.clone(), vec![n], CrnEngine::Batched, 7000 + seed).unwrap();
+        run.advance_to(t1).unwrap();
+        let x1 = run.counts()[0];
+        run.advance_to(t2).unwrap();
+        let x2 = run.counts()[0];
+        first.push(pit(x1, n, (-t1).exp()));
+        second.push(pit(x2, x1, (-(t2 - t1)).exp()));
+    }
+    let critical = ks_critical(ALPHA, runs as usize, None);
+    for (name, mut u) in [("X(t1)", first), ("X(t2) | X(t1)", second)] {
+        u.sort_by(f64::total_cmp);
+        let d = u
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (v - i as f64 / runs as f64).abs().max(((i + 1) as f64 / runs as f64 - v).abs()))
+            .fold(0.0, f64::max);
+        assert!(d < critical, "{name}: KS {d:.4} >= {critical:.4}");
+    }
 }
