@@ -513,6 +513,12 @@ pub trait Observables<S> {
     fn demotion_cause(&self, _before: [S; 2], _after: [S; 2]) -> Option<&'static str> {
         None
     }
+
+    /// Whether [`Observables::demotion_cause`] ever names a cause (a census then reads the roles
+    /// of interactions).
+    fn has_demotion_causes(&self) -> bool {
+        false
+    }
 }
 
 /// The trace columns of `protocol` (none without [`Observables`]).

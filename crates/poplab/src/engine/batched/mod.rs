@@ -32,7 +32,12 @@
 //!    most numerous first. Only what changes the counts is drawn (`NullCells`): with the skip
 //!    table at hand, an initiator state null with every responder state drawn comes last and
 //!    takes the rest undrawn, and the responder states null with every initiator state are one
-//!    colour.
+//!    colour. Where the rule is *order-free* for every pair of present states (`(a, b)` and `(b,
+//!    a)` give the same multisets of results, in law: averaging, angluin, approximate majority),
+//!    only unordered pairs change the counts, and the delayed pairs are a uniform perfect matching
+//!    of their agents: drawn state by state as halves (`draw_unordered_pair_types`), about half
+//!    the draws. A census then draws each such pair's roles from its own stream; an output-change
+//!    watch, which reads roles, keeps the ordered table.
 //!
 //! A batch thus costs at most `O(k^2)` draws in bulk, far fewer when a few states hold most
 //! agents (a row of few initiators ends after a few draws; a hypergeometric draw of at most 16
@@ -108,7 +113,9 @@
 
 use super::configuration::{Configuration, Effect};
 use super::fenwick::Fenwick;
-use super::sampling::{collision_free_run, multivariate_hypergeometric, multivariate_hypergeometric_each};
+use super::sampling::{
+    collision_free_run, hypergeometric, multivariate_hypergeometric, multivariate_hypergeometric_each,
+};
 use super::snapshot::BatcherSnapshot;
 use super::{Lookers, steps_to};
 use crate::protocol::{Monitor, Protocol};
@@ -199,6 +206,11 @@ pub(super) struct Batcher {
     runs: Vec<u64>,
     /// The batch's net change to the counts.
     net: NetChange,
+    /// The present states (indices) for which [`Batcher::order_free`] last looked, and what it
+    /// found; a pair found not order-free then, kept while both of its states are present.
+    order_free_for: Vec<u32>,
+    order_free: bool,
+    not_order_free: Option<(u32, u32)>,
 }
 
 #[derive(Clone, Copy)]
@@ -208,6 +220,10 @@ struct PairType {
     times: u64,
     /// The result states' indices (not the pair's own: null pairs are not kept).
     result: [u32; 2],
+    /// Drawn unordered ([`Batcher::draw_unordered_pair_types`]): each of these interactions had
+    /// the responder's state as initiator with probability 1/2, with this result then (for a
+    /// deterministic rule; `None` for a randomized one, whose census reads no roles).
+    reversed: Option<[u32; 2]>,
 }
 
 /// An interaction taken singly: a resolved delayed pair or a collision (state indices).
@@ -290,6 +306,9 @@ impl Batcher {
             singles: Vec::new(),
             runs: Vec::new(),
             net: NetChange::default(),
+            order_free_for: Vec::new(),
+            order_free: false,
+            not_order_free: None,
         }
     }
 }
@@ -411,7 +430,7 @@ impl Batcher {
         until: u128,
         lookers: Option<&mut Lookers<'_, P>>,
     ) -> bool {
-        let len = self.draw_batch(configuration, rng, steps_to(configuration.step(), until));
+        let len = self.draw_batch(configuration, rng, steps_to(configuration.step(), until), !OUTPUT_CHANGE);
         self.add_results_to_net();
 
         // Record the batch's net change into a copy of the monitor; replay the batch singly if the
@@ -466,12 +485,15 @@ impl Batcher {
     }
 
     /// Draws a batch of at most `room` interactions (runs, singles, bulk pairs, and in `net` the
-    /// initial states of the taken agents, negated); returns its length.
+    /// initial states of the taken agents, negated); returns its length. `roles_unread`: nothing
+    /// reads which agent of a bulk pair initiated (no output-change watch), so an order-free rule
+    /// may draw its bulk pairs unordered.
     fn draw_batch<P: Protocol, R: Deref<Target = P>>(
         &mut self,
         configuration: &mut Configuration<P, R>,
         rng: &mut PopRng,
         room: u64,
+        roles_unread: bool,
     ) -> u64 {
         self.urn.clear();
         self.urn.extend(configuration.present().map(|(_, count)| count));
@@ -505,8 +527,129 @@ impl Batcher {
                 self.net.add(index, -(taken as i64));
             }
         }
-        self.draw_pair_types(configuration, rng, kinds.untouched + kinds.delayed, kinds.delayed / 2);
+        let (total, pairs_len) = (kinds.untouched + kinds.delayed, kinds.delayed / 2);
+        // The census reads the roles: of a deterministic rule's unordered pairs it draws them
+        // (`census_of_batch`); a randomized protocol with a census keeps the ordered table.
+        let census_needs_roles = configuration.randomized()
+            && configuration.protocol().observables().is_some_and(|o| o.has_demotion_causes());
+        if roles_unread && !census_needs_roles && self.order_free(configuration) {
+            self.draw_unordered_pair_types(configuration, rng, total, pairs_len);
+        } else {
+            self.draw_pair_types(configuration, rng, total, pairs_len);
+        }
         len
+    }
+
+    /// Whether every pair of present states changes the counts alike in either order
+    /// ([`Configuration::order_free`]); looked at again only when the present states change, and
+    /// then first at the pair that was not order-free last time, if both are still present.
+    fn order_free<P: Protocol, R: Deref<Target = P>>(&mut self, configuration: &mut Configuration<P, R>) -> bool {
+        if self.order_free_for.iter().copied().eq(configuration.present().map(|(i, _)| i)) {
+            return self.order_free;
+        }
+        self.order_free_for.clear();
+        self.order_free_for.extend(configuration.present().map(|(i, _)| i));
+        let present = &self.order_free_for;
+        if let Some((i, j)) = self.not_order_free
+            && present.contains(&i)
+            && present.contains(&j)
+        {
+            self.order_free = false;
+            return false;
+        }
+        self.not_order_free = None;
+        'pairs: for (r, &i) in present.iter().enumerate() {
+            for &j in &present[r + 1..] {
+                if !configuration.order_free(i, j) {
+                    self.not_order_free = Some((i, j));
+                    break 'pairs;
+                }
+            }
+        }
+        self.order_free = self.not_order_free.is_none();
+        self.order_free
+    }
+
+    /// [`Batcher::draw_pair_types`] for a rule whose every present pair changes the counts alike
+    /// in either order: only the unordered pairs matter, and the `2 pairs_len` agents of the
+    /// delayed pairs (drawn from the urn at once) are a uniformly random perfect matching. State
+    /// by state, most numerous first, with `m` of its agents among the `N` left: splitting the `N`
+    /// into the pairs' first and second agents, `I ~ HG(N, m, N / 2)` of them are first; those
+    /// meet a uniform `I` of the second agents, so `X ~ HG(N / 2, m - I, I)` pairs have the state
+    /// twice; the `m - 2X` others meet a uniform set of the other agents left (a multivariate
+    /// hypergeometric draw over the later states, which ends once they are all placed). About
+    /// `k^2 / 2 + 3k` draws against `k^2 + 2k`. The pair types are kept as (lower slot, higher
+    /// slot) with that order's result: the counts are the same either way.
+    fn draw_unordered_pair_types<P: Protocol, R: Deref<Target = P>>(
+        &mut self,
+        configuration: &mut Configuration<P, R>,
+        rng: &mut PopRng,
+        total: u64,
+        pairs_len: u64,
+    ) {
+        let k = configuration.present_len();
+        let Self { urn, initiators: agents, columns, row, pairs, .. } = self;
+        pairs.clear();
+        if pairs_len == 0 {
+            return;
+        }
+        agents.resize(k, 0);
+        multivariate_hypergeometric(rng, urn, total, 2 * pairs_len, agents);
+        for (c, a) in urn.iter_mut().zip(agents.iter()) {
+            *c -= a;
+        }
+        columns.clear();
+        columns.extend((0..k).filter(|&c| agents[c] > 0).map(|c| (c as u32, agents[c])));
+        columns.sort_unstable_by_key(|&(c, count)| (std::cmp::Reverse(count), c));
+        let mut left = 2 * pairs_len;
+        let mut record = |configuration: &mut Configuration<P, R>, a: u32, b: u32, times: u64| {
+            let (i, j) = (configuration.index_at(a as usize), configuration.index_at(b as usize));
+            match configuration.effect_of(i, j) {
+                Effect::To(i2, j2) => {
+                    if (i2, j2) != (i, j) && (j2, i2) != (i, j) {
+                        let reversed = match configuration.effect_of(j, i) {
+                            Effect::To(j3, i3) if i != j => Some([j3, i3]),
+                            _ => None,
+                        };
+                        pairs.push(PairType { initiator: i, responder: j, times, result: [i2, j2], reversed });
+                    }
+                }
+                Effect::Law(id) => configuration.split_law(id, times, |result, times| {
+                    pairs.push(PairType { initiator: i, responder: j, times, result: result.into(), reversed: None });
+                }),
+            }
+        };
+        for at in 0..columns.len() {
+            let (a, m) = columns[at];
+            if m == 0 {
+                continue;
+            }
+            let half = left / 2;
+            let first = hypergeometric(rng, left, m, half);
+            let twice = hypergeometric(rng, half, m - first, first);
+            if twice > 0 {
+                record(configuration, a, a, twice);
+            }
+            left -= m;
+            let mut others = m - 2 * twice;
+            if others == 0 {
+                continue;
+            }
+            row.clear();
+            let later = columns[at + 1..].iter().map(|column| column.1);
+            multivariate_hypergeometric_each(rng, later, left, others, |position, times| {
+                row.push((at + 1 + position, times));
+            });
+            for &(position, times) in row.iter() {
+                let b = columns[position].0;
+                columns[position].1 -= times;
+                let (low, high) = if a < b { (a, b) } else { (b, a) };
+                record(configuration, low, high, times);
+                others -= times;
+            }
+            debug_assert_eq!(others, 0);
+            left -= m - 2 * twice;
+        }
     }
 
     /// The interaction that ends a run: an ordered pair with at least one of the `t` delayed or
@@ -648,13 +791,25 @@ impl Batcher {
                 match configuration.effect_of(i, j) {
                     Effect::To(i2, j2) => {
                         if (i2, j2) != (i, j) {
-                            pairs.push(PairType { initiator: i, responder: j, times, result: [i2, j2] });
+                            pairs.push(PairType {
+                                initiator: i,
+                                responder: j,
+                                times,
+                                result: [i2, j2],
+                                reversed: None,
+                            });
                         }
                     }
                     // A randomized pair: its interactions split multinomially across its results,
                     // one pair type per result taken; the rest are null.
                     Effect::Law(id) => configuration.split_law(id, times, |result, times| {
-                        pairs.push(PairType { initiator: i, responder: j, times, result: result.into() });
+                        pairs.push(PairType {
+                            initiator: i,
+                            responder: j,
+                            times,
+                            result: result.into(),
+                            reversed: None,
+                        });
                     }),
                 }
             }
@@ -718,4 +873,81 @@ impl NullCells {
 /// Whether bit `slot` of `bits` is set (slots beyond 63 never are).
 fn has_bit(bits: u64, slot: usize) -> bool {
     u32::try_from(slot).ok().and_then(|s| bits.checked_shr(s)).is_some_and(|b| b & 1 == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Law, Output};
+    use crate::protocols::custom::{Amount, Custom, StopRule};
+    use crate::stats::{ks_critical, ks_two_sample};
+
+    /// Averaging over the values 0 to 8 (an order-free rule): `(a, b)` becomes `(floor, ceil)` of
+    /// their mean, with probability `p` (a randomized rule below 1).
+    fn averaging(p: f64, n: usize) -> Custom {
+        let rule = move |a: &str, b: &str| -> std::result::Result<Option<Law<String>>, String> {
+            let (a, b): (u32, u32) = (a.parse().map_err(|_| "a number")?, b.parse().map_err(|_| "a number")?);
+            let (lo, hi) = ((a + b) / 2, (a + b).div_ceil(2));
+            Ok(Some(vec![((lo.to_string(), hi.to_string()), p)]))
+        };
+        let states: Vec<(String, Output)> = (0..9).map(|v| (v.to_string(), Output::No)).collect();
+        let init = [("0".to_string(), Amount::Count(n as u64))];
+        let output = |_: &str| -> std::result::Result<Output, String> { Ok(Output::No) };
+        Custom::from_fn("averaging", &states, Box::new(rule), Box::new(output), &init, StopRule::Silent, true, n)
+            .unwrap()
+    }
+
+    /// The net change of the counts by the bulk pairs of `batcher`, at state index `index`.
+    fn net_at(batcher: &Batcher, index: u32) -> f64 {
+        let mut net = 0i64;
+        for p in &batcher.pairs {
+            let times = p.times as i64;
+            net -= times * ([p.initiator, p.responder].iter().filter(|&&i| i == index).count() as i64);
+            net += times * (p.result.iter().filter(|&&i| i == index).count() as i64);
+        }
+        net as f64
+    }
+
+    #[test]
+    fn the_unordered_table_has_the_ordered_tables_law() {
+        // 2000 tables of 400 pairs from 4000 agents spread over 9 values, drawn both ways; the net
+        // change of three values' counts, two-sample KS at alpha = 0.001 / 3 each; once with a
+        // deterministic rule (memoised results) and once with a randomized one (split laws).
+        let counts: [u64; 9] = [900, 200, 400, 300, 500, 250, 350, 600, 500];
+        let (n, pairs_len, tables) = (4000u64, 400u64, 2000usize);
+        for p in [1.0, 0.7] {
+            let protocol = averaging(p, n as usize);
+            let start: Vec<_> =
+                counts.iter().enumerate().map(|(v, &c)| (protocol.state(&v.to_string()).unwrap(), c)).collect();
+            let monitor = crate::protocol::monitor_of_counts(&protocol, &start);
+            let mut configuration = Configuration::new(&protocol, &start, n, monitor, PopRng::seed_from_u64(1));
+            let mut rng = PopRng::seed_from_u64(2);
+            let mut batcher = Batcher::new(n, &mut rng);
+            assert!(batcher.order_free(&mut configuration), "averaging is order-free (p = {p})");
+            let indices: Vec<u32> = configuration.present().map(|(i, _)| i).collect();
+            let watched = [indices[0], indices[4], indices[7]];
+            let mut samples = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
+            for _ in 0..tables {
+                for unordered in [false, true] {
+                    batcher.urn.clear();
+                    batcher.urn.extend(configuration.present().map(|(_, c)| c));
+                    if unordered {
+                        batcher.draw_unordered_pair_types(&mut configuration, &mut rng, n, pairs_len);
+                    } else {
+                        batcher.draw_pair_types(&mut configuration, &mut rng, n, pairs_len);
+                    }
+                    for (w, &index) in watched.iter().enumerate() {
+                        samples[w][usize::from(unordered)].push(net_at(&batcher, index));
+                    }
+                }
+            }
+            let critical = ks_critical(0.001 / 3.0, tables, Some(tables));
+            for (w, [ordered, unordered]) in samples.iter().enumerate() {
+                let d = ks_two_sample(ordered, unordered);
+                assert!(d < critical, "p = {p}, value {}: KS {d:.4} >= {critical:.4}", [0, 4, 7][w]);
+                // The statistic moves, so the test could fail.
+                assert!(ordered.iter().any(|&x| x != ordered[0]), "value {} never changes", [0, 4, 7][w]);
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@
 use super::{Batcher, PairType, Single, index_of_rank};
 use crate::engine::Lookers;
 use crate::engine::configuration::Configuration;
-use crate::engine::sampling::hypergeometric;
+use crate::engine::sampling::{binomial, hypergeometric};
 use crate::protocol::Protocol;
 use crate::rng::{PopRng, below_u64};
 use std::ops::Deref;
@@ -83,11 +83,18 @@ impl Batcher {
         };
         let rng = &mut self.census_rng;
         let Timeline { free, resolved_in, collisions } = Timeline::draw(&self.runs, &self.singles, rng);
-        let bulk: Vec<(&'static str, u64)> = self
-            .pairs
-            .iter()
-            .filter_map(|p| cause([p.initiator, p.responder], p.result).map(|c| (c, p.times)))
-            .collect();
+        // An unordered pair type's interactions had either role order, each with probability 1/2.
+        let mut bulk: Vec<(&'static str, u64)> = Vec::new();
+        for p in &self.pairs {
+            let reversed = p.reversed.map_or(0, |_| binomial(rng, p.times, 0.5));
+            let forward = [([p.initiator, p.responder], p.result, p.times - reversed)];
+            let backward = p.reversed.map(|result| ([p.responder, p.initiator], result, reversed));
+            for (before, after, times) in forward.into_iter().chain(backward) {
+                if let Some(c) = cause(before, after).filter(|_| times > 0) {
+                    bulk.push((c, times));
+                }
+            }
+        }
         let demoting: u64 = bulk.iter().map(|b| b.1).sum();
         let (mut slots_left, mut demoting_left) = (free.iter().sum::<u64>(), demoting);
         let mut last = None;
@@ -154,7 +161,11 @@ fn walk(
                     let at = index_of_rank(bulk.iter().map(|b| b.1), y);
                     let (pair, times) = &mut bulk[at];
                     *times -= 1;
-                    Some(([pair.initiator, pair.responder], pair.result))
+                    match pair.reversed {
+                        // An unordered pair type: its role order, by a fair coin.
+                        Some(result) if crate::rng::coin(rng) => Some(([pair.responder, pair.initiator], result)),
+                        _ => Some(([pair.initiator, pair.responder], pair.result)),
+                    }
                 }
             };
             if interaction(taken) {

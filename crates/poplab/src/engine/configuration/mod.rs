@@ -225,6 +225,11 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
         self.protocol = protocol;
     }
 
+    /// Whether the protocol has randomized rules.
+    pub(in crate::engine) fn randomized(&self) -> bool {
+        self.randomized
+    }
+
     /// The protocol.
     pub(in crate::engine) fn protocol(&self) -> &P {
         &self.protocol
@@ -644,6 +649,40 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
         self.randomized_effect(i, j)
     }
 
+    /// Whether an interaction of the states with indices `i` and `j` changes the counts alike in
+    /// either order, in law: the results of `(i, j)` and of `(j, i)` are the same multisets of two
+    /// states with the same probabilities, those that change no count (`{i, j}` itself) left out.
+    /// Then only unordered pairs matter to the counts (the batched engine's unordered table).
+    pub(in crate::engine) fn order_free(&mut self, i: u32, j: u32) -> bool {
+        let forward = self.results_in_law(i, j);
+        let backward = self.results_in_law(j, i);
+        forward.len() == backward.len()
+            && forward.iter().all(|&(pair, p)| {
+                backward.iter().any(|&(other, q)| same_multiset(pair, other) && (p - q).abs() <= 1e-12 * p.max(q))
+            })
+    }
+
+    /// The results of `(i, j)` in law, as states, each multiset once with its probability, those
+    /// that change no count left out.
+    fn results_in_law(&mut self, i: u32, j: u32) -> Vec<ResultInLaw<P::State>> {
+        let before = (self.state(i), self.state(j));
+        let listed: Vec<ResultInLaw<P::State>> = match self.effect_of(i, j) {
+            Effect::To(i2, j2) => vec![((self.state(i2), self.state(j2)), 1.0)],
+            Effect::Law(id) => {
+                let law = self.laws.get(id);
+                law.results.iter().copied().zip(law.probabilities.iter().copied()).collect()
+            }
+        };
+        let mut merged: Vec<ResultInLaw<P::State>> = Vec::new();
+        for (pair, p) in listed.into_iter().filter(|&(pair, _)| !same_multiset(pair, before)) {
+            match merged.iter_mut().find(|(other, _)| same_multiset(pair, *other)) {
+                Some(entry) => entry.1 += p,
+                None => merged.push((pair, p)),
+            }
+        }
+        merged
+    }
+
     /// [`Configuration::effect_of`] for a randomized protocol. A pair whose result needs no draw
     /// (it is null, or its law is one result with probability 1 and that result is interned) is
     /// memoised, so later interactions of the pair skip the law's hash lookup and split; this
@@ -717,6 +756,14 @@ impl<P: Protocol, R: Deref<Target = P>> Configuration<P, R> {
         }
         result
     }
+}
+
+/// A result of an interaction (the two states) and its probability.
+type ResultInLaw<S> = ((S, S), f64);
+
+/// Whether two pairs of states are the same multiset.
+fn same_multiset<S: PartialEq>((a, b): (S, S), (c, d): (S, S)) -> bool {
+    (a == c && b == d) || (a == d && b == c)
 }
 
 /// What an interaction of a pair does, as [`Configuration::effect_of`] finds it.

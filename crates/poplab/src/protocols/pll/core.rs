@@ -612,6 +612,10 @@ impl<P: PllProtocol> Observables<P::Agent> for P {
         let [first, second] = P::demotions(before, after);
         first.or(second).map(Module::name)
     }
+
+    fn has_demotion_causes(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
