@@ -593,31 +593,14 @@ impl Batcher {
         if pairs_len == 0 {
             return;
         }
-        agents.resize(k, 0);
-        multivariate_hypergeometric(rng, urn, total, 2 * pairs_len, agents);
-        for (c, a) in urn.iter_mut().zip(agents.iter()) {
-            *c -= a;
-        }
+        take_from_urn(rng, urn, total, 2 * pairs_len, agents, k);
         columns.clear();
         columns.extend((0..k).filter(|&c| agents[c] > 0).map(|c| (c as u32, agents[c])));
         columns.sort_unstable_by_key(|&(c, count)| (std::cmp::Reverse(count), c));
         let mut left = 2 * pairs_len;
         let mut record = |configuration: &mut Configuration<P, R>, a: u32, b: u32, times: u64| {
             let (i, j) = (configuration.index_at(a as usize), configuration.index_at(b as usize));
-            match configuration.effect_of(i, j) {
-                Effect::To(i2, j2) => {
-                    if (i2, j2) != (i, j) && (j2, i2) != (i, j) {
-                        let reversed = match configuration.effect_of(j, i) {
-                            Effect::To(j3, i3) if i != j => Some([j3, i3]),
-                            _ => None,
-                        };
-                        pairs.push(PairType { initiator: i, responder: j, times, result: [i2, j2], reversed });
-                    }
-                }
-                Effect::Law(id) => configuration.split_law(id, times, |result, times| {
-                    pairs.push(PairType { initiator: i, responder: j, times, result: result.into(), reversed: None });
-                }),
-            }
+            push_pair_types(configuration, pairs, (i, j), times, true);
         };
         for at in 0..columns.len() {
             let (a, m) = columns[at];
@@ -753,13 +736,8 @@ impl Batcher {
         if pairs_len == 0 {
             return;
         }
-        for buffer in [&mut *initiators, &mut *responders] {
-            buffer.resize(k, 0);
-        }
-        multivariate_hypergeometric(rng, urn, total, pairs_len, initiators);
-        for (c, a) in urn.iter_mut().zip(initiators.iter()) {
-            *c -= a;
-        }
+        take_from_urn(rng, urn, total, pairs_len, initiators, k);
+        responders.resize(k, 0);
         multivariate_hypergeometric(rng, urn, total - pairs_len, pairs_len, responders);
         let null = NullCells::of(configuration, initiators, responders);
         columns.clear();
@@ -788,36 +766,52 @@ impl Batcher {
                     continue;
                 }
                 let (i, j) = (configuration.index_at(r), configuration.index_at(column.0 as usize));
-                match configuration.effect_of(i, j) {
-                    Effect::To(i2, j2) => {
-                        if (i2, j2) != (i, j) {
-                            pairs.push(PairType {
-                                initiator: i,
-                                responder: j,
-                                times,
-                                result: [i2, j2],
-                                reversed: None,
-                            });
-                        }
-                    }
-                    // A randomized pair: its interactions split multinomially across its results,
-                    // one pair type per result taken; the rest are null.
-                    Effect::Law(id) => configuration.split_law(id, times, |result, times| {
-                        pairs.push(PairType {
-                            initiator: i,
-                            responder: j,
-                            times,
-                            result: result.into(),
-                            reversed: None,
-                        });
-                    }),
-                }
+                push_pair_types(configuration, pairs, (i, j), times, false);
             }
             responders_left -= a;
             if emptied {
                 columns.retain(|column| column.1 > 0);
             }
         }
+    }
+}
+
+/// Draws the states of `draws` agents from the urn (`total` agents, `k` states) into `out`, and
+/// takes them out of it.
+fn take_from_urn(rng: &mut PopRng, urn: &mut [u64], total: u64, draws: u64, out: &mut Vec<u64>, k: usize) {
+    out.resize(k, 0);
+    multivariate_hypergeometric(rng, urn, total, draws, out);
+    for (c, a) in urn.iter_mut().zip(out.iter()) {
+        *c -= a;
+    }
+}
+
+/// Keeps in `pairs` what `times` interactions of initiator state `i` and responder state `j` do
+/// (indices), unless it changes no count: a known result as one pair type, a randomized pair's
+/// interactions split multinomially across its results, one pair type per result taken (the rest
+/// are null). `unordered`: the pairs were drawn unordered (a swap of the pair changes no count
+/// either, and the result with the roles the other way round is kept for the census).
+fn push_pair_types<P: Protocol, R: Deref<Target = P>>(
+    configuration: &mut Configuration<P, R>,
+    pairs: &mut Vec<PairType>,
+    (i, j): (u32, u32),
+    times: u64,
+    unordered: bool,
+) {
+    match configuration.effect_of(i, j) {
+        Effect::To(i2, j2) => {
+            if (i2, j2) == (i, j) || (unordered && (j2, i2) == (i, j)) {
+                return;
+            }
+            let reversed = match (unordered && i != j).then(|| configuration.effect_of(j, i)) {
+                Some(Effect::To(j3, i3)) => Some([j3, i3]),
+                _ => None,
+            };
+            pairs.push(PairType { initiator: i, responder: j, times, result: [i2, j2], reversed });
+        }
+        Effect::Law(id) => configuration.split_law(id, times, |result, times| {
+            pairs.push(PairType { initiator: i, responder: j, times, result: result.into(), reversed: None });
+        }),
     }
 }
 
