@@ -711,7 +711,7 @@ class SweepResult:
         >>> import poplab
         >>> result = poplab.sweep("angluin", [10, 20, 40, 80], trials=40, seed=1)
         >>> result.judge("Omega(n)")
-        <Judgement Omega(n): consistent (power 1.00)>
+        <Judgement Omega(n): consistent (power 0.95)>
         >>> result.judge("O(log n)").verdict
         'inconsistent'
         >>> result.judge("O(n)").evidence   # 40 trials do not tell (n-1)^2/n from faster forms
