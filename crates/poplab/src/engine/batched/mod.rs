@@ -33,11 +33,12 @@
 //!    table at hand, an initiator state null with every responder state drawn comes last and
 //!    takes the rest undrawn, and the responder states null with every initiator state are one
 //!    colour. Where the rule is *order-free* for every pair of present states (`(a, b)` and `(b,
-//!    a)` give the same multisets of results, in law: averaging, angluin, approximate majority),
-//!    only unordered pairs change the counts, and the delayed pairs are a uniform perfect matching
-//!    of their agents: drawn state by state as halves (`draw_unordered_pair_types`), about half
-//!    the draws. A census then draws each such pair's roles from its own stream; an output-change
-//!    watch, which reads roles, keeps the ordered table.
+//!    a)` give the same multisets of results, in law: averaging, approximate majority), only
+//!    unordered pairs change the counts, and the delayed pairs are a uniform perfect matching of
+//!    their agents: drawn state by state as halves (`draw_unordered_pair_types`), about half the
+//!    draws. A census then draws each such pair's roles from its own stream; an output-change
+//!    watch, which reads roles, keeps the ordered table, and so do batches in which a present
+//!    state is null with every present state (`has_null_lines`: the ordered table skips it).
 //!
 //! A batch thus costs at most `O(k^2)` draws in bulk, far fewer when a few states hold most
 //! agents (a row of few initiators ends after a few draws; a hypergeometric draw of at most 16
@@ -207,10 +208,12 @@ pub(super) struct Batcher {
     /// The batch's net change to the counts.
     net: NetChange,
     /// The present states (indices) for which [`Batcher::order_free`] last looked, and what it
-    /// found; a pair found not order-free then, kept while both of its states are present.
+    /// found; a pair found not order-free then; by state index, whether the state is in the
+    /// clique of states known pairwise order-free.
     order_free_for: Vec<u32>,
     order_free: bool,
     not_order_free: Option<(u32, u32)>,
+    clique: Vec<bool>,
 }
 
 #[derive(Clone, Copy)]
@@ -309,6 +312,7 @@ impl Batcher {
             order_free_for: Vec::new(),
             order_free: false,
             not_order_free: None,
+            clique: Vec::new(),
         }
     }
 }
@@ -532,7 +536,7 @@ impl Batcher {
         // (`census_of_batch`); a randomized protocol with a census keeps the ordered table.
         let census_needs_roles = configuration.randomized()
             && configuration.protocol().observables().is_some_and(|o| o.has_demotion_causes());
-        if roles_unread && !census_needs_roles && self.order_free(configuration) {
+        if roles_unread && !census_needs_roles && !has_null_lines(configuration) && self.order_free(configuration) {
             self.draw_unordered_pair_types(configuration, rng, total, pairs_len);
         } else {
             self.draw_pair_types(configuration, rng, total, pairs_len);
@@ -541,33 +545,59 @@ impl Batcher {
     }
 
     /// Whether every pair of present states changes the counts alike in either order
-    /// ([`Configuration::order_free`]); looked at again only when the present states change, and
-    /// then first at the pair that was not order-free last time, if both are still present.
+    /// ([`Configuration::order_free`]): a function of the present states alone, found again only
+    /// when they change, and then cheaply: the pair found not order-free last time is tried first,
+    /// and only pairs with a state outside the *clique* are looked at, the states every pair of
+    /// which is known order-free (a present state joins it once it is order-free with all of it).
     fn order_free<P: Protocol, R: Deref<Target = P>>(&mut self, configuration: &mut Configuration<P, R>) -> bool {
         if self.order_free_for.iter().copied().eq(configuration.present().map(|(i, _)| i)) {
             return self.order_free;
         }
         self.order_free_for.clear();
         self.order_free_for.extend(configuration.present().map(|(i, _)| i));
-        let present = &self.order_free_for;
-        if let Some((i, j)) = self.not_order_free
+        self.order_free = self.present_pairs_order_free(configuration);
+        self.order_free
+    }
+
+    /// See [`Batcher::order_free`]; the present states are `order_free_for`.
+    fn present_pairs_order_free<P: Protocol, R: Deref<Target = P>>(
+        &mut self,
+        configuration: &mut Configuration<P, R>,
+    ) -> bool {
+        let Self { order_free_for: present, not_order_free, clique, .. } = self;
+        let size = present.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
+        if clique.len() < size {
+            clique.resize(size, false);
+        }
+        if let Some((i, j)) = *not_order_free
             && present.contains(&i)
             && present.contains(&j)
         {
-            self.order_free = false;
             return false;
         }
-        self.not_order_free = None;
-        'pairs: for (r, &i) in present.iter().enumerate() {
-            for &j in &present[r + 1..] {
-                if !configuration.order_free(i, j) {
-                    self.not_order_free = Some((i, j));
-                    break 'pairs;
+        *not_order_free = None;
+        let (known, new): (Vec<u32>, Vec<u32>) = present.iter().partition(|&&i| clique[i as usize]);
+        for (r, &a) in new.iter().enumerate() {
+            for &b in known.iter().chain(&new[..r]) {
+                if !configuration.order_free(a, b) {
+                    *not_order_free = Some((a, b));
+                    return false;
                 }
             }
         }
-        self.order_free = self.not_order_free.is_none();
-        self.order_free
+        if new.is_empty() {
+            return true;
+        }
+        // Every present pair is order-free. A new state joins the clique if it is order-free
+        // with its absent members too (the new ones were just checked with each other).
+        let absent: Vec<u32> =
+            (0..clique.len() as u32).filter(|&c| clique[c as usize] && !known.contains(&c)).collect();
+        for &a in &new {
+            if absent.iter().all(|&c| configuration.order_free(a, c)) {
+                clique[a as usize] = true;
+            }
+        }
+        true
     }
 
     /// [`Batcher::draw_pair_types`] for a rule whose every present pair changes the counts alike
@@ -774,6 +804,17 @@ impl Batcher {
             }
         }
     }
+}
+
+/// Whether some present state is null with every present state as initiator or as responder
+/// (known while the skip table is kept): the ordered table then leaves its row undrawn or lumps its
+/// column ([`NullCells`]), which the unordered table cannot; protocols with many such states
+/// (pll-sym) run faster on the ordered table.
+fn has_null_lines<P: Protocol, R: Deref<Target = P>>(configuration: &Configuration<P, R>) -> bool {
+    let Some((rows, columns)) = configuration.non_null_bits() else { return false };
+    let k = configuration.present_len();
+    let present = if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+    (0..k.min(64)).any(|slot| rows[slot] & present == 0 || columns[slot] & present == 0)
 }
 
 /// Draws the states of `draws` agents from the urn (`total` agents, `k` states) into `out`, and
