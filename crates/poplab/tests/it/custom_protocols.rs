@@ -408,6 +408,7 @@ fn every_example_protocol_runs_and_reaches_its_stop_rule() {
         ("election-randomized.toml", 300),
         ("discrete-averaging.toml", 500),
         ("threshold.toml", 200),
+        ("max-propagation.toml", 1000),
     ] {
         for engine in ENGINES {
             let raw = RawSpec { engine, trials: 5, seed: 1, ..RawSpec::new(&format!("@{}", example(file)), n) };
@@ -685,6 +686,37 @@ fn null_rows_and_lumped_columns_keep_the_law_of_a_batch() {
     };
     let protocol = Custom::new(&definition, 1000).unwrap();
     batches_have_the_law_of_single_steps(&protocol, &["1", "2"], 300, (0..2000).map(|t| (10_000 + t, 20_000 + t)));
+}
+
+#[test]
+fn the_monotone_table_keeps_the_law_of_a_batch() {
+    // The epidemic of the largest of 100 values from 10 agents per value (n = 1000): every state
+    // peels, so batches (about 316 interactions each, batching always) take the monotone table.
+    // The counts after 1000 steps against single steps, and the steps to silence, whose batch is
+    // replayed with its lower partners drawn (KS at 0.001).
+    let protocol = Custom::new(&file::read(&example("max-propagation.toml")).unwrap(), 1000).unwrap();
+    batches_have_the_law_of_single_steps(
+        &protocol,
+        &["99", "70", "30"],
+        1000,
+        (0..1500).map(|t| (30_000 + t, 40_000 + t)),
+    );
+    let steps_to_silence = |batched: bool, seed: u64| -> f64 {
+        let mut run =
+            poplab::engine::CountRun::from_counts(&protocol, &protocol.initial_counts(), PopRng::seed_from_u64(seed))
+                .unwrap();
+        if batched {
+            run.batch_always();
+        }
+        assert!(run.advance(1 << 40, Watch::SafeSet));
+        assert_eq!(run.counts().len(), 1, "silent: one value left");
+        run.step() as f64
+    };
+    let batched: Vec<f64> = (0..1000).map(|t| steps_to_silence(true, 50_000 + t)).collect();
+    let single: Vec<f64> = (0..1000).map(|t| steps_to_silence(false, 60_000 + t)).collect();
+    let d = ks_two_sample(&batched, &single);
+    let critical = ks_critical(0.001, batched.len(), Some(single.len()));
+    assert!(d < critical, "steps to silence: KS {d:.4} >= {critical:.4}");
 }
 
 /// The counts of `names` after `steps` steps, batching always (first seed of each pair) and in

@@ -300,7 +300,12 @@ fn census() {
     );
     assert_eq!(
         census(&p, &batched, Engine::Batched),
-        [(2569, 53, quick.clone()), (2985, 57, quick.clone()), (2930, 61, quick.clone()), (4751, 66, quick.clone())]
+        [
+            (50_612, 414, tournament.clone()),
+            (3071, 63, quick.clone()),
+            (3550, 62, quick.clone()),
+            (100_273, 798, cause("backup"))
+        ]
     );
     let p = LsTimer::new(60, &Params::default()).unwrap();
     assert_eq!(
@@ -315,7 +320,7 @@ fn census() {
     let p = PllSym::new(2000, &Params::default()).unwrap();
     assert_eq!(
         census(&p, &RunSettings { trials: 3, ..batched }, Engine::Batched),
-        [(35_445, 246, quick.clone()), (410_288, 1301, tournament), (28_489, 208, quick)]
+        [(30_272, 213, quick.clone()), (405_734, 1409, tournament), (21_540, 176, quick)]
     );
 }
 

@@ -39,6 +39,12 @@
 //!    draws. A census then draws each such pair's roles from its own stream; an output-change
 //!    watch, which reads roles, keeps the ordered table, and so do batches in which a present
 //!    state is null with every present state (`has_null_lines`: the ordered table skips it).
+//!    Where the rule is *monotone* on at least `MONOTONE_MIN_PEELED` present states (a pair's
+//!    result depends only on its higher-ranked state and that state's role: max-propagation, an
+//!    epidemic of the largest value), the pairing costs three draws per such state instead of a
+//!    row (`monotone.rs`), and the lower partners are drawn only where something reads the pair
+//!    types (a replay, a look, the census). The table is chosen per batch from the rule's
+//!    structure on the present states, checked again only when they change.
 //!
 //! A batch thus costs at most `O(k^2)` draws in bulk, far fewer when a few states hold most
 //! agents (a row of few initiators ends after a few draws; a hypergeometric draw of at most 16
@@ -124,7 +130,10 @@ use crate::rng::{PopRng, below_u64, below_u128};
 use rand_core::{Rng, SeedableRng};
 use std::ops::Deref;
 
+mod monotone;
 mod timeline;
+
+use monotone::{MONOTONE_MIN_PEELED, Monotone};
 
 /// A batch aims at `c sqrt(n)` interactions with `c = max(BATCH_SQRT_N, sqrt(k), min(k_eff /
 /// BATCH_STATES_PER_SQRT_N, sqrt(n) / 8))` for `k` present states, of which about `k_eff = n^2 /
@@ -214,6 +223,9 @@ pub(super) struct Batcher {
     order_free: bool,
     not_order_free: Option<(u32, u32)>,
     clique: Vec<bool>,
+    /// The monotone table's ranking of the present states, and the batch's pairs over a lower
+    /// partner when it drew them.
+    monotone: Monotone,
 }
 
 #[derive(Clone, Copy)]
@@ -313,6 +325,7 @@ impl Batcher {
             order_free: false,
             not_order_free: None,
             clique: Vec::new(),
+            monotone: Monotone::default(),
         }
     }
 }
@@ -435,7 +448,7 @@ impl Batcher {
         lookers: Option<&mut Lookers<'_, P>>,
     ) -> bool {
         let len = self.draw_batch(configuration, rng, steps_to(configuration.step(), until), !OUTPUT_CHANGE);
-        self.add_results_to_net();
+        self.add_results_to_net(configuration);
 
         // Record the batch's net change into a copy of the monitor; replay the batch singly if the
         // watch fires inside.
@@ -443,6 +456,11 @@ impl Batcher {
         monitor.record_net(self.net.changes.iter().map(|&(index, delta)| (configuration.state(index), delta)));
         if (SAFE_SET && monitor.is_safe()) || (OUTPUT_CHANGE && self.changes_some_output(configuration)) {
             let start = configuration.step();
+            // The replay reads pair types: the monotone table's lower partners, from the run's stream.
+            if let Some(full) = self.monotone.fill_in(configuration, rng, &self.pairs) {
+                self.pairs = full;
+                self.monotone.tops.clear();
+            }
             let met = self.replay::<P, R, SAFE_SET, OUTPUT_CHANGE>(configuration, rng, lookers);
             debug_assert!(met, "the replayed batch must meet the watch");
             self.steps_in_batches += configuration.step() - start;
@@ -465,8 +483,9 @@ impl Batcher {
 
     /// Completes the batch's net change (which holds the taken agents' initial states, negated):
     /// adds the bulk pairs' changes and the taken agents' current states, and lists it.
-    fn add_results_to_net(&mut self) {
-        let Self { pairs, taken, net, .. } = self;
+    fn add_results_to_net<P: Protocol, R: Deref<Target = P>>(&mut self, configuration: &Configuration<P, R>) {
+        let Self { pairs, taken, net, monotone, .. } = self;
+        monotone.add_tops_to_net(configuration, |index, delta| net.add(index, delta));
         for pair in pairs.iter() {
             let ([i2, j2], times) = (pair.result, pair.times as i64);
             for (index, delta) in [(pair.initiator, -times), (pair.responder, -times), (i2, times), (j2, times)] {
@@ -536,10 +555,19 @@ impl Batcher {
         // (`census_of_batch`); a randomized protocol with a census keeps the ordered table.
         let census_needs_roles = configuration.randomized()
             && configuration.protocol().observables().is_some_and(|o| o.has_demotion_causes());
-        if roles_unread && !census_needs_roles && !has_null_lines(configuration) && self.order_free(configuration) {
+        self.monotone.tops.clear();
+        let monotone = roles_unread
+            && configuration.present_len() >= MONOTONE_MIN_PEELED
+            && self.monotone.peeled(configuration) >= MONOTONE_MIN_PEELED;
+        if !monotone
+            && roles_unread
+            && !census_needs_roles
+            && !has_null_lines(configuration)
+            && self.order_free(configuration)
+        {
             self.draw_unordered_pair_types(configuration, rng, total, pairs_len);
         } else {
-            self.draw_pair_types(configuration, rng, total, pairs_len);
+            self.draw_pair_types(configuration, rng, total, pairs_len, monotone);
         }
         len
     }
@@ -752,16 +780,19 @@ impl Batcher {
     /// come last and take the responders left without a draw, and the responder states that are
     /// null with every initiator state drawn are one colour. The responder states are visited most
     /// numerous first, so a row with few initiators ends after a few draws: the pairing costs far
-    /// fewer than `k^2` draws when a few states hold most agents.
+    /// fewer than `k^2` draws when a few states hold most agents. With `monotone` (a rule monotone
+    /// on at least [`MONOTONE_MIN_PEELED`] present states), the pairing is the monotone table's
+    /// instead ([`monotone`]): three draws per peeled state instead of a row.
     fn draw_pair_types<P: Protocol, R: Deref<Target = P>>(
         &mut self,
         configuration: &mut Configuration<P, R>,
         rng: &mut PopRng,
         total: u64,
         pairs_len: u64,
+        monotone: bool,
     ) {
         let k = configuration.present_len();
-        let Self { urn, initiators, responders, columns, row, pairs, .. } = self;
+        let Self { urn, initiators, responders, columns, row, pairs, monotone: ranking, .. } = self;
         pairs.clear();
         if pairs_len == 0 {
             return;
@@ -769,39 +800,63 @@ impl Batcher {
         take_from_urn(rng, urn, total, pairs_len, initiators, k);
         responders.resize(k, 0);
         multivariate_hypergeometric(rng, urn, total - pairs_len, pairs_len, responders);
-        let null = NullCells::of(configuration, initiators, responders);
-        columns.clear();
-        columns.extend((0..k).filter(|&c| responders[c] > 0 && !null.column(c)).map(|c| (c as u32, responders[c])));
-        let lumped: u64 = (0..k).filter(|&c| null.column(c)).map(|c| responders[c]).sum();
-        if lumped > 0 {
-            columns.push((LUMPED, lumped));
+        if monotone {
+            ranking.draw(configuration, rng, initiators, responders, pairs_len, pairs, (columns, row));
+        } else {
+            pair_up(configuration, rng, initiators, responders, pairs_len, pairs, (columns, row));
         }
-        columns.sort_unstable_by_key(|&(c, count)| (std::cmp::Reverse(count), c));
-        let mut responders_left = pairs_len;
-        for (r, &a) in initiators.iter().enumerate() {
-            if a == 0 || null.row(r) {
+    }
+}
+
+/// The pairing table's scratch space: the responder states still unpaired, and one row.
+type PairingScratch<'a> = (&'a mut Vec<(u32, u64)>, &'a mut Vec<(usize, u64)>);
+
+/// Pairs up `pairs_len` interactions whose initiators' and responders' states (by slot) are
+/// `initiators` and `responders`, uniformly, and keeps their pair types in `pairs` (see
+/// [`Batcher::draw_pair_types`]): each initiator state's responders from those left, most
+/// numerous first, null rows last and undrawn, null columns lumped.
+fn pair_up<P: Protocol, R: Deref<Target = P>>(
+    configuration: &mut Configuration<P, R>,
+    rng: &mut PopRng,
+    initiators: &[u64],
+    responders: &[u64],
+    pairs_len: u64,
+    pairs: &mut Vec<PairType>,
+    (columns, row): PairingScratch<'_>,
+) {
+    let k = initiators.len();
+    let null = NullCells::of(configuration, initiators, responders);
+    columns.clear();
+    columns.extend((0..k).filter(|&c| responders[c] > 0 && !null.column(c)).map(|c| (c as u32, responders[c])));
+    let lumped: u64 = (0..k).filter(|&c| null.column(c)).map(|c| responders[c]).sum();
+    if lumped > 0 {
+        columns.push((LUMPED, lumped));
+    }
+    columns.sort_unstable_by_key(|&(c, count)| (std::cmp::Reverse(count), c));
+    let mut responders_left = pairs_len;
+    for (r, &a) in initiators.iter().enumerate() {
+        if a == 0 || null.row(r) {
+            continue;
+        }
+        row.clear();
+        let counts = columns.iter().map(|column| column.1);
+        multivariate_hypergeometric_each(rng, counts, responders_left, a, |at, times| {
+            row.push((at, times));
+        });
+        let mut emptied = false;
+        for &(at, times) in row.iter() {
+            let column = &mut columns[at];
+            column.1 -= times;
+            emptied |= column.1 == 0;
+            if column.0 == LUMPED {
                 continue;
             }
-            row.clear();
-            let counts = columns.iter().map(|column| column.1);
-            multivariate_hypergeometric_each(rng, counts, responders_left, a, |at, times| {
-                row.push((at, times));
-            });
-            let mut emptied = false;
-            for &(at, times) in row.iter() {
-                let column = &mut columns[at];
-                column.1 -= times;
-                emptied |= column.1 == 0;
-                if column.0 == LUMPED {
-                    continue;
-                }
-                let (i, j) = (configuration.index_at(r), configuration.index_at(column.0 as usize));
-                push_pair_types(configuration, pairs, (i, j), times, false);
-            }
-            responders_left -= a;
-            if emptied {
-                columns.retain(|column| column.1 > 0);
-            }
+            let (i, j) = (configuration.index_at(r), configuration.index_at(column.0 as usize));
+            push_pair_types(configuration, pairs, (i, j), times, false);
+        }
+        responders_left -= a;
+        if emptied {
+            columns.retain(|column| column.1 > 0);
         }
     }
 }
@@ -943,6 +998,74 @@ mod tests {
         net as f64
     }
 
+    /// Values 0 to 11: a pair whose larger value `m` is 3 or more becomes `(m - 1, m - 1)`
+    /// (max-propagation, monotone), a pair of values up to 2 takes floor and ceil of its mean
+    /// (averaging: 0, 1 and 2 are the core).
+    fn max_propagation_over_a_core(n: usize) -> Custom {
+        let rule = move |a: &str, b: &str| -> std::result::Result<Option<Law<String>>, String> {
+            let (a, b): (u32, u32) = (a.parse().map_err(|_| "a number")?, b.parse().map_err(|_| "a number")?);
+            let m = a.max(b);
+            let (x, y) = if m >= 3 { (m - 1, m - 1) } else { ((a + b) / 2, (a + b).div_ceil(2)) };
+            Ok(Some(vec![((x.to_string(), y.to_string()), 1.0)]))
+        };
+        let states: Vec<(String, Output)> = (0..12).map(|v| (v.to_string(), Output::No)).collect();
+        let init = [("0".to_string(), Amount::Count(n as u64))];
+        let output = |_: &str| -> std::result::Result<Output, String> { Ok(Output::No) };
+        Custom::from_fn("max-propagation", &states, Box::new(rule), Box::new(output), &init, StopRule::Silent, false, n)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_monotone_table_and_its_partners_have_the_ordered_tables_law() {
+        // 2000 tables of 400 pairs from 4000 agents over 12 values, drawn by the ordered table and
+        // by the monotone one (its lower partners then filled in): the net change of three values'
+        // counts and the number of three pair types (a peeled state over a peeled one, over a core
+        // one as initiator, and with itself), two-sample KS at alpha = 0.001 / 6 each.
+        let counts: [u64; 12] = [300, 200, 250, 100, 400, 150, 350, 200, 300, 250, 500, 1000];
+        let (n, pairs_len, tables) = (4000u64, 400u64, 2000usize);
+        let protocol = max_propagation_over_a_core(n as usize);
+        let start: Vec<_> =
+            counts.iter().enumerate().map(|(v, &c)| (protocol.state(&v.to_string()).unwrap(), c)).collect();
+        let monitor = crate::protocol::monitor_of_counts(&protocol, &start);
+        let mut configuration = Configuration::new(&protocol, &start, n, monitor, PopRng::seed_from_u64(1));
+        let mut rng = PopRng::seed_from_u64(2);
+        let mut batcher = Batcher::new(n, &mut rng);
+        assert_eq!(batcher.monotone.peeled(&mut configuration), 9, "values 3 to 11 peel, 0 to 2 are the core");
+        let index = |v: usize| configuration.index_at(v);
+        let watched_net = [index(0), index(4), index(11)];
+        let watched_pairs = [(index(7), index(4)), (index(1), index(9)), (index(10), index(10))];
+        let mut samples = vec![[Vec::new(), Vec::new()]; 6];
+        for _ in 0..tables {
+            for monotone in [false, true] {
+                batcher.urn.clear();
+                batcher.urn.extend(configuration.present().map(|(_, c)| c));
+                batcher.monotone.tops.clear();
+                batcher.draw_pair_types(&mut configuration, &mut rng, n, pairs_len, monotone);
+                batcher.net.clear();
+                batcher.add_results_to_net(&configuration);
+                let full = batcher.monotone.fill_in(&mut configuration, &mut rng, &batcher.pairs);
+                assert_eq!(full.is_some(), monotone);
+                let pairs = full.unwrap_or_else(|| batcher.pairs.clone());
+                for (w, &i) in watched_net.iter().enumerate() {
+                    let net = batcher.net.changes.iter().find(|c| c.0 == i).map_or(0, |c| c.1);
+                    samples[w][usize::from(monotone)].push(net as f64);
+                }
+                for (w, &(i, j)) in watched_pairs.iter().enumerate() {
+                    let times: u64 =
+                        pairs.iter().filter(|p| (p.initiator, p.responder) == (i, j)).map(|p| p.times).sum();
+                    samples[3 + w][usize::from(monotone)].push(times as f64);
+                }
+            }
+        }
+        let critical = ks_critical(0.001 / 6.0, tables, Some(tables));
+        for (w, [ordered, monotone]) in samples.iter().enumerate() {
+            let d = ks_two_sample(ordered, monotone);
+            assert!(d < critical, "statistic {w}: KS {d:.4} >= {critical:.4}");
+            // The statistic moves, so the test could fail.
+            assert!(ordered.iter().any(|&x| x != ordered[0]), "statistic {w} never changes");
+        }
+    }
+
     #[test]
     fn the_unordered_table_has_the_ordered_tables_law() {
         // 2000 tables of 400 pairs from 4000 agents spread over 9 values, drawn both ways; the net
@@ -969,7 +1092,7 @@ mod tests {
                     if unordered {
                         batcher.draw_unordered_pair_types(&mut configuration, &mut rng, n, pairs_len);
                     } else {
-                        batcher.draw_pair_types(&mut configuration, &mut rng, n, pairs_len);
+                        batcher.draw_pair_types(&mut configuration, &mut rng, n, pairs_len, false);
                     }
                     for (w, &index) in watched.iter().enumerate() {
                         samples[w][usize::from(unordered)].push(net_at(&batcher, index));

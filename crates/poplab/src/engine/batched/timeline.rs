@@ -47,13 +47,16 @@ impl Batcher {
     /// length: see [`Prefix`].
     pub(super) fn look_inside<P: Protocol, R: Deref<Target = P>>(
         &mut self,
-        configuration: &Configuration<P, R>,
+        configuration: &mut Configuration<P, R>,
         len: u64,
         lookers: &mut Lookers<'_, P>,
     ) {
         let start = configuration.step();
         let end = start + u128::from(len);
-        let Self { looks_rng, runs, singles, pairs, look_counts, .. } = self;
+        let Self { looks_rng, runs, singles, pairs, look_counts, monotone, .. } = self;
+        // The monotone table's lower partners, from the looks' stream.
+        let full = monotone.fill_in(configuration, looks_rng, pairs);
+        let pairs = full.as_deref().unwrap_or(pairs);
         look_counts.clear();
         for (index, count) in configuration.present() {
             add_count(look_counts, index, count as i64);
@@ -75,6 +78,9 @@ impl Batcher {
         &mut self,
         configuration: &mut Configuration<P, R>,
     ) {
+        // The monotone table's lower partners, from the census's stream.
+        let full = self.monotone.fill_in(configuration, &mut self.census_rng, &self.pairs);
+        let pairs = full.as_deref().unwrap_or(&self.pairs);
         let cause = |before: [u32; 2], after: [u32; 2]| {
             let protocol = configuration.protocol();
             protocol
@@ -85,7 +91,7 @@ impl Batcher {
         let Timeline { free, resolved_in, collisions } = Timeline::draw(&self.runs, &self.singles, rng);
         // An unordered pair type's interactions had either role order, each with probability 1/2.
         let mut bulk: Vec<(&'static str, u64)> = Vec::new();
-        for p in &self.pairs {
+        for p in pairs {
             let reversed = p.reversed.map_or(0, |_| binomial(rng, p.times, 0.5));
             let forward = [([p.initiator, p.responder], p.result, p.times - reversed)];
             let backward = p.reversed.map(|result| ([p.responder, p.initiator], result, reversed));
