@@ -987,6 +987,15 @@ mod tests {
             .unwrap()
     }
 
+    /// The configuration of `protocol` (whose states are named 0, 1, ...) with `counts[v]` agents
+    /// in state `v`.
+    fn configuration_of<'p>(protocol: &'p Custom, counts: &[u64]) -> Configuration<Custom, &'p Custom> {
+        let start: Vec<_> =
+            counts.iter().enumerate().map(|(v, &c)| (protocol.state(&v.to_string()).unwrap(), c)).collect();
+        let monitor = crate::protocol::monitor_of_counts(protocol, &start);
+        Configuration::new(protocol, &start, counts.iter().sum(), monitor, PopRng::seed_from_u64(1))
+    }
+
     /// The net change of the counts by the bulk pairs of `batcher`, at state index `index`.
     fn net_at(batcher: &Batcher, index: u32) -> f64 {
         let mut net = 0i64;
@@ -1024,10 +1033,7 @@ mod tests {
         let counts: [u64; 12] = [300, 200, 250, 100, 400, 150, 350, 200, 300, 250, 500, 1000];
         let (n, pairs_len, tables) = (4000u64, 400u64, 2000usize);
         let protocol = max_propagation_over_a_core(n as usize);
-        let start: Vec<_> =
-            counts.iter().enumerate().map(|(v, &c)| (protocol.state(&v.to_string()).unwrap(), c)).collect();
-        let monitor = crate::protocol::monitor_of_counts(&protocol, &start);
-        let mut configuration = Configuration::new(&protocol, &start, n, monitor, PopRng::seed_from_u64(1));
+        let mut configuration = configuration_of(&protocol, &counts);
         let mut rng = PopRng::seed_from_u64(2);
         let mut batcher = Batcher::new(n, &mut rng);
         assert_eq!(batcher.monotone.peeled(&mut configuration), 9, "values 3 to 11 peel, 0 to 2 are the core");
@@ -1075,10 +1081,7 @@ mod tests {
         let (n, pairs_len, tables) = (4000u64, 400u64, 2000usize);
         for p in [1.0, 0.7] {
             let protocol = averaging(p, n as usize);
-            let start: Vec<_> =
-                counts.iter().enumerate().map(|(v, &c)| (protocol.state(&v.to_string()).unwrap(), c)).collect();
-            let monitor = crate::protocol::monitor_of_counts(&protocol, &start);
-            let mut configuration = Configuration::new(&protocol, &start, n, monitor, PopRng::seed_from_u64(1));
+            let mut configuration = configuration_of(&protocol, &counts);
             let mut rng = PopRng::seed_from_u64(2);
             let mut batcher = Batcher::new(n, &mut rng);
             assert!(batcher.order_free(&mut configuration), "averaging is order-free (p = {p})");
