@@ -407,11 +407,13 @@ fn kill_points(seed: u64, lo: u64, hi: u64, count: usize) -> Vec<u64> {
 /// was first checkpointed (so inside a trial however fast the machine), then `run --resume`
 /// (killed again, then let finish): the same JSON document, byte for byte, as the uninterrupted
 /// run, and the same time series file (`--trace`), on every engine (with a fault and a census on
-/// the way), for convergence and holding runs, with 1 and 2 threads.
+/// the way; the batched engine also on a monotone rule, whose ranking of the states must not
+/// depend on where the run was stopped), for convergence and holding runs, with 1 and 2 threads.
 #[test]
 fn runs_killed_at_random_points_resume_to_the_same_document() {
+    let max_propagation = format!("@{}/../../examples/protocols/max-propagation.toml", env!("CARGO_MANIFEST_DIR"));
     // (arguments, time series every so many steps, or an event trace)
-    let cases: [(&[&str], Option<&str>); 7] = [
+    let cases: [(&[&str], Option<&str>); 8] = [
         (
             &["ls-timer", "--n", "4000", "--engine", "agents", "--fault", "10^6:100", "--trials", "12", "--seed", "3"],
             None,
@@ -431,9 +433,10 @@ fn runs_killed_at_random_points_resume_to_the_same_document() {
             Some("5"),
         ),
         (&["angluin", "--n", "3000", "--engine", "agents", "--trials", "12", "--seed", "6"], Some("event")),
+        (&[&max_propagation, "--n", "10^5", "--engine", "batched", "--trials", "12", "--seed", "7"], Some("10^5")),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let mut delays = kill_points(33, 20, 300, 28).into_iter();
+    let mut delays = kill_points(33, 20, 300, 32).into_iter();
     let mut in_progress = 0;
     for (c, (args, trace_every)) in cases.iter().enumerate() {
         let traced = |command: &mut std::process::Command, file: &std::path::Path| {

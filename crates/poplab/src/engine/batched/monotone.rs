@@ -88,7 +88,12 @@ pub(super) struct Top {
 
 impl Monotone {
     /// How many present states peel (see the module docs), found again only when the present
-    /// states change; the previous ranking is tried first.
+    /// states change. Which states peel does not depend on the order in which they are tried
+    /// (peeling one never stops another from peeling), but the ranking does, and the draws with
+    /// it: so the ranking is a function of the present states alone (at each turn the peelable
+    /// state with the highest index), never of the run's history, and a run resumed from a
+    /// checkpoint draws as the run that was not stopped. (A state's row usually stops being
+    /// constant at the first higher-ranked state met, so a turn costs about one check per state.)
     pub(super) fn peeled<P: Protocol, R: Deref<Target = P>>(
         &mut self,
         configuration: &mut Configuration<P, R>,
@@ -98,14 +103,8 @@ impl Monotone {
         }
         self.for_present.clear();
         self.for_present.extend(configuration.present().map(|(i, _)| i));
-        let slot_of = |index: u32, present: &[u32]| present.iter().position(|&i| i == index);
-        // Candidates: the previous ranking's states still present, then the others, highest
-        // index first.
-        let mut candidates: Vec<usize> =
-            self.order.iter().filter_map(|p| slot_of(p.index, &self.for_present)).collect();
-        let mut others: Vec<usize> = (0..self.for_present.len()).filter(|s| !candidates.contains(s)).collect();
-        others.sort_unstable_by_key(|&s| std::cmp::Reverse(self.for_present[s]));
-        candidates.extend(others);
+        let mut candidates: Vec<usize> = (0..self.for_present.len()).collect();
+        candidates.sort_unstable_by_key(|&s| std::cmp::Reverse(self.for_present[s]));
         let mut alive: Vec<usize> = (0..self.for_present.len()).collect();
         self.order.clear();
         while let Some((at, row, column)) =
