@@ -136,7 +136,7 @@ fn ln_run_at_least(u: u64, k: u64, ln_shrink: f64) -> f64 {
 /// to the exact boundary.
 pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
     debug_assert!(u <= n && n >= 2);
-    let ln_u = unit_open0(rng).ln();
+    let uniform = unit_open0(rng);
     let max = u / 2;
     if max == 0 {
         return 0;
@@ -150,17 +150,12 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
     let difference = if squares >= pairs { u128_as_f64(squares - pairs) } else { -u128_as_f64(pairs - squares) };
     let ln_shrink = difference / pairs_f;
     let ln_shrink = ln_shrink.ln_1p();
-    let ok = |k: u64| ln_run_at_least(u, k, ln_shrink) >= ln_u;
-    // -ln P(L >= k) ~ (2k^2 - k) / u + 4k^3 / (3u^2) - k ln_shrink: the root of the quadratic part,
-    // then one Newton step with the cubic term.
-    let y = -ln_u;
+    let ok = |k: u64| ln_run_at_least(u, k, ln_shrink) >= uniform.ln();
+    // -ln P(L >= k) ~ (2k^2 - k) / u - k ln_shrink: the root of this quadratic, from a rough
+    // logarithm of the uniform (the walk below finds the exact boundary from any guess).
+    let y = -rough_ln(uniform);
     let b = -1.0 / uf - ln_shrink;
-    let mut guess = (-b + (b * b + 8.0 * y / uf).sqrt()) * uf / 4.0;
-    let g = (2.0 * guess * guess - guess) / uf + 4.0 * guess.powi(3) / (3.0 * uf * uf) - guess * ln_shrink - y;
-    let slope = (4.0 * guess - 1.0) / uf + 4.0 * guess * guess / (uf * uf) - ln_shrink;
-    if slope > 0.0 {
-        guess -= g / slope;
-    }
+    let guess = (-b + (b * b + 8.0 * y / uf).sqrt()) * uf / 4.0;
     let mut k = (guess.max(0.0) as u64).min(max);
     // Walk from the guess without logarithms: with r = U / P(L >= j), L >= j iff r <= 1, and
     // P(L >= j + 1) = P(L >= j) q_j, q_j = (u - 2j) (u - 2j - 1) / (n (n - 1)). A far guess gallops
@@ -173,7 +168,7 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
         let product = if small { a as f64 * b as f64 } else { u128_as_f64(u128::from(a) * u128::from(b)) };
         product / pairs_f
     };
-    let mut r = (ln_u - ln_run_at_least(u, k, ln_shrink)).exp();
+    let mut r = uniform * (-ln_run_at_least(u, k, ln_shrink)).exp();
     const WALK: u32 = 8;
     if r <= 1.0 {
         for _ in 0..WALK {
@@ -221,6 +216,17 @@ pub(crate) fn collision_free_run(rng: &mut PopRng, u: u64, n: u64) -> u64 {
             step *= 2;
         }
     }
+}
+
+/// `ln x` for a normal positive `x`, to about `1e-5`: the exponent's share and four terms of
+/// `ln m = 2 atanh((m - 1) / (m + 1))` for the mantissa `m` in `[1, 2)`. For first guesses only.
+fn rough_ln(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let m = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52));
+    let t = (m - 1.0) / (m + 1.0);
+    let t2 = t * t;
+    exponent as f64 * std::f64::consts::LN_2 + 2.0 * t * (1.0 + t2 * (1.0 / 3.0 + t2 * (0.2 + t2 / 7.0)))
 }
 
 /// The largest `k` in `lo..hi` with `ok(k)`, given `ok(lo)` and `!ok(hi)` (`ok` is monotone).
@@ -274,7 +280,10 @@ pub(crate) fn hypergeometric(rng: &mut PopRng, total: u64, marked: u64, draws: u
     let unmarked = total - marked;
     // In integers: in floating point, (draws + 1) (marked + 1) / (total + 2) is off by up to 2^-53
     // of itself, hundreds at n = 2^62.
-    let mode = (u128::from(draws + 1) * u128::from(marked + 1) / u128::from(total + 2)) as u64;
+    let mode = match u64::checked_mul(draws + 1, marked + 1) {
+        Some(product) => product / (total + 2),
+        None => (u128::from(draws + 1) * u128::from(marked + 1) / u128::from(total + 2)) as u64,
+    };
     if mode >= 10 {
         return ratio_of_uniforms(rng, total, marked, draws, mode);
     }
@@ -313,9 +322,15 @@ fn ratio_of_uniforms(rng: &mut PopRng, total: u64, marked: u64, draws: u64, mode
     // Candidates are drawn as offsets from the integer part of the mean: beyond 2^53 a double
     // cannot hold the candidate itself (at a mean of 2^60, only multiples of 256), so each would
     // lose its last bits.
-    let product = u128::from(draws) * u128::from(marked);
-    let base = (product / u128::from(total)) as u64;
-    let center = (product % u128::from(total)) as f64 / t + 0.5;
+    // In 64 bits where the product fits (a 128-bit division and conversion are library calls).
+    let (base, remainder) = match u64::checked_mul(draws, marked) {
+        Some(product) => (product / total, product % total),
+        None => {
+            let product = u128::from(draws) * u128::from(marked);
+            ((product / u128::from(total)) as u64, (product % u128::from(total)) as u64)
+        }
+    };
+    let center = remainder as f64 / t + 0.5;
     let spread = ((t - k) * k * p * (1.0 - p) / (t - 1.0) + 0.5).sqrt();
     let width = D1 * spread + D2;
     // Candidates z = base + offset, offset in [-base, end).
@@ -388,12 +403,18 @@ fn pmf_ratio(marked: u64, draws: u64, unmarked: u64, mode: u64, z: u64) -> f64 {
     let (from, to) = if z < mode { (z, mode) } else { (mode, z) };
     let (g, k, base) = (marked as f64, draws as f64, (unmarked - draws) as f64);
     let mut up_over_down = 1.0;
+    // Below 2^53 the running float `xf` is `x as f64` exactly, without a conversion per term.
+    let exact = to < 1 << 53;
     for chunk in (from..to).step_by(8) {
         let (mut up, mut down) = (1.0, 1.0);
+        let mut xf = chunk as f64;
         for x in chunk..to.min(chunk + 8) {
-            let xf = x as f64;
+            if !exact {
+                xf = x as f64;
+            }
             up *= (g - xf) * (k - xf);
             down *= (xf + 1.0) * (base + xf + 1.0);
+            xf += 1.0;
         }
         up_over_down *= up / down;
     }
@@ -440,6 +461,20 @@ mod tests {
     use super::*;
     use crate::stats::{ks_critical, ks_integer_sample};
     use rand_core::SeedableRng;
+
+    #[test]
+    fn the_rough_logarithm_is_within_its_stated_error() {
+        // Every uniform unit_open0 can return is at least 2^-53: over that range, and between
+        // powers of two where the mantissa's series is least accurate.
+        let mut x = 1.0f64;
+        while x >= 1.0 / (1u64 << 53) as f64 {
+            for m in [1.0, 1.2, 1.414, 1.7, 1.999_999] {
+                let y = x * m / 2.0;
+                assert!((rough_ln(y) - y.ln()).abs() < 2e-5, "{y}: {} vs {}", rough_ln(y), y.ln());
+            }
+            x /= 2.0;
+        }
+    }
 
     #[test]
     fn fast_conversions_give_the_same_values() {
