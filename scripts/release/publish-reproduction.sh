@@ -2,6 +2,7 @@
 # Publishes a finished reproduction as the reproduction of record, in docs/reproduction/.
 #
 #   scripts/release/publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA]
+#                                               [--searches-commit SHA]
 #
 # WORK is the directory of `scripts/cluster/reproduce.sh --work WORK -- --full ...` (its report/,
 # searches/, shards/ and logs/). It writes into DIR (default docs/reproduction):
@@ -21,17 +22,19 @@
 #
 # and refuses a result over 20 MB. POPLAB: the poplab binary of the run's commit (default
 # target/release/poplab); --commit names that commit (default: the one the binary reports in
-# WORK/logs, else HEAD).
+# WORK/logs, else HEAD); --searches-commit names the commit whose binary ran the searches, when an
+# earlier one did (a run resumed across commits that draw the same; the provenance says so).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-work=${1:?usage: publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA]}
+work=${1:?usage: publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA] [--searches-commit SHA]}
 shift
-quick="" dest=$repo/docs/reproduction commit=""
+quick="" dest=$repo/docs/reproduction commit="" searches_commit=""
 while (( $# )); do
     case $1 in
         --quick) quick=$(realpath "$2"); shift 2 ;;
         --dest) dest=$2; shift 2 ;;
         --commit) commit=$2; shift 2 ;;
+        --searches-commit) searches_commit=$2; shift 2 ;;
         *) echo "publish-reproduction.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -61,17 +64,31 @@ done
     -print0 | xargs -0 -I{} cp --parents {} "$dest/")
 python3 "$repo/scripts/cluster/sizing.py" "$work" --json "$dest/sizing.json" >"$dest/sizing.md"
 
-# What scripts/release/check-reproduction.sh runs again: per sweep of trials, the first
-# $check_trials trials of its smallest cell, their published rows in check/.
+# What scripts/release/check-reproduction.sh runs again: the first $check_trials trials of the
+# smallest cell of each of a claim's sweeps (of a claim searched per size, whose sweeps are one per
+# size, only the smallest size's), their published rows in check/.
 python3 - "$report" "$dest" "${POPLAB_CHECK_TRIALS:-3}" <<'PY'
-import csv, io, json, os, sys
+import csv, io, json, os, re, sys
 report, dest, keep = sys.argv[1], sys.argv[2], int(sys.argv[3])
-replays = []
+sweeps = {}
 for root, _, files in sorted(os.walk(os.path.join(report, "data"))):
-    if "sweep.json" not in files or "trials.csv" not in files:
+    if "sweep.json" in files and "trials.csv" in files:
+        sweeps[os.path.relpath(root, report)] = json.load(open(os.path.join(root, "sweep.json")))
+smallest = {}
+for sweep, definition in sweeps.items():
+    claim, name = sweep.split(os.sep)[1], sweep.split(os.sep)[-1]
+    if name.startswith("sweep-"):
         continue
-    sweep = os.path.relpath(root, report)
-    definition = json.load(open(os.path.join(root, "sweep.json")))
+    # The smallest size first, then the smallest parameters ("n100-N6400" before "n100-N12800").
+    size = [int(x) for x in re.findall(r"\d+", name)]
+    if claim not in smallest or size < smallest[claim][0]:
+        smallest[claim] = (size, sweep)
+replays = []
+for sweep, definition in sweeps.items():
+    claim, name = sweep.split(os.sep)[1], sweep.split(os.sep)[-1]
+    if not name.startswith("sweep-") and smallest[claim][1] != sweep:
+        continue
+    root = os.path.join(report, sweep)
     text = open(os.path.join(root, "trials.csv")).read()
     header, *lines = text.splitlines(keepends=True)
     rows = list(csv.DictReader(io.StringIO(text)))
@@ -96,10 +113,17 @@ finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
 {
     echo "# The reproduction of record (\`poplab reproduce --$mode --seed $seed\`)"
     echo
-    echo "- Commit: \`$commit\` (the binary that ran every step)."
+    if [[ -n $searches_commit && $searches_commit != "$commit" ]]; then
+        echo "- Commit: \`$commit\` (the binary that ran the trials, the holding estimates and the merge);"
+        echo "  the searches ran on the binary of \`$searches_commit\`, whose search code and engines draw as"
+        echo "  \`$commit\`'s for them (searches run again on \`$commit\` give the same records and starts,"
+        echo "  processor seconds aside: docs/verdicts.md lists those checked)."
+    else
+        echo "- Commit: \`$commit\` (the binary that ran every step)."
+    fi
     echo "- Seed: $seed; generator Xoshiro256PlusPlus, seeded per trial by SplitMix64."
     echo "- Machine: $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB;"
-    echo "  a one-node Slurm ($(sbatch --version 2>/dev/null || echo slurm)) started by \`scripts/cluster/slurm-test.sh --run\`."
+    echo "  a one-node Slurm ($(sbatch --version 2>/dev/null || dpkg-query -W -f='slurm ${Version}' slurm-wlm 2>/dev/null || echo slurm)) started by \`scripts/cluster/slurm-test.sh --run\`."
     echo "- Run from $started to $finished (UTC), the machine shared with other work at times: wall"
     echo "  times are this machine's, core-hours are thread CPU time and do not depend on the load."
     echo "- Command:"
