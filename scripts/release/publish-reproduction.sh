@@ -138,6 +138,8 @@ finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
     echo
     echo "## Verdicts and costs"
     echo
+    # The guide's reproduction chapter includes the table between these anchors (mdBook).
+    echo "<!-- ANCHOR: verdicts -->"
     python3 - "$dest/verdicts.json" "$dest/sizing.json" <<'PY'
 import json, sys
 verdicts = json.load(open(sys.argv[1]))
@@ -149,6 +151,7 @@ for c in verdicts["claims"]:
     cost = lambda step: f"{s[step]['core_seconds'] / 3600:.2f}" if step in s else "-"
     print(f"| {c['id']} | {c['verdict']} | {cost('trials')} | {cost('searches')} | {cost('holding')} | {c['seconds']:.0f} s |")
 PY
+    echo "<!-- ANCHOR_END: verdicts -->"
     echo
     echo "The costs per step and claim, and the modelled wall time on 2, 16, 100 and 1000 cores:"
     echo "[sizing.md](sizing.md). The report: [report.md](report.md) ([index.html](index.html)); the"
