@@ -108,7 +108,9 @@ with open(os.path.join(dest, "check", "replay.json"), "w") as f:
 PY
 
 # Provenance.
-started=$(stat -c %y "$work/logs" | cut -d. -f1)
+# The run began when its logs directory was made (its birth time, else its last change).
+started=$(stat -c %w "$work/logs" | cut -d. -f1)
+[[ $started == - ]] && started=$(stat -c %y "$work/logs" | cut -d. -f1)
 finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
 {
     echo "# The reproduction of record (\`poplab reproduce --$mode --seed $seed\`)"
@@ -140,16 +142,22 @@ finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
     echo
     # The guide's reproduction chapter includes the table between these anchors (mdBook).
     echo "<!-- ANCHOR: verdicts -->"
-    python3 - "$dest/verdicts.json" "$dest/sizing.json" <<'PY'
+    python3 - "$dest/verdicts.json" "$dest/sizing.json" "$(nproc)" <<'PY'
 import json, sys
 verdicts = json.load(open(sys.argv[1]))
 sizing = json.load(open(sys.argv[2]))["claims"]
-print("| claim | verdict | trials (core-h) | searches (core-h) | holding (core-h) | wall time of its report step |")
+cores = int(sys.argv[3])
+print(f"| claim | verdict | searches (core-h) | trials (core-h) | holding (core-h) | alone on {cores} cores |")
 print("|---|---|---:|---:|---:|---:|")
 for c in verdicts["claims"]:
     s = sizing.get(c["id"], {})
+    steps = [s[step] for step in ("searches", "trials", "holding") if step in s]
     cost = lambda step: f"{s[step]['core_seconds'] / 3600:.2f}" if step in s else "-"
-    print(f"| {c['id']} | {c['verdict']} | {cost('trials')} | {cost('searches')} | {cost('holding')} | {c['seconds']:.0f} s |")
+    # Each step by list scheduling on this machine's cores: at least its longest job and its total
+    # over the cores (scripts/cluster/sizing.py's model, for this claim alone).
+    alone = sum(max(step["longest_seconds"], step["core_seconds"] / cores) for step in steps)
+    wall = f"{alone / 3600:.2f} h" if alone >= 3600 else f"{alone / 60:.1f} min" if steps else "-"
+    print(f"| {c['id']} | {c['verdict']} | {cost('searches')} | {cost('trials')} | {cost('holding')} | {wall} |")
 PY
     echo "<!-- ANCHOR_END: verdicts -->"
     echo
