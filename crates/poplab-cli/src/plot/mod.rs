@@ -614,22 +614,28 @@ fn short(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
+    let (mantissa, exponent) = mantissa_and_exponent(v);
+    if v.abs() >= 1e4 || v.abs() < 1e-2 { scientific(mantissa, exponent) } else { plain(v, exponent) }
+}
+
+/// A nonzero `v` as printed in a journal: 10⁴, 2.5×10⁴, 10⁻³.
+fn scientific(mantissa: f64, exponent: i32) -> String {
+    let power = format!("10{}", superscript(exponent));
+    if mantissa.abs() == 1.0 {
+        format!("{}{power}", if mantissa < 0.0 { "\u{2212}" } else { "" })
+    } else {
+        format!("{}\u{00d7}{power}", mantissa.to_string().replace('-', "\u{2212}"))
+    }
+}
+
+/// `v`'s mantissa (six significant digits, in `[1, 10)` in magnitude) and power of ten; `v != 0`.
+fn mantissa_and_exponent(v: f64) -> (f64, i32) {
     let mut exponent = v.abs().log10().floor() as i32;
     let mut mantissa = (v / 10f64.powi(exponent) * 1e5).round() / 1e5;
     if mantissa.abs() >= 10.0 {
         (mantissa, exponent) = (mantissa / 10.0, exponent + 1);
     }
-    if v.abs() >= 1e4 || v.abs() < 1e-2 {
-        // As printed: 10⁴, 2.5×10⁴, 10⁻³.
-        let power = format!("10{}", superscript(exponent));
-        if mantissa.abs() == 1.0 {
-            format!("{}{power}", if mantissa < 0.0 { "\u{2212}" } else { "" })
-        } else {
-            format!("{}\u{00d7}{power}", mantissa.to_string().replace('-', "\u{2212}"))
-        }
-    } else {
-        plain(v, exponent)
-    }
+    (mantissa, exponent)
 }
 
 /// `v` as a plain number with about six significant digits (`exponent` is its power of ten),
@@ -646,8 +652,12 @@ enum Labels {
     /// Ticks at powers of ten only (three or more): every one as a power of ten (10¹, 10², 10³;
     /// 1 for 10⁰).
     Powers,
+    /// Other ticks of which one is at least 10⁵ or below 10⁻³ in magnitude: every one as a
+    /// multiple of a power of ten (2×10⁴, 5×10⁴, 10⁵), never a long number beside a power.
+    Scaled,
     /// Any other ticks (a range within a decade, a linear axis): plain numbers (9800, 10000,
-    /// 10200), and a power of ten only beyond 10⁷ or below 10⁻³.
+    /// 10200), and a power of ten only beyond 10⁷ or below 10⁻³ (a linear axis, whose ticks the
+    /// chart chooses, is labelled value by value).
     Plain,
 }
 
@@ -655,7 +665,14 @@ impl Labels {
     /// The notation for an axis with `ticks`.
     fn of(ticks: &[f64]) -> Self {
         let decade = |v: &f64| *v > 0.0 && (v.log10() - v.log10().round()).abs() < 1e-9;
-        if ticks.len() >= 3 && ticks.iter().all(decade) { Labels::Powers } else { Labels::Plain }
+        let far = |v: &f64| v.abs() >= 1e5 || (*v != 0.0 && v.abs() < 1e-3);
+        if ticks.len() >= 3 && ticks.iter().all(decade) {
+            Labels::Powers
+        } else if ticks.iter().any(far) {
+            Labels::Scaled
+        } else {
+            Labels::Plain
+        }
     }
 
     fn label(self, v: f64) -> String {
@@ -665,6 +682,11 @@ impl Labels {
                 k => format!("10{}", superscript(k)),
             },
             Labels::Powers => short(v),
+            Labels::Scaled if v != 0.0 => {
+                let (mantissa, exponent) = mantissa_and_exponent(v);
+                scientific(mantissa, exponent)
+            }
+            Labels::Scaled => "0".into(),
             Labels::Plain if v != 0.0 && (v.abs() >= 1e7 || v.abs() < 1e-3) => short(v),
             Labels::Plain => plain(v, v.abs().log10().floor() as i32),
         }
@@ -809,6 +831,13 @@ mod tests {
         let mixed = [1e3, 2e3, 5e3, 1e4, 2e4];
         assert_eq!(Labels::of(&mixed), Labels::Plain);
         assert_eq!(mixed.map(|v| Labels::Plain.label(v)), ["1000", "2000", "5000", "10000", "20000"]);
+        // Past 10⁵ the whole axis is scaled: no 5000000 beside a 10⁷.
+        let large = [1e6, 2e6, 5e6, 1e7];
+        assert_eq!(Labels::of(&large), Labels::Scaled);
+        assert_eq!(large.map(|v| Labels::Scaled.label(v)), ["10⁶", "2×10⁶", "5×10⁶", "10⁷"]);
+        let wide = [2e4, 4e4, 6e4, 8e4, 1e5];
+        assert_eq!(Labels::of(&wide), Labels::Scaled);
+        assert_eq!(wide.map(|v| Labels::Scaled.label(v)), ["2×10⁴", "4×10⁴", "6×10⁴", "8×10⁴", "10⁵"]);
     }
 
     #[test]
