@@ -9,8 +9,8 @@
 #
 #   report.md, index.html, verdicts.json   the report, rendered again from the stored data with
 #                                          --compare REPORT_DIR when given (quick against full)
-#   plots/*.svg, *.png, *.pdf               every figure (the PDF converted from the SVG by
-#                                          rsvg-convert, installed with apt-get if missing)
+#   plots/*.svg, *.png, *.pdf               every figure (the PDF and the PNG converted from the
+#                                          SVG by rsvg-convert, installed with apt-get if missing)
 #   data/CLAIM/...                          each sweep's sweep.json, summary.csv, summary.json,
 #                                          fits.json (not its trials), each search's record and
 #                                          start, each holding estimate's files
@@ -56,8 +56,11 @@ rm -rf "$dest"
 mkdir -p "$dest/plots"
 cp "$report/report.md" "$report/index.html" "$report/verdicts.json" "$dest/"
 cp "$report"/plots/*.svg "$report"/plots/*.png "$dest/plots/"
+# The PDF and the PNG (at twice the SVG's size, as poplab writes it) from the SVG: rsvg-convert
+# smooths lines where poplab's own PNG backend places them on whole pixels.
 for svg in "$dest"/plots/*.svg; do
     rsvg-convert --format=pdf --output="${svg%.svg}.pdf" "$svg"
+    rsvg-convert --format=png --zoom=2 --output="${svg%.svg}.png" "$svg"
 done
 (cd "$report" && find data -type f \( -name sweep.json -o -name 'summary.*' -o -name fits.json \
     -o -name '*.search.json' -o -path '*/starts/*.json' -o -name 'estimates*' -o -name 'holding*' \) \
