@@ -614,12 +614,12 @@ fn short(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
-    let (mantissa, exponent) = mantissa_and_exponent(v);
-    if v.abs() >= 1e4 || v.abs() < 1e-2 { scientific(mantissa, exponent) } else { plain(v, exponent) }
+    if v.abs() >= 1e4 || v.abs() < 1e-2 { scientific(v) } else { plain(v, mantissa_and_exponent(v).1) }
 }
 
 /// A nonzero `v` as printed in a journal: 10⁴, 2.5×10⁴, 10⁻³.
-fn scientific(mantissa: f64, exponent: i32) -> String {
+fn scientific(v: f64) -> String {
+    let (mantissa, exponent) = mantissa_and_exponent(v);
     let power = format!("10{}", superscript(exponent));
     if mantissa.abs() == 1.0 {
         format!("{}{power}", if mantissa < 0.0 { "\u{2212}" } else { "" })
@@ -682,10 +682,7 @@ impl Labels {
                 k => format!("10{}", superscript(k)),
             },
             Labels::Powers => short(v),
-            Labels::Scaled if v != 0.0 => {
-                let (mantissa, exponent) = mantissa_and_exponent(v);
-                scientific(mantissa, exponent)
-            }
+            Labels::Scaled if v != 0.0 => scientific(v),
             Labels::Scaled => "0".into(),
             Labels::Plain if v != 0.0 && (v.abs() >= 1e7 || v.abs() < 1e-3) => short(v),
             Labels::Plain => plain(v, v.abs().log10().floor() as i32),
