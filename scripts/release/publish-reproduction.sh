@@ -2,7 +2,7 @@
 # Publishes a finished reproduction as the reproduction of record, in docs/reproduction/.
 #
 #   scripts/release/publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA]
-#                                               [--searches-commit SHA]
+#                                               [--searches-commit SHA] [--started TIME]
 #
 # WORK is the directory of `scripts/cluster/reproduce.sh --work WORK -- --full ...` (its report/,
 # searches/, shards/ and logs/). It writes into DIR (default docs/reproduction):
@@ -23,18 +23,21 @@
 # and refuses a result over 20 MB. POPLAB: the poplab binary of the run's commit (default
 # target/release/poplab); --commit names that commit (default: the one the binary reports in
 # WORK/logs, else HEAD); --searches-commit names the commit whose binary ran the searches, when an
-# earlier one did (a run resumed across commits that draw the same; the provenance says so).
+# earlier one did (a run resumed across commits that draw the same; the provenance says so);
+# --started says when the run began (UTC, e.g. "2026-11-29 22:06:05"; default: the birth time of
+# WORK/logs, which a run copied back from a saved state no longer has).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-work=${1:?usage: publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA] [--searches-commit SHA]}
+work=${1:?usage: publish-reproduction.sh WORK [--quick REPORT_DIR] [--dest DIR] [--commit SHA] [--searches-commit SHA] [--started TIME]}
 shift
-quick="" dest=$repo/docs/reproduction commit="" searches_commit=""
+quick="" dest=$repo/docs/reproduction commit="" searches_commit="" started=""
 while (( $# )); do
     case $1 in
         --quick) quick=$(realpath "$2"); shift 2 ;;
         --dest) dest=$2; shift 2 ;;
         --commit) commit=$2; shift 2 ;;
         --searches-commit) searches_commit=$2; shift 2 ;;
+        --started) started=$2; shift 2 ;;
         *) echo "publish-reproduction.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -112,7 +115,7 @@ PY
 
 # Provenance.
 # The run began when its logs directory was made (its birth time, else its last change).
-started=$(stat -c %w "$work/logs" | cut -d. -f1)
+[[ -z $started ]] && started=$(stat -c %w "$work/logs" | cut -d. -f1)
 [[ $started == - ]] && started=$(stat -c %y "$work/logs" | cut -d. -f1)
 finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
 {
@@ -129,13 +132,14 @@ finished=$(stat -c %y "$report/verdicts.json" | cut -d. -f1)
     echo "- Seed: $seed; generator Xoshiro256PlusPlus, seeded per trial by SplitMix64."
     echo "- Machine: $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB;"
     echo "  a one-node Slurm ($(sbatch --version 2>/dev/null || dpkg-query -W -f='slurm ${Version}' slurm-wlm 2>/dev/null || echo slurm)) started by \`scripts/cluster/slurm-test.sh --run\`."
-    echo "- Run from $started to $finished (UTC), the machine shared with other work at times: wall"
-    echo "  times are this machine's, core-hours are thread CPU time and do not depend on the load."
+    echo "- Run between $started and $finished (UTC), stopped at times and continued from its"
+    echo "  checkpoints, the machine shared with other work at times: wall times are this machine's,"
+    echo "  core-hours are thread CPU time and do not depend on the load."
     echo "- Command:"
     echo
     echo '  ```sh'
     echo "  POPLAB=target/release/poplab scripts/cluster/slurm-test.sh --run scripts/cluster/reproduce.sh \\"
-    echo "      --work WORK --searches 32 --shards 16 --at-once 2 --merge-threads 2 -- --$mode --seed $seed"
+    echo "      --work WORK --searches 32 --shards 16 --at-once 1 --threads 2 --merge-threads 2 -- --$mode --seed $seed"
     echo '  ```'
     echo
     echo "  (or, without Slurm, \`poplab reproduce --$mode --seed $seed\`: the same data; see"
