@@ -296,7 +296,7 @@ fn readable(ticks: &[f64], (lo, hi): (f64, f64), pixels: f64, axis: Axis) -> boo
 /// ... decade on long ranges), 1-2-5, 1 to 9 times the decades, and evenly spaced round values
 /// (tried first on ranges shorter than a decade) that gives at least three labels that do not
 /// overlap; failing that, the one with most.
-fn log_ticks((lo, hi): (f64, f64), pixels: f64, axis: Axis) -> Vec<f64> {
+fn log_ticks((lo, hi): (f64, f64), pixels: f64, axis: Axis, whole: bool) -> Vec<f64> {
     let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     let inside = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
     let decades = |mantissas: &[f64], every: i32| -> Vec<f64> {
@@ -308,23 +308,25 @@ fn log_ticks((lo, hi): (f64, f64), pixels: f64, axis: Axis) -> Vec<f64> {
     };
     let every = [1, 2, 5, 10, 20, 50].into_iter().find(|&k| decades(&[1.0], k).len() <= 8).unwrap_or(100);
     // Within a decade the axis is nearly straight: round steps first.
-    let mut candidates = if hi / lo < 10.0 { vec![even_ticks(lo, hi)] } else { Vec::new() };
+    let mut candidates = if hi / lo < 10.0 { vec![even_ticks(lo, hi, whole)] } else { Vec::new() };
     candidates.push(decades(&[1.0], every));
     if every == 1 {
         candidates.push(decades(&[1.0, 2.0, 5.0], 1));
         candidates.push(decades(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 1));
-        candidates.push(even_ticks(lo, hi));
+        candidates.push(even_ticks(lo, hi, whole));
     }
     let readable = |ticks: &&Vec<f64>| readable(ticks, (lo, hi), pixels, axis);
     let chosen = candidates.iter().filter(readable).find(|t| t.len() >= 3);
     chosen.or_else(|| candidates.iter().filter(readable).max_by_key(|t| t.len())).cloned().unwrap_or_default()
 }
 
-/// Four to seven round values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`.
-fn even_ticks(lo: f64, hi: f64) -> Vec<f64> {
+/// Four to seven round values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`; whole
+/// numbers only when `whole` (an axis of sizes 4, 5, 6 has no tick at 4.5).
+fn even_ticks(lo: f64, hi: f64, whole: bool) -> Vec<f64> {
     let rough = (hi - lo) / 6.0;
     let power = 10f64.powf(rough.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| *s >= rough).unwrap_or(10.0 * power);
+    let step = if whole { step.max(1.0) } else { step };
     let (from, to) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
     (from..=to).map(|i| i as f64 * step).collect()
 }
@@ -351,7 +353,10 @@ where
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing '{}': {e:?}", figure.title);
     root.fill(&WHITE).map_err(fail)?;
     let x = drawable(bounds(xs(figure)), "x", figure)?;
-    let x_ticks = log_ticks(x, PLOT_PIXELS.0, Axis::X);
+    // Measured sizes all whole (not a figure of curves alone, whose x is time): whole ticks.
+    let mut sizes = figure.marks.iter().flat_map(|m| &m.points).map(|m| m.x).peekable();
+    let whole = sizes.peek().is_some() && sizes.all(|x| x.fract() == 0.0);
+    let x_ticks = log_ticks(x, PLOT_PIXELS.0, Axis::X, whole);
     let x_labels = Labels::of(&x_ticks);
     let x_axis = (x.0..x.1).log_scale().with_key_points(x_ticks);
     let mut builder = ChartBuilder::on(root);
@@ -362,7 +367,7 @@ where
         .y_label_area_size(75 * k);
     if figure.y_log {
         let y = drawable(bounds(ys(figure)), "y", figure)?;
-        let y_ticks = log_ticks(y, PLOT_PIXELS.1, Axis::Y);
+        let y_ticks = log_ticks(y, PLOT_PIXELS.1, Axis::Y, false);
         let y_labels = Labels::of(&y_ticks);
         let y_axis = (y.0..y.1).log_scale().with_key_points(y_ticks);
         let chart = builder.build_cartesian_2d(x_axis, y_axis).map_err(fail)?;
@@ -742,7 +747,7 @@ mod tests {
             let range = bounds([lo, hi].into_iter());
             assert!(range.0 < lo && range.1 > hi, "{range:?} holds {lo}..{hi}");
             for axis in [(PLOT_PIXELS.0, Axis::X), (PLOT_PIXELS.1, Axis::Y)] {
-                let ticks = log_ticks(range, axis.0, axis.1);
+                let ticks = log_ticks(range, axis.0, axis.1, false);
                 assert!(ticks.len() >= 2, "{lo}..{hi}: {ticks:?}");
                 assert!(ticks.iter().filter(|t| **t > hi).count() <= 1, "{lo}..{hi}: {ticks:?}");
                 assert!(ticks.iter().filter(|t| **t < lo).count() <= 1, "{lo}..{hi}: {ticks:?}");
@@ -761,7 +766,7 @@ mod tests {
     fn log_axis_labels_never_overlap_and_prefer_decades() {
         let ticks = |lo: f64, hi: f64, axis: Axis| {
             let pixels = if let Axis::X = axis { PLOT_PIXELS.0 } else { PLOT_PIXELS.1 };
-            log_ticks(bounds([lo, hi].into_iter()), pixels, axis)
+            log_ticks(bounds([lo, hi].into_iter()), pixels, axis, false)
         };
         // 60 to 100 (the labels 60, 70, 80, 90 used to be stacked) and 0.9 to 1 (1 and 0.9 overlapped).
         assert_eq!(ticks(60.0, 100.0, Axis::Y), [60.0, 70.0, 80.0, 90.0, 100.0]);
@@ -770,12 +775,15 @@ mod tests {
         assert_eq!(ticks(700.0, 1.6e4, Axis::Y), [1000.0, 2000.0, 5000.0, 1e4]);
         // ppl-holding's c from 1 to 3 in steps of a half.
         assert_eq!(ticks(1.0, 3.0, Axis::X), [1.0, 1.5, 2.0, 2.5, 3.0]);
+        // ls-timer-holding's N = 4, 5, 6: whole sizes, whole ticks.
+        let whole = log_ticks(bounds([4.0, 6.0].into_iter()), PLOT_PIXELS.0, Axis::X, true);
+        assert_eq!(whole, [4.0, 5.0, 6.0]);
         // Thirty decades: every fifth.
         assert_eq!(ticks(1.0, 1e30, Axis::Y).len(), 7);
         for (lo, hi) in [(60.0, 100.0), (0.9, 1.0), (0.5, 1.0), (0.01, 1.0), (5.0, 9e9), (1.0, 1e30), (0.97, 1.02)] {
             for (axis, pixels) in [(Axis::X, PLOT_PIXELS.0), (Axis::Y, PLOT_PIXELS.1)] {
                 let range = bounds([lo, hi].into_iter());
-                let ticks = log_ticks(range, pixels, axis);
+                let ticks = log_ticks(range, pixels, axis, false);
                 assert!(ticks.len() >= 2 && readable(&ticks, range, pixels, axis), "{lo}..{hi} {axis:?}: {ticks:?}");
             }
         }
