@@ -1073,6 +1073,55 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_is_order_free_when_both_orders_change_the_counts_alike() {
+        // Values 0 to 3: 1 and 2 become 2 and 2 in either order; 3 and 0 swap (which changes no
+        // count) and 0 and 3 is null; 3 and 2 become 2 and 2; otherwise the smaller value takes
+        // the larger when it is the initiator, and the other order is null.
+        let rule = |a: &str, b: &str| -> std::result::Result<Option<Law<String>>, String> {
+            let (a, b): (u32, u32) = (a.parse().map_err(|_| "a number")?, b.parse().map_err(|_| "a number")?);
+            let (x, y) = match (a, b) {
+                (1, 2) | (2, 1) => (2, 2),
+                (3, 0) | (0, 3) => (0, 3),
+                (3, 2) => (2, 2),
+                (a, b) if a < b => (b, b),
+                _ => (a, b),
+            };
+            Ok(Some(vec![((x.to_string(), y.to_string()), 1.0)]))
+        };
+        let states: Vec<(String, Output)> = (0..4).map(|v| (v.to_string(), Output::No)).collect();
+        let init = [("0".to_string(), Amount::Count(10))];
+        let output = |_: &str| -> std::result::Result<Output, String> { Ok(Output::No) };
+        // Declared deterministic (results compared directly) and randomized (laws compared).
+        for randomized in [false, true] {
+            let protocol = Custom::from_fn(
+                "copy-up",
+                &states,
+                Box::new(rule),
+                Box::new(output),
+                &init,
+                StopRule::Silent,
+                randomized,
+                10,
+            )
+            .unwrap();
+            for (counts, free) in [
+                ([10, 0, 0, 0], true), // one state: every pair is null
+                ([5, 0, 0, 5], true),  // a swap and a null pair: no count changes
+                ([0, 5, 5, 0], true),  // (1, 2) and (2, 1) both become (2, 2)
+                ([5, 5, 0, 0], false), // (0, 1) -> (1, 1), (1, 0) null
+                ([0, 5, 0, 5], false), // (1, 3) -> (3, 3), (3, 1) null
+                ([0, 0, 5, 5], false), // (2, 3) -> (3, 3), (3, 2) -> (2, 2)
+            ] {
+                let mut configuration = configuration_of(&protocol, &counts);
+                let mut rng = PopRng::seed_from_u64(1);
+                let mut batcher = Batcher::new(10, &mut rng);
+                let found = batcher.order_free(&mut configuration);
+                assert_eq!(found, free, "counts {counts:?}, randomized {randomized}");
+            }
+        }
+    }
+
+    #[test]
     fn the_unordered_table_has_the_ordered_tables_law() {
         // 2000 tables of 400 pairs from 4000 agents spread over 9 values, drawn both ways; the net
         // change of three values' counts, two-sample KS at alpha = 0.001 / 3 each; once with a
